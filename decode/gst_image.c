@@ -1,0 +1,642 @@
+#include <errno.h>
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <gst/app/gstappsink.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "decode/image.h"
+
+/*
+ * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
+ * call:
+ *
+ *   fdsrc ! decodebin ! capsfilter (size limit) ! videoflip (EXIF orientation) ! videoconvert
+ *     ! appsink caps=BGRA/BGRx
+ *
+ * The first decoded picture is the appsink's preroll sample. Nothing here runs a main loop: the
+ * calling thread waits on the bus with a deadline, then tears the pipeline down.
+ *
+ * Sizes are checked at three points, the earliest that knows them, so that a file whose header
+ * claims a huge picture is refused (-EFBIG) before its pixels are allocated where possible:
+ *   - WebP and TIFF: their headers, read here before any pipeline exists (nothing reports their
+ *     size before webpdec or avdec_tiff, which allocate the whole frame first).
+ *   - Caps that typefinders and parsers fill in from the header, seen in decodebin's
+ *     autoplug-continue: PNG, JPEG (jpegparse), BMP, GIF (the libav demuxer), video codecs with a
+ *     parser. The decoder is never created.
+ *   - Raw caps out of the decoder, seen by a probe in front of the limit capsfilter (the filter
+ *     refuses a side over the limit, the probe a pixel count over it), for formats nothing above
+ *     knows. This stops the pipeline before videoconvert, the appsink or our copy allocate, not
+ *     before the decoder: a GstVideoDecoder whose caps are refused still allocates its output
+ *     frame and decodes into it, failing only when it pushes, and libav decoders allocate before
+ *     they negotiate at all. Such a format may thus cost one frame of the size its header claims,
+ *     bounded by GStreamer's and the decoder's own checks.
+ * Not bounded: memory decoder libraries allocate for themselves, and the time of a call into a
+ * decoder: the deadline below bounds our wait, but tearing the pipeline down waits for the
+ * streaming thread to return from the decoder.
+ */
+
+/* How long a decode may take, all of it: typefinding, decoding and conversion. */
+#define TIMEOUT_SECONDS 5
+
+#define OUTPUT_CAPS "video/x-raw, format=(string){ BGRA, BGRx }"
+
+struct gst_load {
+	GstElement *limit;
+	/* Written by streaming threads, read once the pipeline is stopped. */
+	GMutex lock;
+	int width, height; /* of the last raw caps offered to the limit filter */
+	bool too_large;
+	bool linked; /* a video pad of decodebin's is linked */
+	char *other_type; /* decodebin's first pad that was not video, or a type it cannot decode */
+};
+
+__attribute__((format(printf, 2, 3)))
+static void set_message(char **message, const char *fmt, ...) {
+	if (message == NULL) {
+		return;
+	}
+	va_list args;
+	va_start(args, fmt);
+	int len = vsnprintf(NULL, 0, fmt, args);
+	va_end(args);
+	if (len < 0) {
+		*message = NULL;
+		return;
+	}
+	char *str = malloc((size_t)len + 1);
+	if (str != NULL) {
+		va_start(args, fmt);
+		vsnprintf(str, (size_t)len + 1, fmt, args);
+		va_end(args);
+	}
+	*message = str;
+}
+
+static bool exceeds_limits(int64_t width, int64_t height) {
+	return width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE ||
+		width * height > VEIL_IMAGE_MAX_PIXELS;
+}
+
+static void set_size_message(char **message, int width, int height) {
+	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
+		set_message(message, "image is %dx%d pixels, larger than veil's limit of %dx%d",
+			width, height, VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
+	} else {
+		set_message(message, "image is %dx%d pixels, more than veil's limit of %d pixels",
+			width, height, VEIL_IMAGE_MAX_PIXELS);
+	}
+}
+
+/* Records the size that caps give; returns whether they are over the limits. */
+static bool check_caps(struct gst_load *load, GstCaps *caps) {
+	if (caps == NULL || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) {
+		return false;
+	}
+	const GstStructure *structure = gst_caps_get_structure(caps, 0);
+	int width = 0, height = 0;
+	if (!gst_structure_get_int(structure, "width", &width) ||
+			!gst_structure_get_int(structure, "height", &height)) {
+		return false; /* not fixed: nothing to allocate yet */
+	}
+	bool too_large = exceeds_limits(width, height);
+	g_mutex_lock(&load->lock);
+	load->width = width;
+	load->height = height;
+	load->too_large = too_large;
+	g_mutex_unlock(&load->lock);
+	return too_large;
+}
+
+static void note_other_type(struct gst_load *load, GstCaps *caps) {
+	if (caps == NULL || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) {
+		return;
+	}
+	const char *name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	g_mutex_lock(&load->lock);
+	if (load->other_type == NULL) {
+		load->other_type = strdup(name);
+	}
+	g_mutex_unlock(&load->lock);
+}
+
+static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) {
+	struct gst_load *load = data;
+	GstCaps *caps = gst_pad_get_current_caps(pad);
+	if (caps == NULL) {
+		caps = gst_pad_query_caps(pad, NULL);
+	}
+	const GstStructure *structure = caps != NULL && !gst_caps_is_empty(caps) ?
+		gst_caps_get_structure(caps, 0) : NULL;
+	if (structure == NULL || !g_str_has_prefix(gst_structure_get_name(structure), "video/")) {
+		/* Audio, subtitles: not linked, which ends the pipeline if nothing else is. */
+		note_other_type(load, caps);
+		goto out;
+	}
+
+	GstPad *sink = gst_element_get_static_pad(load->limit, "sink");
+	if (!gst_pad_is_linked(sink) && GST_PAD_LINK_SUCCESSFUL(gst_pad_link(pad, sink))) {
+		g_mutex_lock(&load->lock);
+		load->linked = true;
+		g_mutex_unlock(&load->lock);
+	}
+	gst_object_unref(sink);
+
+out:
+	if (caps != NULL) {
+		gst_caps_unref(caps);
+	}
+}
+
+/*
+ * Called for every pad decodebin may plug an element behind, with caps that typefinders and
+ * parsers (pngparse, jpegparse, h264parse, ...) fill in from the file's header: a picture over
+ * the limits stops here, before a decoder exists.
+ */
+static gboolean handle_autoplug_continue(GstElement *decodebin, GstPad *pad, GstCaps *caps,
+		gpointer data) {
+	if (!check_caps(data, caps)) {
+		return TRUE;
+	}
+	/* decodebin now exposes the encoded pad, which nothing links: end the wait at once. */
+	GError *error = g_error_new_literal(GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+		"picture too large");
+	gst_element_post_message(decodebin,
+		gst_message_new_error(GST_OBJECT(decodebin), error, NULL));
+	g_error_free(error);
+	return FALSE;
+}
+
+static void handle_unknown_type(GstElement *decodebin, GstPad *pad, GstCaps *caps,
+		gpointer data) {
+	note_other_type(data, caps);
+}
+
+/*
+ * Sees the raw caps a decoder offers before the limit filter does: first in the ACCEPT_CAPS query
+ * that the pad in front (decodebin's ghost pad) sends before it lets a CAPS event through, then in
+ * the event. Caps over the pixel count, which a caps range cannot express, are refused here, so
+ * that the decoder's negotiation fails as it does for a side over the limit.
+ */
+static GstPadProbeReturn handle_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+	struct gst_load *load = data;
+	if (info->type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM) {
+		GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+		if (GST_QUERY_TYPE(query) != GST_QUERY_ACCEPT_CAPS ||
+				!(info->type & GST_PAD_PROBE_TYPE_PUSH)) {
+			return GST_PAD_PROBE_OK;
+		}
+		GstCaps *caps;
+		gst_query_parse_accept_caps(query, &caps);
+		if (!check_caps(load, caps)) {
+			return GST_PAD_PROBE_OK;
+		}
+		gst_query_set_accept_caps_result(query, FALSE);
+		return GST_PAD_PROBE_HANDLED;
+	}
+
+	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+	if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS) {
+		return GST_PAD_PROBE_OK;
+	}
+	GstCaps *caps;
+	gst_event_parse_caps(event, &caps);
+	if (check_caps(load, caps)) {
+		/* Caps the limit filter refuses: the CAPS event fails. */
+		GstCaps *refused = gst_caps_new_empty_simple("video/x-veil-too-large");
+		GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(refused);
+		gst_caps_unref(refused);
+		gst_event_unref(event);
+	}
+	return GST_PAD_PROBE_OK;
+}
+
+static int errno_from_gerror(const GError *error) {
+	if (error->domain == GST_STREAM_ERROR) {
+		switch (error->code) {
+		case GST_STREAM_ERROR_TYPE_NOT_FOUND:
+		case GST_STREAM_ERROR_CODEC_NOT_FOUND:
+		case GST_STREAM_ERROR_WRONG_TYPE:
+			return -ENOTSUP;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (error->domain == GST_CORE_ERROR && error->code == GST_CORE_ERROR_MISSING_PLUGIN) {
+		return -ENOTSUP;
+	}
+	if (error->domain == GST_RESOURCE_ERROR) {
+		return error->code == GST_RESOURCE_ERROR_NO_SPACE_LEFT ? -ENOMEM : -EIO;
+	}
+	return -EINVAL;
+}
+
+/* Turns the pipeline's error into -errno and a sentence, using what the callbacks saw. */
+static int report_error(struct gst_load *load, GstMessage *msg, char **message) {
+	GError *error = NULL;
+	gst_message_parse_error(msg, &error, NULL);
+
+	g_mutex_lock(&load->lock);
+	bool linked = load->linked;
+	char *other_type = load->other_type;
+	load->other_type = NULL;
+	g_mutex_unlock(&load->lock);
+
+	int ret;
+	if (!linked && other_type != NULL) {
+		set_message(message, "not an image GStreamer can decode: no picture decoder for %s",
+			other_type);
+		ret = -ENOTSUP;
+	} else {
+		set_message(message, "not an image GStreamer can decode: %s", error->message);
+		ret = errno_from_gerror(error);
+	}
+	free(other_type);
+	g_error_free(error);
+	return ret;
+}
+
+/*
+ * Copies the sample into a malloc()ed image: straight alpha becomes premultiplied, an alpha
+ * channel that is 0xff everywhere makes the image XRGB, and X bytes are set to 0xff.
+ */
+static int copy_sample(GstSample *sample, struct veil_image *image, char **message) {
+	GstVideoInfo info;
+	GstCaps *caps = gst_sample_get_caps(sample);
+	GstBuffer *buffer = gst_sample_get_buffer(sample);
+	if (caps == NULL || buffer == NULL || !gst_video_info_from_caps(&info, caps)) {
+		set_message(message, "not an image GStreamer can decode: no picture came out");
+		return -EINVAL;
+	}
+	int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
+	if (width <= 0 || height <= 0) {
+		set_message(message, "not an image GStreamer can decode: it is %dx%d pixels",
+			width, height);
+		return -EINVAL;
+	}
+	if (exceeds_limits(width, height)) {
+		set_size_message(message, width, height);
+		return -EFBIG;
+	}
+	bool has_alpha = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_BGRA;
+
+	GstVideoFrame frame;
+	if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) {
+		set_message(message, "cannot map the picture GStreamer decoded");
+		return -EINVAL;
+	}
+	size_t stride = (size_t)width * 4;
+	uint8_t *data = malloc(stride * (size_t)height);
+	if (data == NULL) {
+		gst_video_frame_unmap(&frame);
+		set_message(message, "out of memory for a %dx%d image", width, height);
+		return -ENOMEM;
+	}
+	const uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
+	int src_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+	bool opaque = true;
+	for (int y = 0; y < height; y++) {
+		uint8_t *row = data + (size_t)y * stride;
+		memcpy(row, src + (ptrdiff_t)y * src_stride, stride);
+		for (int x = 0; x < width; x++) {
+			uint8_t *p = row + 4 * x;
+			unsigned alpha = p[3];
+			if (!has_alpha) {
+				p[3] = 0xff;
+				continue;
+			}
+			if (alpha == 0xff) {
+				continue;
+			}
+			opaque = false;
+			for (int i = 0; i < 3; i++) {
+				/* p[i] * alpha / 255, rounded to nearest. */
+				unsigned t = p[i] * alpha + 128;
+				p[i] = (uint8_t)((t + (t >> 8)) >> 8);
+			}
+		}
+	}
+	gst_video_frame_unmap(&frame);
+
+	*image = (struct veil_image){
+		.width = width,
+		.height = height,
+		.stride = (int)stride,
+		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
+		.data = data,
+	};
+	return 0;
+}
+
+static bool read_at(int fd, off_t offset, void *buf, size_t len) {
+	ssize_t n;
+	do {
+		n = pread(fd, buf, len, offset);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+static uint32_t read_uint(const uint8_t *p, int n, bool big_endian) {
+	uint32_t v = 0;
+	for (int i = 0; i < n; i++) {
+		v = v << 8 | p[big_endian ? i : n - 1 - i];
+	}
+	return v;
+}
+
+static bool webp_size(const uint8_t head[static 30], uint32_t *width, uint32_t *height) {
+	if (memcmp(head, "RIFF", 4) != 0 || memcmp(head + 8, "WEBP", 4) != 0) {
+		return false;
+	}
+	const uint8_t *data = head + 20;
+	if (memcmp(head + 12, "VP8 ", 4) == 0 && data[3] == 0x9d && data[4] == 0x01 &&
+			data[5] == 0x2a) {
+		*width = read_uint(data + 6, 2, false) & 0x3fff;
+		*height = read_uint(data + 8, 2, false) & 0x3fff;
+		return true;
+	}
+	if (memcmp(head + 12, "VP8L", 4) == 0 && data[0] == 0x2f) {
+		uint32_t bits = read_uint(data + 1, 4, false);
+		*width = (bits & 0x3fff) + 1;
+		*height = ((bits >> 14) & 0x3fff) + 1;
+		return true;
+	}
+	if (memcmp(head + 12, "VP8X", 4) == 0) {
+		*width = read_uint(data + 4, 3, false) + 1;
+		*height = read_uint(data + 7, 3, false) + 1;
+		return true;
+	}
+	return false;
+}
+
+/* ImageWidth and ImageLength in the first IFD: the page avdec_tiff decodes. */
+static bool tiff_size(int fd, const uint8_t head[static 30], uint32_t *width,
+		uint32_t *height) {
+	bool big_endian;
+	if (memcmp(head, "II*\0", 4) == 0) {
+		big_endian = false;
+	} else if (memcmp(head, "MM\0*", 4) == 0) {
+		big_endian = true;
+	} else {
+		return false;
+	}
+	uint32_t ifd = read_uint(head + 4, 4, big_endian);
+	uint8_t count_bytes[2];
+	if (!read_at(fd, ifd, count_bytes, sizeof(count_bytes))) {
+		return false;
+	}
+	uint32_t n_entries = read_uint(count_bytes, 2, big_endian);
+	bool have_width = false, have_height = false;
+	for (uint32_t i = 0; i < n_entries && i < 1024; i++) {
+		uint8_t entry[12];
+		if (!read_at(fd, (off_t)ifd + 2 + 12 * (off_t)i, entry, sizeof(entry))) {
+			return false;
+		}
+		uint32_t tag = read_uint(entry, 2, big_endian);
+		uint32_t type = read_uint(entry + 2, 2, big_endian);
+		if ((tag != 256 && tag != 257) || (type != 3 && type != 4)) {
+			continue;
+		}
+		/* SHORT values sit left-justified in the value field. */
+		uint32_t value = read_uint(entry + 8, type == 3 ? 2 : 4, big_endian);
+		if (tag == 256) {
+			*width = value;
+			have_width = true;
+		} else {
+			*height = value;
+			have_height = true;
+		}
+	}
+	return have_width && have_height;
+}
+
+/*
+ * The size in the header of formats whose decoders allocate their whole output frame before
+ * anything in the pipeline reports the size: nothing in decodebin parses WebP or TIFF headers,
+ * and webpdec and avdec_tiff allocate (the latter touching every page) before they negotiate.
+ */
+static bool header_size(int fd, uint32_t *width, uint32_t *height) {
+	uint8_t head[30];
+	if (!read_at(fd, 0, head, sizeof(head))) {
+		return false;
+	}
+	return webp_size(head, width, height) || tiff_size(fd, head, width, height);
+}
+
+/*
+ * A descriptor of our own for fdsrc, reading from the start: a regular file opened again through
+ * /proc has an offset of its own, leaving the caller's alone. Otherwise (no /proc, or a pipe,
+ * which opening again could block on) a dup shares the caller's offset, rewound when it can be.
+ */
+static int open_copy(int fd, const struct stat *st) {
+	if (S_ISREG(st->st_mode)) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		int copy = open(path, O_RDONLY | O_CLOEXEC);
+		if (copy >= 0) {
+			return copy;
+		}
+	}
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (copy < 0) {
+		return -errno;
+	}
+	lseek(copy, 0, SEEK_SET); /* fails on pipes, which are read from where they are */
+	return copy;
+}
+
+static GstElement *add_element(GstElement *pipeline, const char *factory, char **message) {
+	GstElement *element = gst_element_factory_make(factory, NULL);
+	if (element == NULL) {
+		set_message(message, "GStreamer has no %s element (is gst-plugins-base installed?)",
+			factory);
+		return NULL;
+	}
+	gst_bin_add(GST_BIN(pipeline), element);
+	return element;
+}
+
+/* Waits for the first picture or an error, for at most TIMEOUT_SECONDS. */
+static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
+		struct veil_image *image, char **message) {
+	GstBus *bus = gst_element_get_bus(pipeline);
+	GstMessage *msg = NULL;
+	GstSample *sample = NULL;
+	int ret;
+
+	if (gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
+		msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+		if (msg != NULL) {
+			ret = report_error(load, msg, message);
+		} else {
+			set_message(message, "cannot start a GStreamer pipeline");
+			ret = -EINVAL;
+		}
+		goto out;
+	}
+
+	gint64 deadline = g_get_monotonic_time() + TIMEOUT_SECONDS * G_USEC_PER_SEC;
+	while (true) {
+		gint64 remaining = deadline - g_get_monotonic_time();
+		if (remaining <= 0) {
+			set_message(message, "GStreamer took more than %d seconds to decode the image",
+				TIMEOUT_SECONDS);
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		msg = gst_bus_timed_pop_filtered(bus, remaining * GST_USECOND,
+			GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE);
+		if (msg == NULL) {
+			continue; /* the deadline passed: said above */
+		}
+		if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+			ret = report_error(load, msg, message);
+			goto out;
+		}
+		if (GST_MESSAGE_SRC(msg) == GST_OBJECT(pipeline)) {
+			break; /* prerolled: a picture, or the end of a file that had none */
+		}
+		gst_message_unref(msg);
+		msg = NULL;
+	}
+
+	sample = gst_app_sink_try_pull_preroll(GST_APP_SINK(sink), 0);
+	if (sample == NULL) {
+		set_message(message, "not an image GStreamer can decode: it holds no picture");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = copy_sample(sample, image, message);
+
+out:
+	/*
+	 * Refused caps end a decode in different ways (an error, or a decoder that drops the frame
+	 * and leaves the appsink with nothing): the size we saw says why.
+	 */
+	g_mutex_lock(&load->lock);
+	bool too_large = load->too_large;
+	int width = load->width, height = load->height;
+	g_mutex_unlock(&load->lock);
+	if (ret < 0 && ret != -EFBIG && too_large) {
+		if (message != NULL) {
+			free(*message);
+		}
+		set_size_message(message, width, height);
+		ret = -EFBIG;
+	}
+	if (sample != NULL) {
+		gst_sample_unref(sample);
+	}
+	if (msg != NULL) {
+		gst_message_unref(msg);
+	}
+	gst_object_unref(bus);
+	return ret;
+}
+
+int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
+	if (message != NULL) {
+		*message = NULL;
+	}
+	if (!gst_is_initialized()) {
+		GError *error = NULL;
+		if (!gst_init_check(NULL, NULL, &error)) {
+			set_message(message, "cannot start GStreamer: %s",
+				error != NULL ? error->message : "unknown error");
+			g_clear_error(&error);
+			return -ENOTSUP;
+		}
+	}
+
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		set_message(message, "cannot read the file: %s", strerror(err));
+		return -err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_message(message, "cannot read the file: %s", strerror(EISDIR));
+		return -EISDIR;
+	}
+	uint32_t width, height;
+	if (header_size(fd, &width, &height) && exceeds_limits(width, height)) {
+		set_size_message(message, width, height);
+		return -EFBIG;
+	}
+
+	int copy = open_copy(fd, &st);
+	if (copy < 0) {
+		set_message(message, "cannot read the file: %s", strerror(-copy));
+		return copy;
+	}
+
+	struct gst_load load = {0};
+	g_mutex_init(&load.lock);
+	int ret = -ENOTSUP;
+	GstElement *pipeline = gst_pipeline_new("veil-image");
+	GstElement *src = add_element(pipeline, "fdsrc", message);
+	GstElement *decodebin = src ? add_element(pipeline, "decodebin", message) : NULL;
+	load.limit = decodebin ? add_element(pipeline, "capsfilter", message) : NULL;
+	GstElement *convert = load.limit ? add_element(pipeline, "videoconvert", message) : NULL;
+	GstElement *sink = convert ? add_element(pipeline, "appsink", message) : NULL;
+	if (sink == NULL) {
+		goto out;
+	}
+	/* Optional (gst-plugins-good): without it, photos keep the camera's orientation. */
+	GstElement *flip = gst_element_factory_make("videoflip", NULL);
+	if (flip != NULL) {
+		gst_bin_add(GST_BIN(pipeline), flip);
+		gst_util_set_object_arg(G_OBJECT(flip), "video-direction", "auto");
+	}
+
+	g_object_set(src, "fd", copy, "blocksize", 64 * 1024, NULL);
+	GstCaps *limit_caps = gst_caps_new_simple("video/x-raw",
+		"width", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE,
+		"height", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE, NULL);
+	g_object_set(load.limit, "caps", limit_caps, NULL);
+	gst_caps_unref(limit_caps);
+	GstCaps *output_caps = gst_caps_from_string(OUTPUT_CAPS);
+	gst_app_sink_set_caps(GST_APP_SINK(sink), output_caps);
+	gst_caps_unref(output_caps);
+	g_object_set(sink, "sync", FALSE, "max-buffers", 1, "enable-last-sample", FALSE, NULL);
+
+	bool linked = gst_element_link(src, decodebin);
+	if (flip != NULL) {
+		linked = linked && gst_element_link_many(load.limit, flip, convert, sink, NULL);
+	} else {
+		linked = linked && gst_element_link_many(load.limit, convert, sink, NULL);
+	}
+	if (!linked) {
+		set_message(message, "cannot link a GStreamer pipeline");
+		ret = -EINVAL;
+		goto out;
+	}
+	g_signal_connect(decodebin, "pad-added", G_CALLBACK(handle_pad_added), &load);
+	g_signal_connect(decodebin, "autoplug-continue", G_CALLBACK(handle_autoplug_continue),
+		&load);
+	g_signal_connect(decodebin, "unknown-type", G_CALLBACK(handle_unknown_type), &load);
+	GstPad *limit_sink = gst_element_get_static_pad(load.limit, "sink");
+	gst_pad_add_probe(limit_sink,
+		GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+		handle_probe, &load, NULL);
+	gst_object_unref(limit_sink);
+
+	ret = run(pipeline, sink, &load, image, message);
+
+out:
+	/* Stops the streaming threads: nothing touches load or copy after this. */
+	gst_element_set_state(pipeline, GST_STATE_NULL);
+	gst_object_unref(pipeline);
+	free(load.other_type);
+	g_mutex_clear(&load.lock);
+	close(copy);
+	return ret;
+}

@@ -1,0 +1,136 @@
+#include <errno.h>
+#include <drm_fourcc.h>
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "decode/image.h"
+
+/*
+ * DRM formats are little-endian words, so their bytes are B, G, R, A on every host; pixman's
+ * formats are host-order words (wlroots' render/pixman maps them the same way).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PIXMAN_ARGB PIXMAN_b8g8r8a8
+#define PIXMAN_XRGB PIXMAN_b8g8r8x8
+#else
+#define PIXMAN_ARGB PIXMAN_a8r8g8b8
+#define PIXMAN_XRGB PIXMAN_x8r8g8b8
+#endif
+
+void veil_image_finish(struct veil_image *image) {
+	free(image->data);
+	*image = (struct veil_image){0};
+}
+
+/*
+ * Scaling through pixman's separable convolution: every destination pixel averages the source
+ * pixels under it (a box sampling filter as wide as the reduction), so a large reduction does not
+ * alias the way bilinear sampling, which looks at 2x2 source pixels only, would.
+ */
+static int scale(const struct veil_image *src, struct veil_image *dst) {
+	int ret = -ENOMEM;
+	bool opaque = src->drm_format == DRM_FORMAT_XRGB8888;
+	pixman_image_t *src_image = NULL, *dst_image = NULL;
+	pixman_fixed_t *params = NULL;
+
+	dst->stride = dst->width * 4;
+	dst->drm_format = src->drm_format;
+	dst->data = malloc((size_t)dst->stride * (size_t)dst->height);
+	if (dst->data == NULL) {
+		goto out;
+	}
+
+	src_image = pixman_image_create_bits_no_clear(opaque ? PIXMAN_XRGB : PIXMAN_ARGB,
+		src->width, src->height, src->data, src->stride);
+	/* The destination has alpha even when opaque: pixman fills in 0xff from the X source. */
+	dst_image = pixman_image_create_bits_no_clear(PIXMAN_ARGB, dst->width, dst->height,
+		dst->data, dst->stride);
+	if (src_image == NULL || dst_image == NULL) {
+		goto out;
+	}
+
+	double sx = (double)src->width / dst->width;
+	double sy = (double)src->height / dst->height;
+	pixman_transform_t transform;
+	pixman_transform_init_scale(&transform, pixman_double_to_fixed(sx),
+		pixman_double_to_fixed(sy));
+	if (!pixman_image_set_transform(src_image, &transform)) {
+		goto out;
+	}
+	/* Edge pixels repeat outwards: the filter would otherwise fade the borders to nothing. */
+	pixman_image_set_repeat(src_image, PIXMAN_REPEAT_PAD);
+
+	int n_params;
+	params = pixman_filter_create_separable_convolution(&n_params,
+		pixman_double_to_fixed(sx), pixman_double_to_fixed(sy),
+		PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, 2, 2);
+	if (params == NULL || !pixman_image_set_filter(src_image,
+			PIXMAN_FILTER_SEPARABLE_CONVOLUTION, params, n_params)) {
+		goto out;
+	}
+
+	pixman_image_composite32(PIXMAN_OP_SRC, src_image, NULL, dst_image, 0, 0, 0, 0, 0, 0,
+		dst->width, dst->height);
+	ret = 0;
+
+out:
+	free(params);
+	if (src_image != NULL) {
+		pixman_image_unref(src_image);
+	}
+	if (dst_image != NULL) {
+		pixman_image_unref(dst_image);
+	}
+	if (ret < 0) {
+		free(dst->data);
+		dst->data = NULL;
+	}
+	return ret;
+}
+
+int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height) {
+	if (max_width <= 0 || max_height <= 0 || image->width <= 0 || image->height <= 0 ||
+			image->data == NULL) {
+		return -EINVAL;
+	}
+	if (image->drm_format != DRM_FORMAT_ARGB8888 &&
+			image->drm_format != DRM_FORMAT_XRGB8888) {
+		return -EINVAL;
+	}
+
+	/*
+	 * One side ends exactly at its limit; the other, rounded up, covers at least its own. The
+	 * side that binds is the one whose limit asks for the larger scale.
+	 */
+	int64_t width = image->width, height = image->height;
+	int64_t new_width, new_height;
+	if ((int64_t)max_width * height >= (int64_t)max_height * width) {
+		new_width = max_width;
+		new_height = (height * max_width + width - 1) / width;
+	} else {
+		new_height = max_height;
+		new_width = (width * max_height + height - 1) / height;
+	}
+	if (new_width >= width && new_height >= height) {
+		return 0; /* already no larger than needed: never scale up */
+	}
+	if (new_width > width) {
+		new_width = width;
+	}
+	if (new_height > height) {
+		new_height = height;
+	}
+
+	struct veil_image scaled = {
+		.width = (int)new_width,
+		.height = (int)new_height,
+	};
+	int ret = scale(image, &scaled);
+	if (ret < 0) {
+		return ret;
+	}
+	veil_image_finish(image);
+	*image = scaled;
+	return 0;
+}

@@ -1,0 +1,228 @@
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/util/log.h>
+#include "decode/image.h"
+#include "decode/source.h"
+#include "module/message.h"
+
+void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
+		struct veil_source_context *ctx, char *path, const struct stat *st) {
+	source->impl = impl;
+	source->ctx = ctx;
+	source->refs = 1;
+	source->path = path;
+	source->dev = st->st_dev;
+	source->ino = st->st_ino;
+	source->size = st->st_size;
+	source->mtime = st->st_mtim;
+	wl_signal_init(&source->events.frame);
+	wl_list_insert(&ctx->sources, &source->link);
+}
+
+void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame) {
+	if (frame != NULL) {
+		wlr_buffer_lock(frame);
+		source->width = frame->width;
+		source->height = frame->height;
+	}
+	/* The holders lock what they show: the old frame lives on until they move on. */
+	wlr_buffer_unlock(source->frame);
+	source->frame = frame;
+	wl_signal_emit_mutable(&source->events.frame, source);
+}
+
+void veil_source_set_error(struct veil_source *source, const char *fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	char buf[512];
+	vsnprintf(buf, sizeof(buf), fmt, args);
+	va_end(args);
+
+	wlr_log(WLR_ERROR, "%s: %s", source->path, buf);
+	free(source->error);
+	source->error = strdup(buf);
+	wl_signal_emit_mutable(&source->events.frame, source);
+}
+
+struct veil_source *veil_source_ref(struct veil_source *source) {
+	source->refs++;
+	return source;
+}
+
+void veil_source_unref(struct veil_source *source) {
+	if (source == NULL) {
+		return;
+	}
+	assert(source->refs > 0);
+	if (--source->refs > 0) {
+		return;
+	}
+	assert(source->viewers == 0);
+	assert(wl_list_empty(&source->events.frame.listener_list));
+	wl_list_remove(&source->link);
+	wlr_buffer_unlock(source->frame);
+	source->frame = NULL;
+	free(source->path);
+	free(source->error);
+	/* The implementation frees the struct it embeds the source in. */
+	source->impl->destroy(source);
+}
+
+static void update_decoding(struct veil_source *source, bool was_running) {
+	bool running = source->viewers > 0 && !source->paused;
+	if (running == was_running) {
+		return;
+	}
+	if (source->impl->set_visible != NULL) {
+		source->impl->set_visible(source, running);
+	}
+}
+
+void veil_source_add_viewers(struct veil_source *source, int delta) {
+	bool was_running = source->viewers > 0 && !source->paused;
+	source->viewers += delta;
+	assert(source->viewers >= 0);
+	update_decoding(source, was_running);
+}
+
+void veil_source_set_paused(struct veil_source *source, bool paused) {
+	bool was_running = source->viewers > 0 && !source->paused;
+	source->paused = paused;
+	if (source->impl->set_paused != NULL) {
+		source->impl->set_paused(source, paused);
+	}
+	update_decoding(source, was_running);
+}
+
+static bool same_file(const struct veil_source *source, const struct stat *st) {
+	return source->dev == st->st_dev && source->ino == st->st_ino &&
+		source->size == st->st_size &&
+		source->mtime.tv_sec == st->st_mtim.tv_sec &&
+		source->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static struct veil_source *find_source(struct veil_source_context *ctx, const struct stat *st,
+		bool full_size) {
+	struct veil_source *source;
+	wl_list_for_each(source, &ctx->sources, link) {
+		if (!same_file(source, st) || source->error != NULL) {
+			continue;
+		}
+		if (full_size && source->shrunk) {
+			continue;
+		}
+		return source;
+	}
+	return NULL;
+}
+
+/* The path shown in the status: absolute where it can be resolved. */
+static char *display_path(const char *path) {
+	char *resolved = realpath(path, NULL);
+	return resolved != NULL ? resolved : strdup(path);
+}
+
+struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
+		bool full_size, int *err, char **message) {
+	*err = 0;
+	*message = NULL;
+	/* O_NONBLOCK: opening a FIFO must not hang the compositor. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		*err = -errno;
+		veil_message_set(message, "Cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	char *shown_path = display_path(path);
+	struct veil_source *source = NULL;
+	if (shown_path == NULL) {
+		*err = -ENOMEM;
+		veil_message_set(message, "Out of memory");
+	} else {
+		source = veil_source_open_fd(ctx, fd, shown_path, full_size, err, message);
+	}
+	close(fd);
+	return source;
+}
+
+struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
+		bool full_size, int *err, char **message) {
+	*err = 0;
+	*message = NULL;
+	struct veil_source *source = NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		*err = -errno;
+		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
+		goto error;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*err = -EISDIR;
+		veil_message_set(message, "'%s' is a directory, not an image or a video", name);
+		goto error;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = -EINVAL;
+		veil_message_set(message, "'%s' is not a regular file", name);
+		goto error;
+	}
+	if (st.st_size == 0) {
+		*err = -EINVAL;
+		veil_message_set(message, "'%s' is empty", name);
+		goto error;
+	}
+	/* Decoders read with blocking calls, and a regular file never blocks for long. */
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+		*err = -errno;
+		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
+		goto error;
+	}
+	if ((flags & O_ACCMODE) == O_WRONLY) {
+		*err = -EBADF;
+		veil_message_set(message, "'%s' is not open for reading", name);
+		goto error;
+	}
+
+	source = find_source(ctx, &st, full_size);
+	if (source != NULL) {
+		free(name);
+		return veil_source_ref(source);
+	}
+
+	unsigned char head[16];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		*err = -errno;
+		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
+		goto error;
+	}
+	/* The constructors take name over, also when they fail. */
+	if (veil_png_sniff(head, (size_t)n) || !veil_video_sniff(fd)) {
+		source = veil_image_source_create(ctx, fd, name, &st, full_size, err, message);
+	} else {
+		source = veil_video_source_create(ctx, fd, name, &st, err, message);
+	}
+	if (source == NULL) {
+		if (*err == 0) {
+			*err = -EINVAL;
+		}
+		if (*message == NULL) {
+			veil_message_set(message, "Cannot show this file: %s", strerror(-*err));
+		}
+	}
+	return source;
+
+error:
+	free(name);
+	return NULL;
+}

@@ -1,0 +1,119 @@
+/*
+ * A source turns one file into frames: a size, a current frame (a wlr_buffer) and a signal when
+ * the frame changes. One source per distinct file, shared by every output that shows it, found
+ * through the registry and freed when the last output lets go.
+ */
+#ifndef VEIL_DECODE_SOURCE_H
+#define VEIL_DECODE_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <wayland-server-core.h>
+
+struct json_object;
+struct wlr_buffer;
+struct wlr_renderer;
+struct veil_source;
+
+enum veil_source_kind {
+	VEIL_SOURCE_IMAGE,
+	VEIL_SOURCE_VIDEO,
+};
+
+struct veil_source_impl {
+	enum veil_source_kind kind;
+	/* Frees everything; the registry has already unlinked the source. */
+	void (*destroy)(struct veil_source *source);
+	/* Called when whether any node shows the source changes: decode only while seen. */
+	void (*set_visible)(struct veil_source *source, bool visible);
+	/* The user's pause/resume. */
+	void (*set_paused)(struct veil_source *source, bool paused);
+	/* Adds the source's own fields (decoder, counters, ...) to a status object. */
+	void (*add_status)(struct veil_source *source, struct json_object *obj);
+};
+
+/* What every source needs from the compositor side. Owned by the scene. */
+struct veil_source_context {
+	struct wl_event_loop *loop;
+	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
+	/* Largest physical output size known: stills are kept no larger than this covers. */
+	int max_output_width, max_output_height;
+	struct wl_list sources; /* veil_source.link */
+};
+
+struct veil_source {
+	const struct veil_source_impl *impl;
+	struct veil_source_context *ctx;
+	struct wl_list link; /* veil_source_context.sources */
+	int refs; /* settings and outputs holding the source */
+	int viewers; /* outputs on which the source is visible now */
+	bool paused; /* by the user */
+	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
+	bool shrunk;
+
+	/* Identity: the resolved path and the file it named when opened. */
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+
+	int width, height; /* of the frames; 0 until known */
+	/* The newest frame, locked by the source (one lock), NULL until the first one. */
+	struct wlr_buffer *frame;
+	/* Every pixel of every frame is opaque (lets the scene skip what is below). */
+	bool opaque;
+	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
+	char *error;
+
+	struct {
+		/* source->frame changed (or source->error was set); data: the source. */
+		struct wl_signal frame;
+	} events;
+};
+
+/* For implementations. Takes ownership of path. */
+void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
+	struct veil_source_context *ctx, char *path, const struct stat *st);
+/* Replaces source->frame (taking a new lock on frame, which may be NULL) and emits frame. */
+void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame);
+/* Records an asynchronous failure and emits frame so that holders can show it. */
+void veil_source_set_error(struct veil_source *source, const char *fmt, ...);
+
+/*
+ * Finds the source of a file or opens one: a still image (PNG through libpng, others through
+ * GStreamer) or a video. full_size keeps a still's every pixel (center and tile show them one
+ * to one); otherwise a still is shrunk to what covers the largest output. The returned source
+ * holds one more reference. On failure returns NULL
+ * with a negative errno in *err and a sentence in *message (malloc()ed).
+ */
+struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
+	bool full_size, int *err, char **message);
+/*
+ * The same for a file already open (a client's fd, for instance): fd stays the caller's. name is
+ * what the status shows for it; it is taken over, also on failure.
+ */
+struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
+	bool full_size, int *err, char **message);
+struct veil_source *veil_source_ref(struct veil_source *source);
+/* NULL is allowed. */
+void veil_source_unref(struct veil_source *source);
+/* One more (delta 1) or one fewer (-1) output shows the source; decoding follows. */
+void veil_source_add_viewers(struct veil_source *source, int delta);
+void veil_source_set_paused(struct veil_source *source, bool paused);
+
+/*
+ * Constructors, called by veil_source_open with an open fd (not closed by them). They take
+ * path over, also when they fail (free it then).
+ */
+struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, bool full_size, int *err, char **message);
+struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, int *err, char **message);
+/* Whether the first bytes of a file look like a video GStreamer should play. */
+bool veil_video_sniff(int fd);
+
+#endif

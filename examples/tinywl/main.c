@@ -1,0 +1,189 @@
+/* realpath() is an XSI function. */
+#define _XOPEN_SOURCE 700
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wlr/backend.h>
+#include <wlr/util/log.h>
+#include "compat.h"
+#include "tinywl.h"
+
+static const char usage[] =
+	"Usage: veil-tinywl [-c config] [-s command]... [-d|-q] [-h]\n"
+	"\n"
+	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
+	"\n"
+	"  -c FILE     run the commands of FILE (one a line, # comments) once outputs exist\n"
+	"  -s COMMAND  run COMMAND with /bin/sh -c once ready (may be repeated)\n"
+	"  -d          log everything wlroots says\n"
+	"  -q          log errors only\n"
+	"  -h          show this help\n"
+	"\n"
+	"When ready, prints 'ready WAYLAND_DISPLAY=<name> SWAYSOCK=<path>' on stdout.\n"
+	"The IPC socket is $SWAYSOCK, else $XDG_RUNTIME_DIR/veil-tinywl.<pid>.sock.\n"
+	"Commands (swaymsg, -c): output <name|*> veil ...; output <name|*> mode|resolution\n"
+	"WxH[@Hz] | scale S | transform T | position X Y | enable | disable | power on|off;\n"
+	"output <name> unplug; create_output (a 1280x720 headless output); exit.\n"
+	"Headless: WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=N.\n";
+
+static int handle_terminate_signal(int signal, void *data) {
+	struct tw_server *server = data;
+	wlr_log(WLR_INFO, "%s: exiting", strsignal(signal));
+	server_terminate(server);
+	return 0;
+}
+
+static int handle_sigchld(int signal, void *data) {
+	/* Reap the -s commands (and what they leave behind) as they end. */
+	while (waitpid(-1, NULL, WNOHANG) > 0) {
+		continue;
+	}
+	return 0;
+}
+
+static void spawn(const char *command) {
+	pid_t pid = fork();
+	if (pid < 0) {
+		wlr_log_errno(WLR_ERROR, "cannot run %s", command);
+		return;
+	}
+	if (pid == 0) {
+		/* The event loop blocks the signals it handles; the child must get them again. */
+		sigset_t set;
+		sigemptyset(&set);
+		sigprocmask(SIG_SETMASK, &set, NULL);
+		execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+}
+
+static bool add_signals(struct tw_server *server) {
+	server->sigint = wl_event_loop_add_signal(server->loop, SIGINT,
+		handle_terminate_signal, server);
+	server->sigterm = wl_event_loop_add_signal(server->loop, SIGTERM,
+		handle_terminate_signal, server);
+	server->sigchld = wl_event_loop_add_signal(server->loop, SIGCHLD, handle_sigchld, server);
+	return server->sigint != NULL && server->sigterm != NULL && server->sigchld != NULL;
+}
+
+static void remove_signals(struct tw_server *server) {
+	struct wl_event_source **sources[] = { &server->sigint, &server->sigterm, &server->sigchld };
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		if (*sources[i] != NULL) {
+			wl_event_source_remove(*sources[i]);
+			*sources[i] = NULL;
+		}
+	}
+}
+
+int main(int argc, char *argv[]) {
+	const char *config = NULL;
+	const char **startup = calloc(argc, sizeof(*startup));
+	int startup_len = 0;
+	enum wlr_log_importance verbosity = WLR_INFO;
+	if (startup == NULL) {
+		return EXIT_FAILURE;
+	}
+
+	int opt;
+	while ((opt = getopt(argc, argv, "c:s:dqh")) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			startup[startup_len++] = optarg;
+			break;
+		case 'd':
+			verbosity = WLR_DEBUG;
+			break;
+		case 'q':
+			verbosity = WLR_ERROR;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			free(startup);
+			return EXIT_SUCCESS;
+		default:
+			fputs(usage, stderr);
+			free(startup);
+			return EXIT_FAILURE;
+		}
+	}
+	if (optind < argc) {
+		fputs(usage, stderr);
+		free(startup);
+		return EXIT_FAILURE;
+	}
+	wlr_log_init(verbosity, NULL);
+
+	int ret = EXIT_FAILURE;
+	struct tw_server server = {0};
+	if (config != NULL) {
+		/* Absolute, for GET_VERSION's loaded_config_file_name. */
+		server.config_path = realpath(config, NULL);
+		if (server.config_path == NULL) {
+			fprintf(stderr, "veil-tinywl: cannot open %s\n", config);
+			goto out;
+		}
+	}
+
+	if (!server_init(&server)) {
+		goto out;
+	}
+	if (!add_signals(&server)) {
+		wlr_log(WLR_ERROR, "cannot handle signals");
+		goto out;
+	}
+	server.wayland_socket = wl_display_add_socket_auto(server.display);
+	if (server.wayland_socket == NULL) {
+		wlr_log(WLR_ERROR, "cannot open a Wayland socket (is XDG_RUNTIME_DIR set?)");
+		goto out;
+	}
+	/* Creates the outputs that exist from the start (WLR_HEADLESS_OUTPUTS, DRM connectors). */
+	if (!wlr_backend_start(server.backend)) {
+		wlr_log(WLR_ERROR, "cannot start the backend");
+		goto out;
+	}
+	outputs_start(&server);
+	setenv("WAYLAND_DISPLAY", server.wayland_socket, true);
+	server.ipc = ipc_create(&server);
+	if (server.ipc == NULL) {
+		goto out;
+	}
+
+	if (server.config_path != NULL && !commands_run_file(&server, server.config_path)) {
+		goto out;
+	}
+
+	printf("ready WAYLAND_DISPLAY=%s SWAYSOCK=%s\n", server.wayland_socket,
+		ipc_get_path(server.ipc));
+	fflush(stdout);
+
+	for (int i = 0; i < startup_len; i++) {
+		spawn(startup[i]);
+	}
+
+	wlr_log(WLR_INFO, "running on WAYLAND_DISPLAY=%s with wlroots 0.%d", server.wayland_socket,
+		VEIL_WLR_MINOR);
+	/* The config may have said exit already. */
+	if (!server.terminating) {
+		wl_display_run(server.display);
+	}
+	ret = EXIT_SUCCESS;
+
+out:
+	ipc_destroy(server.ipc);
+	server.ipc = NULL;
+	remove_signals(&server);
+	server_finish(&server);
+	free(server.config_path);
+	free(server.config_text);
+	free(startup);
+	return ret;
+}

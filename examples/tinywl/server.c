@@ -1,0 +1,223 @@
+#include <stdlib.h>
+#include <veil/veil.h>
+#include <wlr/backend.h>
+#include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
+#include <wlr/backend/wayland.h>
+#include <wlr/config.h>
+#include <wlr/render/allocator.h>
+#include <wlr/render/wlr_renderer.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_ext_image_capture_source_v1.h>
+#include <wlr/types/wlr_ext_image_copy_capture_v1.h>
+#include <wlr/types/wlr_linux_dmabuf_v1.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_presentation_time.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_screencopy_v1.h>
+#include <wlr/types/wlr_subcompositor.h>
+#include <wlr/types/wlr_viewporter.h>
+#include <wlr/types/wlr_xdg_output_v1.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+#if WLR_HAS_X11_BACKEND
+#include <wlr/backend/x11.h>
+#endif
+#include "compat.h"
+#include "tinywl.h"
+
+/* Outputs made by create_output get the size of those that WLR_HEADLESS_OUTPUTS makes. */
+#define CREATED_OUTPUT_WIDTH 1280
+#define CREATED_OUTPUT_HEIGHT 720
+
+/* The protocols clients of a wallpaper test bed need: shm and dmabuf buffers, screenshots. */
+static bool create_globals(struct tw_server *server) {
+	struct wl_display *display = server->display;
+
+	if (!wlr_renderer_init_wl_shm(server->renderer, display)) {
+		return false;
+	}
+	/* GPU renderers import client dmabufs (e.g. from GStreamer's waylandsink); pixman can't. */
+	if (wlr_renderer_get_texture_formats(server->renderer, WLR_BUFFER_CAP_DMABUF) != NULL) {
+		server->linux_dmabuf = wlr_linux_dmabuf_v1_create_with_renderer(display, 4,
+			server->renderer);
+		if (server->linux_dmabuf == NULL) {
+			return false;
+		}
+		wlr_scene_set_linux_dmabuf_v1(server->scene, server->linux_dmabuf);
+	}
+
+	return wlr_compositor_create(display, 6, server->renderer) != NULL &&
+		wlr_subcompositor_create(display) != NULL &&
+		wlr_data_device_manager_create(display) != NULL &&
+		wlr_viewporter_create(display) != NULL &&
+		wlr_presentation_create(display, server->backend, 2) != NULL &&
+		wlr_xdg_output_manager_v1_create(display, server->output_layout) != NULL &&
+		wlr_screencopy_manager_v1_create(display) != NULL &&
+		wlr_ext_image_copy_capture_manager_v1_create(display,
+			COMPAT_EXT_IMAGE_COPY_CAPTURE_VERSION) != NULL &&
+		wlr_ext_output_image_capture_source_manager_v1_create(display,
+			COMPAT_EXT_OUTPUT_IMAGE_CAPTURE_SOURCE_VERSION) != NULL;
+}
+
+bool server_init(struct tw_server *server) {
+	wl_list_init(&server->outputs);
+	wl_list_init(&server->toplevels);
+
+	server->display = wl_display_create();
+	if (server->display == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the Wayland display");
+		return false;
+	}
+	server->loop = wl_display_get_event_loop(server->display);
+
+	/* Nested on Wayland or X11, on DRM, or headless: WLR_BACKENDS decides. */
+	server->backend = wlr_backend_autocreate(server->loop, NULL);
+	if (server->backend == NULL) {
+		wlr_log(WLR_ERROR, "cannot create a backend");
+		return false;
+	}
+	server->renderer = wlr_renderer_autocreate(server->backend);
+	if (server->renderer == NULL) {
+		wlr_log(WLR_ERROR, "cannot create a renderer");
+		return false;
+	}
+	server->allocator = wlr_allocator_autocreate(server->backend, server->renderer);
+	if (server->allocator == NULL) {
+		wlr_log(WLR_ERROR, "cannot create an allocator");
+		return false;
+	}
+
+	server->output_layout = wlr_output_layout_create(server->display);
+	server->scene = wlr_scene_create();
+	if (server->output_layout == NULL || server->scene == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the scene");
+		return false;
+	}
+	server->scene_layout = wlr_scene_attach_output_layout(server->scene, server->output_layout);
+	server->background_layer = wlr_scene_tree_create(&server->scene->tree);
+	server->window_layer = wlr_scene_tree_create(&server->scene->tree);
+	server->fullscreen_layer = wlr_scene_tree_create(&server->scene->tree);
+	if (server->scene_layout == NULL || server->background_layer == NULL ||
+			server->window_layer == NULL || server->fullscreen_layer == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the scene");
+		return false;
+	}
+
+	if (!create_globals(server)) {
+		wlr_log(WLR_ERROR, "cannot create the Wayland globals");
+		return false;
+	}
+
+	server->xdg_shell = wlr_xdg_shell_create(server->display, COMPAT_XDG_SHELL_VERSION);
+	if (server->xdg_shell == NULL) {
+		wlr_log(WLR_ERROR, "cannot create xdg-shell");
+		return false;
+	}
+	server->new_xdg_toplevel.notify = toplevel_handle_new;
+	wl_signal_add(&server->xdg_shell->events.new_toplevel, &server->new_xdg_toplevel);
+	server->new_xdg_popup.notify = popup_handle_new;
+	wl_signal_add(&server->xdg_shell->events.new_popup, &server->new_xdg_popup);
+
+	if (!input_init(server)) {
+		return false;
+	}
+
+	/* Before the backend starts, so that the outputs it has from the start get wallpapers. */
+	server->veil = veil_scene_create(server->display, server->renderer);
+	if (server->veil == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the veil scene");
+		return false;
+	}
+
+	server->new_output.notify = output_handle_new;
+	wl_signal_add(&server->backend->events.new_output, &server->new_output);
+	server->layout_change.notify = output_handle_layout_change;
+	wl_signal_add(&server->output_layout->events.change, &server->layout_change);
+	server->outputs_ready = true;
+	return true;
+}
+
+void server_finish(struct tw_server *server) {
+	if (server->display == NULL) {
+		return;
+	}
+	wl_display_destroy_clients(server->display);
+
+	/* veil holds renderer resources: it goes while the renderer is still there. */
+	veil_scene_destroy(server->veil);
+	server->veil = NULL;
+
+	/* wlroots asserts that nobody listens any more when its objects go. */
+	if (server->outputs_ready) {
+		wl_list_remove(&server->new_output.link);
+		wl_list_remove(&server->layout_change.link);
+	}
+	if (server->xdg_shell != NULL) {
+		wl_list_remove(&server->new_xdg_toplevel.link);
+		wl_list_remove(&server->new_xdg_popup.link);
+	}
+	input_finish(server);
+
+	/* Destroys the outputs (and their background trees) and the input devices. */
+	if (server->backend != NULL) {
+		wlr_backend_destroy(server->backend);
+	}
+	input_destroy_cursor(server);
+	if (server->scene != NULL) {
+		wlr_scene_node_destroy(&server->scene->tree.node);
+	}
+	if (server->allocator != NULL) {
+		wlr_allocator_destroy(server->allocator);
+	}
+	if (server->renderer != NULL) {
+		wlr_renderer_destroy(server->renderer);
+	}
+	wl_display_destroy(server->display);
+	server->display = NULL;
+}
+
+void server_terminate(struct tw_server *server) {
+	/* Remembered, because wl_display_run() forgets a terminate that came before it. */
+	server->terminating = true;
+	wl_display_terminate(server->display);
+}
+
+static void add_output(struct wlr_backend *backend, void *data) {
+	struct wlr_output **output = data;
+	if (*output != NULL) {
+		return;
+	}
+	if (wlr_backend_is_headless(backend)) {
+		*output = wlr_headless_add_output(backend, CREATED_OUTPUT_WIDTH, CREATED_OUTPUT_HEIGHT);
+	}
+}
+
+static void add_nested_output(struct wlr_backend *backend, void *data) {
+	struct wlr_output **output = data;
+	if (*output != NULL) {
+		return;
+	}
+	if (wlr_backend_is_wl(backend)) {
+		*output = wlr_wl_output_create(backend);
+	}
+#if WLR_HAS_X11_BACKEND
+	else if (wlr_backend_is_x11(backend)) {
+		*output = wlr_x11_output_create(backend);
+	}
+#endif
+}
+
+bool server_create_output(struct tw_server *server) {
+	/* autocreate makes a multi backend; headless children are preferred over windows. */
+	struct wlr_output *output = NULL;
+	if (wlr_backend_is_multi(server->backend)) {
+		wlr_multi_for_each_backend(server->backend, add_output, &output);
+		wlr_multi_for_each_backend(server->backend, add_nested_output, &output);
+	} else {
+		add_output(server->backend, &output);
+		add_nested_output(server->backend, &output);
+	}
+	return output != NULL;
+}

@@ -1,0 +1,107 @@
+/*
+ * veil: wallpapers drawn inside a wlroots compositor.
+ *
+ * A compositor creates one veil_scene, hands it every output together with the scene tree that
+ * is that output's background layer, and forwards the words of `output <name> veil ...` commands.
+ * veil places one subtree per output in that parent and keeps it filled with the wallpaper's
+ * frames. Everything runs on the compositor's thread; no function here may be called from another.
+ */
+#ifndef VEIL_VEIL_H
+#define VEIL_VEIL_H
+
+#include <stdbool.h>
+
+struct wl_display;
+struct wlr_output;
+struct wlr_renderer;
+struct wlr_scene_tree;
+
+struct veil_scene;
+
+/*
+ * Creates the wallpaper state of a compositor. The event loop is the display's; the renderer
+ * decides which frame formats veil produces (data pointers for pixman, dmabufs for a GPU).
+ * veil_scene_destroy() must be called before the renderer is destroyed; when the display is
+ * destroyed first, veil releases what it holds and leaves an empty handle to destroy.
+ */
+struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer);
+/* Tears down every output's nodes and every decoder. NULL is allowed. */
+void veil_scene_destroy(struct veil_scene *scene);
+
+/*
+ * Shows wallpapers on an output. parent is the tree veil draws into; its origin must be the
+ * output's top-left corner in layout coordinates (veil draws in the output's logical size).
+ * Calling it again for the same output moves veil's nodes to the new parent. veil follows the
+ * output's mode, scale and transform by itself and forgets the output when it is destroyed.
+ */
+bool veil_scene_add_output(struct veil_scene *scene, struct wlr_output *output,
+	struct wlr_scene_tree *parent);
+/* Removes veil's nodes from an output. Unknown outputs are ignored. */
+void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *output);
+
+/*
+ * Runs the words that followed `output <name>` in a command, argv[0] being "veil":
+ *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb]
+ *   veil <#rrggbb> solid_color
+ *   veil off | pause | resume
+ * output_name is an output's name or "*" (every output without a setting of its own).
+ * Returns 0 or a negative errno. On failure, *message (when message is not NULL) is set to a
+ * string for a person, to be freed with free(); on success it is set to NULL. A failed command
+ * leaves every wallpaper as it was.
+ */
+int veil_scene_command(struct veil_scene *scene, const char *output_name,
+	int argc, char *argv[], char **message);
+
+/*
+ * The state of one output (output_name) or of all of them (NULL), as a JSON text to be freed
+ * with free(): for one output an object, for all an object keyed by output name. NULL when the
+ * output is unknown or memory is short.
+ */
+char *veil_scene_status_json(struct veil_scene *scene, const char *output_name);
+
+/*
+ * ---- The control protocol: protocol/veil-control-unstable-v1.xml, used by veilctl ----
+ *
+ * veil can offer a Wayland global, zveil_control_manager_v1, through which clients set, turn
+ * off, pause and inspect wallpapers, so that every compositor linking veil has a command line.
+ * Clients pass the media as a file descriptor they opened: veil never opens a path on a
+ * client's behalf. A file veil cannot show fails the command with a message; it costs the
+ * client nothing else.
+ */
+struct wl_client;
+struct wl_global;
+
+/* Whether client may use the control global: set, pause and read the status of wallpapers. */
+typedef bool (*veil_control_filter_func)(const struct wl_client *client, void *data);
+
+/*
+ * Creates the control global on the scene's display; veil_scene_destroy() removes it. filter
+ * decides which clients may use it, and is asked for every command (status included); NULL
+ * selects the default, veil_scene_control_trusted(), which receives data. A refused client's
+ * commands fail with "denied". Returns false when the global cannot be created or exists
+ * already.
+ *
+ * libwayland has one global filter per display, which belongs to the compositor: to also hide
+ * the global from refused clients, call veil_scene_filter_global() from it.
+ */
+bool veil_scene_create_control(struct veil_scene *scene, veil_control_filter_func filter,
+	void *data);
+
+/*
+ * For the compositor's wl_display global filter (wl_display_set_global_filter()): false when
+ * global is veil's control global and its filter refuses client, true for any other global
+ * (and for a NULL scene).
+ */
+bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *client,
+	const struct wl_global *global);
+
+/*
+ * The default filter, meant for a desktop session: it trusts a client that runs as the
+ * compositor's user and that no wlr_security_context_v1 context confines. data is
+ * the compositor's struct wlr_security_context_manager_v1, so that sandboxed clients (Flatpak
+ * and other engines that use security contexts) are refused; with NULL, only the user is
+ * checked. A compositor's own filter may call it for the clients it has no opinion on.
+ */
+bool veil_scene_control_trusted(const struct wl_client *client, void *data);
+
+#endif

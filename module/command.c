@@ -1,0 +1,528 @@
+/*
+ * `output <name> veil ...`: the words sway (or another compositor) has split and unquoted, read
+ * the way sway's `output ... bg` reads its own.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <wordexp.h>
+#include "module/command.h"
+
+/* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
+#define SHOWN_SIZE 64
+
+static const char usage[] = "`veil <file> [mode] [#rrggbb]`";
+static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
+
+static const struct {
+	const char *name;
+	enum veil_command_kind kind;
+} keywords[] = {
+	{ "off", VEIL_COMMAND_OFF },
+	{ "pause", VEIL_COMMAND_PAUSE },
+	{ "resume", VEIL_COMMAND_RESUME },
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char **message, int err, const char *fmt, ...) {
+	if (message == NULL) {
+		return err;
+	}
+	va_list args;
+	va_start(args, fmt);
+	int len = vsnprintf(NULL, 0, fmt, args);
+	va_end(args);
+	/* Without memory the caller gets the errno alone: *message stays NULL. */
+	*message = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	if (*message != NULL) {
+		va_start(args, fmt);
+		vsnprintf(*message, (size_t)len + 1, fmt, args);
+		va_end(args);
+	}
+	return err;
+}
+
+/* The length of the valid UTF-8 sequence at p, or 0 if there is none. */
+static size_t utf8_length(const unsigned char *p) {
+	size_t len;
+	if (p[0] < 0x80) {
+		return 1;
+	} else if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+	} else {
+		return 0;
+	}
+	/* The second byte's range rules out overlong forms, surrogates and code points too high. */
+	unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+	if (p[1] < lo || p[1] > hi) {
+		return 0;
+	}
+	for (size_t i = 2; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+	}
+	return len;
+}
+
+/*
+ * A word as a message may quote it. Messages end up in logs and in swaymsg's JSON replies, so
+ * control characters and bytes that are not UTF-8 become '?', and long words are cut.
+ */
+static const char *show(char shown[static SHOWN_SIZE], const char *word) {
+	const unsigned char *p = (const unsigned char *)word;
+	size_t len = 0;
+	while (*p != '\0') {
+		size_t n = utf8_length(p);
+		if (len + (n > 0 ? n : 1) > SHOWN_SIZE - sizeof("...")) {
+			memcpy(shown + len, "...", sizeof("..."));
+			return shown;
+		}
+		if (n == 0 || *p < 0x20 || *p == 0x7f) {
+			shown[len++] = '?';
+			p++;
+		} else {
+			memcpy(shown + len, p, n);
+			len += n;
+			p += n;
+		}
+	}
+	shown[len] = '\0';
+	return shown;
+}
+
+static const char *find_control(const char *s) {
+	for (; *s != '\0'; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* ASCII only: isalpha() would follow the compositor's locale, and the shell does not. */
+static bool is_name_start(char c) {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_name_char(char c) {
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+/*
+ * Whether a last word, given without a mode, is more likely a misspelt mode than the end of a
+ * file name: wallpapers have extensions, modes are made of letters.
+ */
+static bool looks_like_mode(const char *word) {
+	if (*word == '\0') {
+		return false;
+	}
+	for (; *word != '\0'; word++) {
+		if (*word != '-' && !is_name_start(*word)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Joins words with single spaces, as sway's join_args does, but leaves out empty words: they add
+ * nothing to a name, and glibc's wordexp() makes one of a leading '' or "" ("''a" gives "" and
+ * "a"), which would otherwise become a stray space.
+ */
+static char *join(char *const words[], size_t count) {
+	size_t size = 1;
+	for (size_t i = 0; i < count; i++) {
+		size += strlen(words[i]) + 1;
+	}
+	char *joined = calloc(1, size);
+	if (joined == NULL) {
+		return NULL;
+	}
+	char *end = joined;
+	for (size_t i = 0; i < count; i++) {
+		if (words[i][0] == '\0') {
+			continue;
+		}
+		if (end != joined) {
+			*end++ = ' ';
+		}
+		size_t len = strlen(words[i]);
+		memcpy(end, words[i], len + 1);
+		end += len;
+	}
+	return joined;
+}
+
+/*
+ * Rewrites a file name for wordexp() so that ~, $NAME, ${NAME...}, quotes and backslashes keep
+ * their shell meaning but everything else is literal. Outside quotes a backslash goes before:
+ *  - spaces, so that a name given quoted ("my  file.png", one word) keeps its spaces;
+ *  - ; & | < > ( ) { }, which wordexp() refuses (WRDE_BADCHAR) but which are harmless in a file
+ *    name: nothing is ever run, so there is no reason to refuse "a;b.png";
+ *  - * ? [ ], as a wallpaper is one file: globbing in the compositor's directory would surprise;
+ *  - a $ that starts no variable name: $1, $$ or $@ would expand to the compositor's own argv
+ *    and pid, which no file name means.
+ * Also finds the first variable that is not set, as wordexp()'s WRDE_BADVAL does not name it.
+ */
+static int escape_name(const char *name, char **escaped, char **unset, char **message) {
+	char shown[SHOWN_SIZE];
+	const char *problem = NULL;
+	char quote = '\0';
+
+	/* At most one backslash is added per character. */
+	char *out = malloc(2 * strlen(name) + 1);
+	if (out == NULL) {
+		return fail(message, -ENOMEM, "Out of memory");
+	}
+	char *o = out;
+	for (const char *p = name; *p != '\0'; p++) {
+		if (quote == '\'') {
+			quote = *p == '\'' ? '\0' : quote;
+		} else if (*p == '\\') {
+			if (p[1] == '\0') {
+				problem = "ends in a backslash: write \\\\ for one that is part of the name";
+				goto error;
+			}
+			*o++ = *p++;
+		} else if (*p == '$') {
+			bool braced = p[1] == '{';
+			const char *var = p + 1 + braced;
+			if (!is_name_start(*var)) {
+				*o++ = '\\';
+			} else {
+				size_t len = 1;
+				while (is_name_char(var[len])) {
+					len++;
+				}
+				char *var_name = *unset == NULL ? strndup(var, len) : NULL;
+				if (var_name != NULL && getenv(var_name) == NULL) {
+					*unset = var_name;
+				} else {
+					free(var_name);
+				}
+			}
+			if (braced && is_name_start(*var)) {
+				/* ${NAME...} goes to wordexp() whole, up to its '}'. */
+				const char *end = strchr(var, '}');
+				if (end == NULL) {
+					problem = "has a ${ without its }";
+					goto error;
+				}
+				memcpy(o, p, (size_t)(end - p));
+				o += end - p;
+				p = end;
+			}
+		} else if (quote == '"') {
+			quote = *p == '"' ? '\0' : quote;
+		} else if (*p == '"' || *p == '\'') {
+			quote = *p;
+		} else if (strchr(" ;&|<>(){}*?[]", *p) != NULL) {
+			*o++ = '\\';
+		}
+		*o++ = *p;
+	}
+	if (quote != '\0') {
+		problem = quote == '"' ? "has a \" without its pair: write \\\" for one that is part of "
+			"the name" : "has a ' without its pair: write \\' for one that is part of the name";
+		goto error;
+	}
+	*o = '\0';
+	*escaped = out;
+	return 0;
+
+error:
+	free(out);
+	return fail(message, -EINVAL, "File name '%s' %s", show(shown, name), problem);
+}
+
+static int too_long(char **message, const char *name) {
+	char shown[SHOWN_SIZE];
+	return fail(message, -ENAMETOOLONG, "File name '%s' is too long: %zu bytes, at most %d",
+		show(shown, name), strlen(name), PATH_MAX - 1);
+}
+
+/*
+ * Expands ~ and $VAR in a file name with wordexp(), as sway's bg does, but with commands refused:
+ * this runs inside the user's compositor. Relative names stay relative.
+ */
+static int expand_name(const char *name, char **path, char **message) {
+	char shown[SHOWN_SIZE], shown_var[SHOWN_SIZE];
+	char *escaped = NULL;
+	char *unset = NULL;
+	char *joined = NULL;
+	wordexp_t words = {0};
+	int ret;
+
+	const char *control = find_control(name);
+	if (control != NULL) {
+		ret = fail(message, -EINVAL, "File name '%s' has a control character (byte 0x%02x): "
+			"rename the file", show(shown, name), (unsigned char)*control);
+		goto out;
+	}
+	/*
+	 * Refused up front, quoted or not. escape_name() would only make "$(...)" a literal name,
+	 * never run it, but such a name is far likelier a mistake than a file: say so. WRDE_NOCMD
+	 * stays as the guard that wordexp() itself runs nothing.
+	 */
+	if (strstr(name, "$(") != NULL || strchr(name, '`') != NULL) {
+		ret = fail(message, -EINVAL, "File name '%s' has a command substitution ($(...) or "
+			"`...`): veil runs no commands, give the file name itself", show(shown, name));
+		goto out;
+	}
+	/* Expansion may shorten a name, but not this much: spare wordexp() 64 KiB of words. */
+	if (strlen(name) >= PATH_MAX) {
+		ret = too_long(message, name);
+		goto out;
+	}
+	ret = escape_name(name, &escaped, &unset, message);
+	if (ret < 0) {
+		goto out;
+	}
+
+	switch (wordexp(escaped, &words, WRDE_NOCMD | WRDE_UNDEF)) {
+	case 0:
+		break;
+	case WRDE_NOSPACE:
+		/* The only error after which the words given so far are to be freed. */
+		wordfree(&words);
+		ret = fail(message, -ENOMEM, "Out of memory");
+		goto out;
+	case WRDE_BADVAL:
+		if (unset != NULL) {
+			ret = fail(message, -EINVAL, "Variable '%s' in file name '%s' is not set",
+				show(shown_var, unset), show(shown, name));
+		} else {
+			ret = fail(message, -EINVAL, "File name '%s' uses a variable that is not set",
+				show(shown, name));
+		}
+		goto out;
+	case WRDE_CMDSUB:
+		ret = fail(message, -EINVAL, "File name '%s' has a command substitution: veil runs "
+			"no commands", show(shown, name));
+		goto out;
+	default:
+		ret = fail(message, -EINVAL, "File name '%s' is not valid shell syntax",
+			show(shown, name));
+		goto out;
+	}
+
+	/* Only a variable's value is split into several words: join them back, as sway does. */
+	joined = join(words.we_wordv, words.we_wordc);
+	wordfree(&words);
+	if (joined == NULL) {
+		ret = fail(message, -ENOMEM, "Out of memory");
+		goto out;
+	}
+	if (joined[0] == '\0') {
+		ret = fail(message, -EINVAL, "File name '%s' is empty once expanded",
+			show(shown, name));
+		goto out;
+	}
+	control = find_control(joined);
+	if (control != NULL) {
+		ret = fail(message, -EINVAL, "File name '%s' has a control character (byte 0x%02x) "
+			"once expanded", show(shown, name), (unsigned char)*control);
+		goto out;
+	}
+	if (strlen(joined) >= PATH_MAX) {
+		ret = too_long(message, joined);
+		goto out;
+	}
+	*path = joined;
+	joined = NULL;
+	ret = 0;
+
+out:
+	free(joined);
+	free(unset);
+	free(escaped);
+	return ret;
+}
+
+int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
+	char shown[SHOWN_SIZE];
+	char *name = NULL;
+	int ret;
+
+	*cmd = parsed;
+	if (message != NULL) {
+		*message = NULL;
+	}
+	if (argc < 1 || argv == NULL || argv[0] == NULL || strcasecmp(argv[0], "veil") != 0) {
+		return fail(message, -EINVAL, "Not a veil command: use %s", usage);
+	}
+	for (int i = 1; i < argc; i++) {
+		if (argv[i] == NULL) {
+			return fail(message, -EINVAL, "Word %d of the veil command is missing", i);
+		}
+	}
+	if (argc < 2) {
+		return fail(message, -EINVAL, "Missing file name: use %s", usage);
+	}
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
+		if (strcasecmp(argv[1], keywords[i].name) == 0) {
+			if (argc > 2) {
+				return fail(message, -EINVAL, "`veil %s` takes no arguments",
+					keywords[i].name);
+			}
+			cmd->kind = keywords[i].kind;
+			return 0;
+		}
+	}
+
+	/*
+	 * As with sway's bg, the words before the mode word are the file name: sway's quoting has
+	 * already split "my file.png" into two words unless it was quoted. A #rrggbb word after
+	 * the first also ends the name, so that the mode can be left out. A file whose name has
+	 * such words in it is given quoted.
+	 */
+	int end = 1;
+	bool has_mode = false;
+	enum veil_mode mode = VEIL_MODE_FILL;
+	for (; end < argc; end++) {
+		if (veil_mode_from_name(argv[end], &mode)) {
+			has_mode = true;
+			break;
+		}
+		if (end > 1 && argv[end][0] == '#' && veil_color_parse(argv[end], NULL)) {
+			break;
+		}
+	}
+
+	if (has_mode && mode == VEIL_MODE_SOLID_COLOR) {
+		if (end != 2) {
+			return fail(message, -EINVAL, "solid_color needs a colour: "
+				"`veil #rrggbb solid_color`");
+		}
+		if (!veil_color_parse(argv[1], &parsed.color)) {
+			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				show(shown, argv[1]));
+		}
+		if (argc > 3) {
+			return fail(message, -EINVAL, "Unexpected word '%s' after solid_color",
+				show(shown, argv[3]));
+		}
+		parsed.mode = mode;
+		*cmd = parsed;
+		return 0;
+	}
+	if (end == 1) {
+		return fail(message, -EINVAL, "Missing file name: use %s", usage);
+	}
+
+	const char *last = argv[argc - 1];
+	if (!has_mode && end == argc && argc == 2 && last[0] == '#' &&
+			veil_color_parse(last, NULL)) {
+		return fail(message, -EINVAL, "Missing file name: use %s, or `veil %s solid_color` "
+			"for a plain colour", usage, last);
+	}
+	if (!has_mode && end == argc && argc > 2) {
+		/* A name in several words, no mode and no colour: check its last word was meant so. */
+		if (last[0] == '#') {
+			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				show(shown, last));
+		}
+		if (looks_like_mode(last)) {
+			return fail(message, -EINVAL, "Unknown mode '%s': expected %s (if '%s' is part "
+				"of the file name, add the mode: `veil <file> fill`)",
+				show(shown, last), modes, shown);
+		}
+	}
+
+	int next = end;
+	if (has_mode) {
+		parsed.mode = mode;
+		next++;
+	}
+	if (next < argc) {
+		if (!veil_color_parse(argv[next], &parsed.color)) {
+			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				show(shown, argv[next]));
+		}
+		next++;
+	}
+	if (next < argc) {
+		return fail(message, -EINVAL, "Unexpected word '%s' after the colour",
+			show(shown, argv[next]));
+	}
+
+	name = join(argv + 1, (size_t)(end - 1));
+	if (name == NULL) {
+		return fail(message, -ENOMEM, "Out of memory");
+	}
+	if (name[0] == '\0') {
+		ret = fail(message, -EINVAL, "Missing file name: use %s", usage);
+		goto out;
+	}
+	ret = expand_name(name, &parsed.path, message);
+	if (ret < 0) {
+		goto out;
+	}
+	*cmd = parsed;
+
+out:
+	free(name);
+	return ret;
+}
+
+void veil_command_finish(struct veil_command *cmd) {
+	if (cmd == NULL) {
+		return;
+	}
+	free(cmd->path);
+	cmd->path = NULL;
+}
+
+static int hex_digit(char c) {
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	} else if (c >= 'a' && c <= 'f') {
+		return c - 'a' + 10;
+	} else if (c >= 'A' && c <= 'F') {
+		return c - 'A' + 10;
+	}
+	return -1;
+}
+
+bool veil_color_parse(const char *word, uint32_t *rgb) {
+	if (word == NULL) {
+		return false;
+	}
+	bool hash = word[0] == '#';
+	const char *hex = hash ? word + 1 : word;
+	size_t len = strnlen(hex, 9);
+	if (len != 6 && !(hash && len == 8)) {
+		return false;
+	}
+	uint32_t value = 0;
+	for (size_t i = 0; i < len; i++) {
+		int digit = hex_digit(hex[i]);
+		if (digit < 0) {
+			return false;
+		}
+		value = (value << 4) | (uint32_t)digit;
+	}
+	if (len == 8) {
+		/* Wallpapers are opaque: an alpha byte is taken only when it says so. */
+		if ((value & 0xff) != 0xff) {
+			return false;
+		}
+		value >>= 8;
+	}
+	if (rgb != NULL) {
+		*rgb = value;
+	}
+	return true;
+}

@@ -1,0 +1,33 @@
+/* The words of `output <name> veil ...`, parsed. Pure: touches no scene. */
+#ifndef VEIL_MODULE_COMMAND_H
+#define VEIL_MODULE_COMMAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "scene/geometry.h"
+
+enum veil_command_kind {
+	VEIL_COMMAND_SET, /* a file, or a solid colour (mode VEIL_MODE_SOLID_COLOR) */
+	VEIL_COMMAND_OFF,
+	VEIL_COMMAND_PAUSE,
+	VEIL_COMMAND_RESUME,
+};
+
+struct veil_command {
+	enum veil_command_kind kind;
+	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
+	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
+	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
+};
+
+/*
+ * argv[0] is "veil". Returns 0, or a negative errno (-EINVAL for malformed words) and sets
+ * *message to a malloc()ed sentence a person can act on. cmd is left empty on failure.
+ */
+int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
+void veil_command_finish(struct veil_command *cmd);
+
+/* "#rrggbb" (also without '#', and "#rrggbbaa" with alpha ff) to 0xRRGGBB. */
+bool veil_color_parse(const char *word, uint32_t *rgb);
+
+#endif

@@ -1,0 +1,622 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_security_context_v1.h>
+#include <wlr/util/log.h>
+#include <veil/veil.h>
+#include "module/command.h"
+#include "module/control.h"
+#include "module/message.h"
+#include "module/scene.h"
+#include "veil-control-unstable-v1-protocol.h"
+
+#define CONTROL_VERSION 1
+
+/*
+ * The longest string put in an event. libwayland refuses messages over 4096 bytes by closing
+ * the client's connection; labels and messages quote client strings, so they are clipped.
+ */
+#define MAX_STRING 2048
+/* The longest label kept for a client's file: status events quote it. */
+#define MAX_LABEL 512
+
+/* A removed global is destroyed this much later (see remove_global). */
+#define GLOBAL_DESTROY_DELAY_MS 5000
+
+struct veil_control {
+	struct veil_scene *scene;
+	struct wl_global *global;
+	veil_control_filter_func filter;
+	void *filter_data;
+	/*
+	 * Bound managers and status objects, through wl_resource_get_link(): when the control goes,
+	 * their user data is cleared so that no resource points to it.
+	 */
+	struct wl_list managers;
+	struct wl_list statuses;
+	struct wl_event_source *idle; /* descriptions to send when idle, or NULL */
+};
+
+static const struct zveil_control_manager_v1_interface manager_impl;
+static const struct zveil_control_status_v1_interface status_impl;
+
+/* NULL for an inert manager, whose control is gone. */
+static struct veil_control *control_from_manager(struct wl_resource *resource) {
+	return wl_resource_get_user_data(resource);
+}
+
+static bool client_allowed(struct veil_control *control, const struct wl_client *client) {
+	return control->filter(client, control->filter_data);
+}
+
+/* At most max bytes of str, not cutting a UTF-8 sequence in two. */
+static size_t clip_len(const char *str, size_t max) {
+	size_t len = strlen(str);
+	if (len <= max) {
+		return len;
+	}
+	len = max;
+	while (len > 0 && ((unsigned char)str[len] & 0xc0) == 0x80) {
+		len--;
+	}
+	return len;
+}
+
+/* str, or a clipped copy of it in buf (MAX_STRING + 1 bytes). */
+static const char *clip(const char *str, char *buf) {
+	size_t len = clip_len(str, MAX_STRING);
+	if (str[len] == '\0') {
+		return str;
+	}
+	memcpy(buf, str, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* ---- Status objects ---- */
+
+static const char *json_string(struct json_object *obj, const char *key) {
+	struct json_object *value = NULL;
+	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
+			!json_object_is_type(value, json_type_string)) {
+		return NULL;
+	}
+	return json_object_get_string(value);
+}
+
+static uint64_t json_count(struct json_object *obj, const char *key) {
+	struct json_object *value = NULL;
+	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
+			!json_object_is_type(value, json_type_int)) {
+		return 0;
+	}
+	return json_object_get_uint64(value);
+}
+
+static struct json_object *json_member(struct json_object *obj, const char *key) {
+	struct json_object *value = NULL;
+	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
+			!json_object_is_type(value, json_type_object)) {
+		return NULL;
+	}
+	return value;
+}
+
+static uint32_t kind_from_name(const char *name) {
+	static const struct {
+		const char *name;
+		enum zveil_control_status_v1_kind kind;
+	} kinds[] = {
+		{ "off", ZVEIL_CONTROL_STATUS_V1_KIND_OFF },
+		{ "color", ZVEIL_CONTROL_STATUS_V1_KIND_COLOR },
+		{ "image", ZVEIL_CONTROL_STATUS_V1_KIND_IMAGE },
+		{ "video", ZVEIL_CONTROL_STATUS_V1_KIND_VIDEO },
+	};
+	for (size_t i = 0; name != NULL && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(name, kinds[i].name) == 0) {
+			return kinds[i].kind;
+		}
+	}
+	return ZVEIL_CONTROL_STATUS_V1_KIND_NONE;
+}
+
+static uint32_t state_from_name(const char *name) {
+	static const struct {
+		const char *name;
+		enum zveil_control_status_v1_state state;
+	} states[] = {
+		{ "shown", ZVEIL_CONTROL_STATUS_V1_STATE_SHOWN },
+		{ "paused", ZVEIL_CONTROL_STATUS_V1_STATE_PAUSED },
+		{ "hidden", ZVEIL_CONTROL_STATUS_V1_STATE_HIDDEN },
+	};
+	for (size_t i = 0; name != NULL && i < sizeof(states) / sizeof(states[0]); i++) {
+		if (strcmp(name, states[i].name) == 0) {
+			return states[i].state;
+		}
+	}
+	return ZVEIL_CONTROL_STATUS_V1_STATE_OFF;
+}
+
+static uint32_t mode_to_protocol(enum veil_mode mode) {
+	switch (mode) {
+	case VEIL_MODE_STRETCH:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_STRETCH;
+	case VEIL_MODE_FILL:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
+	case VEIL_MODE_FIT:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_FIT;
+	case VEIL_MODE_CENTER:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_CENTER;
+	case VEIL_MODE_TILE:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_TILE;
+	case VEIL_MODE_SOLID_COLOR:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR;
+	}
+	return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
+}
+
+static bool mode_from_protocol(uint32_t mode, enum veil_mode *out) {
+	switch (mode) {
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_STRETCH:
+		*out = VEIL_MODE_STRETCH;
+		return true;
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_FILL:
+		*out = VEIL_MODE_FILL;
+		return true;
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_FIT:
+		*out = VEIL_MODE_FIT;
+		return true;
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_CENTER:
+		*out = VEIL_MODE_CENTER;
+		return true;
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_TILE:
+		*out = VEIL_MODE_TILE;
+		return true;
+	}
+	return false; /* solid_color has a request of its own */
+}
+
+static void send_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
+	*hi = (uint32_t)(value >> 32);
+	*lo = (uint32_t)value;
+}
+
+/*
+ * One output's events, from its status JSON: the same facts as `veil_scene_status_json`, so
+ * that veilctl and the compositor's IPC never disagree.
+ */
+static void send_output(struct wl_resource *resource, struct veil_output *output) {
+	char buf[MAX_STRING + 1];
+	struct json_object *obj = veil_output_status(output);
+	if (obj == NULL) {
+		return;
+	}
+	zveil_control_status_v1_send_output(resource, clip(output->output->name, buf));
+
+	uint32_t kind = kind_from_name(json_string(obj, "kind"));
+	const char *setting = json_string(obj, "setting");
+	zveil_control_status_v1_send_wallpaper(resource, kind,
+		state_from_name(json_string(obj, "state")),
+		setting != NULL ? clip(setting, buf) : NULL);
+
+	enum veil_mode mode;
+	uint32_t color = 0;
+	const char *mode_name = json_string(obj, "mode");
+	const char *color_name = json_string(obj, "color");
+	if (mode_name != NULL && veil_mode_from_name(mode_name, &mode)) {
+		if (color_name == NULL || !veil_color_parse(color_name, &color)) {
+			color = 0;
+		}
+		zveil_control_status_v1_send_mode(resource, mode_to_protocol(mode), color);
+	}
+
+	struct json_object *source = json_member(obj, "source");
+	const char *file = json_string(obj, "file");
+	if (file != NULL) {
+		/* The file's own size, not that of the frames a still was shrunk to. */
+		struct json_object *size = json_member(source, "original_size");
+		if (size == NULL) {
+			size = json_member(obj, "source_size");
+		}
+		zveil_control_status_v1_send_media(resource, clip(file, buf),
+			(uint32_t)json_count(size, "width"), (uint32_t)json_count(size, "height"));
+	}
+
+	const char *decoder = json_string(source, "decoder");
+	if (decoder != NULL) {
+		zveil_control_status_v1_send_decoder(resource, clip(decoder, buf));
+	}
+
+	/* Video sources count what they drop; the key is the decoder's. */
+	uint64_t dropped = json_count(source, "dropped");
+	if (dropped == 0) {
+		dropped = json_count(source, "frames_dropped");
+	}
+	uint32_t shown_hi, shown_lo, dropped_hi, dropped_lo;
+	send_u64(json_count(obj, "frames"), &shown_hi, &shown_lo);
+	send_u64(dropped, &dropped_hi, &dropped_lo);
+	zveil_control_status_v1_send_frames(resource, shown_hi, shown_lo, dropped_hi, dropped_lo);
+
+	const char *error = json_string(obj, "error");
+	if (error != NULL) {
+		zveil_control_status_v1_send_error(resource, clip(error, buf));
+	}
+	json_object_put(obj);
+}
+
+static void send_description(struct veil_control *control, struct wl_resource *resource) {
+	struct veil_output *output;
+	wl_list_for_each(output, &control->scene->outputs, link) {
+		send_output(resource, output);
+	}
+	zveil_control_status_v1_send_done(resource);
+}
+
+static void handle_idle(void *data) {
+	struct veil_control *control = data;
+	/* libwayland frees an idle source after its callback. */
+	control->idle = NULL;
+	struct wl_resource *resource;
+	wl_resource_for_each(resource, &control->statuses) {
+		send_description(control, resource);
+	}
+}
+
+void veil_control_changed(struct veil_control *control) {
+	if (control == NULL || control->idle != NULL || wl_list_empty(&control->statuses)) {
+		return;
+	}
+	struct wl_event_loop *loop = wl_display_get_event_loop(control->scene->display);
+	control->idle = wl_event_loop_add_idle(loop, handle_idle, control);
+	if (control->idle == NULL) {
+		wlr_log(WLR_ERROR, "veil: cannot schedule status events");
+	}
+}
+
+static void status_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct zveil_control_status_v1_interface status_impl = {
+	.destroy = status_handle_destroy,
+};
+
+static void status_handle_resource_destroy(struct wl_resource *resource) {
+	/* An inert status object has an empty link of its own. */
+	wl_list_remove(wl_resource_get_link(resource));
+}
+
+static void manager_handle_get_status(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id) {
+	struct veil_control *control = control_from_manager(manager_resource);
+	struct wl_resource *resource = wl_resource_create(client,
+		&zveil_control_status_v1_interface, wl_resource_get_version(manager_resource), id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &status_impl, NULL,
+		status_handle_resource_destroy);
+	wl_list_init(wl_resource_get_link(resource));
+
+	if (control == NULL) {
+		zveil_control_status_v1_send_failed(resource,
+			ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE,
+			"The compositor no longer draws wallpapers with veil");
+		return;
+	}
+	if (!client_allowed(control, client)) {
+		zveil_control_status_v1_send_failed(resource, ZVEIL_CONTROL_RESULT_V1_REASON_DENIED,
+			"The compositor does not let this program see or change wallpapers");
+		return;
+	}
+	wl_list_insert(&control->statuses, wl_resource_get_link(resource));
+	send_description(control, resource);
+}
+
+/* ---- Commands ---- */
+
+static uint32_t failure_reason(const struct veil_command *cmd, int fd, int err) {
+	if (err == -ENODEV) {
+		return ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT;
+	}
+	if (err == -ENOMEM) {
+		return ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE;
+	}
+	if (cmd->kind == VEIL_COMMAND_SET && fd >= 0) {
+		return ZVEIL_CONTROL_RESULT_V1_REASON_BAD_MEDIA;
+	}
+	return ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE;
+}
+
+static void send_failed(struct wl_resource *result, uint32_t reason, const char *message) {
+	char buf[MAX_STRING + 1];
+	zveil_control_result_v1_send_failed(result, reason, clip(message, buf));
+}
+
+/*
+ * Runs a command for a client and answers it on a new result object. fd stays the caller's.
+ * Everything happens before this returns, so no result object outlives its request.
+ */
+static void run_command(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, const char *output_name, const struct veil_command *cmd, int fd,
+		const char *label) {
+	struct veil_control *control = control_from_manager(manager_resource);
+	struct wl_resource *result = wl_resource_create(client,
+		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
+	if (result == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(result, NULL, NULL, NULL);
+
+	char *label_copy = NULL, *message = NULL;
+	if (control == NULL) {
+		send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE,
+			"The compositor no longer draws wallpapers with veil");
+		goto out;
+	}
+	if (!client_allowed(control, client)) {
+		send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_DENIED,
+			"The compositor does not let this program change wallpapers");
+		goto out;
+	}
+	if (output_name != NULL && output_name[0] == '\0') {
+		send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT,
+			"The output name is empty: name an output, or leave it out for all of them");
+		goto out;
+	}
+	/* An empty label lets veil choose one; long ones are clipped, as the protocol allows. */
+	if (label != NULL && label[0] != '\0') {
+		label_copy = strndup(label, clip_len(label, MAX_LABEL));
+		if (label_copy == NULL) {
+			send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE, "Out of memory");
+			goto out;
+		}
+	}
+
+	int ret = veil_scene_run(control->scene, output_name != NULL ? output_name : "*", cmd,
+		fd, label_copy, &message);
+	if (ret == 0) {
+		zveil_control_result_v1_send_done(result);
+	} else {
+		send_failed(result, failure_reason(cmd, fd, ret),
+			message != NULL ? message : strerror(-ret));
+	}
+	/* A failure may have recorded an error on outputs: that changes descriptions too. */
+	veil_control_changed(control);
+
+out:
+	free(message);
+	free(label_copy);
+	wl_resource_destroy(result);
+}
+
+static void manager_handle_set_wallpaper(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output, int32_t fd,
+		const char *label, uint32_t mode, uint32_t color) {
+	struct veil_command cmd = { .kind = VEIL_COMMAND_SET, .color = color };
+	if (!mode_from_protocol(mode, &cmd.mode)) {
+		wl_resource_post_error(manager_resource, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
+			"set_wallpaper: mode %" PRIu32 " is not stretch, fill, fit, center or tile",
+			mode);
+		goto out;
+	}
+	if (color > 0xffffff) {
+		wl_resource_post_error(manager_resource,
+			ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_COLOR,
+			"set_wallpaper: color 0x%" PRIx32 " is not 0xRRGGBB", color);
+		goto out;
+	}
+	run_command(client, manager_resource, id, output, &cmd, fd, label);
+
+out:
+	/* libwayland handed us a descriptor of our own; sources keep their own copies. */
+	close(fd);
+}
+
+static void manager_handle_set_color(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output,
+		uint32_t color) {
+	if (color > 0xffffff) {
+		wl_resource_post_error(manager_resource,
+			ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_COLOR,
+			"set_color: color 0x%" PRIx32 " is not 0xRRGGBB", color);
+		return;
+	}
+	struct veil_command cmd = {
+		.kind = VEIL_COMMAND_SET,
+		.mode = VEIL_MODE_SOLID_COLOR,
+		.color = color,
+	};
+	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
+}
+
+static void manager_handle_off(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, const char *output) {
+	struct veil_command cmd = { .kind = VEIL_COMMAND_OFF };
+	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
+}
+
+static void manager_handle_pause(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output) {
+	struct veil_command cmd = { .kind = VEIL_COMMAND_PAUSE };
+	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
+}
+
+static void manager_handle_resume(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output) {
+	struct veil_command cmd = { .kind = VEIL_COMMAND_RESUME };
+	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
+}
+
+static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct zveil_control_manager_v1_interface manager_impl = {
+	.destroy = manager_handle_destroy,
+	.set_wallpaper = manager_handle_set_wallpaper,
+	.set_color = manager_handle_set_color,
+	.off = manager_handle_off,
+	.pause = manager_handle_pause,
+	.resume = manager_handle_resume,
+	.get_status = manager_handle_get_status,
+};
+
+static void manager_handle_resource_destroy(struct wl_resource *resource) {
+	wl_list_remove(wl_resource_get_link(resource));
+}
+
+static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id) {
+	/* NULL while a removed global waits to be destroyed: the client gets an inert object. */
+	struct veil_control *control = data;
+	struct wl_resource *resource = wl_resource_create(client,
+		&zveil_control_manager_v1_interface, (int)version, id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &manager_impl, control,
+		manager_handle_resource_destroy);
+	if (control != NULL) {
+		wl_list_insert(&control->managers, wl_resource_get_link(resource));
+	} else {
+		wl_list_init(wl_resource_get_link(resource));
+	}
+}
+
+/* ---- The global ---- */
+
+/*
+ * A global removed from the registry but not destroyed yet: a client may have sent a bind
+ * before it heard of the removal, and binding a destroyed global kills its connection.
+ */
+struct removed_global {
+	struct wl_global *global;
+	struct wl_event_source *timer;
+	struct wl_listener display_destroy;
+};
+
+static void removed_global_destroy(struct removed_global *removed) {
+	wl_list_remove(&removed->display_destroy.link);
+	wl_event_source_remove(removed->timer);
+	wl_global_destroy(removed->global);
+	free(removed);
+}
+
+static int handle_removed_timer(void *data) {
+	removed_global_destroy(data);
+	return 0;
+}
+
+static void handle_removed_display_destroy(struct wl_listener *listener, void *data) {
+	struct removed_global *removed = wl_container_of(listener, removed, display_destroy);
+	removed_global_destroy(removed);
+}
+
+static void remove_global(struct wl_display *display, struct wl_global *global) {
+	wl_global_remove(global);
+	wl_global_set_user_data(global, NULL);
+	struct removed_global *removed = calloc(1, sizeof(*removed));
+	if (removed == NULL) {
+		goto destroy_now;
+	}
+	removed->global = global;
+	removed->timer = wl_event_loop_add_timer(wl_display_get_event_loop(display),
+		handle_removed_timer, removed);
+	if (removed->timer == NULL) {
+		free(removed);
+		goto destroy_now;
+	}
+	wl_event_source_timer_update(removed->timer, GLOBAL_DESTROY_DELAY_MS);
+	/* Added during the display's destruction, the listener still runs in it. */
+	removed->display_destroy.notify = handle_removed_display_destroy;
+	wl_display_add_destroy_listener(display, &removed->display_destroy);
+	return;
+
+destroy_now:
+	wl_global_destroy(global);
+}
+
+void veil_control_destroy(struct veil_control *control) {
+	if (control == NULL) {
+		return;
+	}
+	struct wl_resource *resource, *tmp;
+	wl_resource_for_each_safe(resource, tmp, &control->statuses) {
+		wl_list_remove(wl_resource_get_link(resource));
+		wl_list_init(wl_resource_get_link(resource));
+		zveil_control_status_v1_send_failed(resource,
+			ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE,
+			"The compositor stopped drawing wallpapers with veil");
+	}
+	wl_resource_for_each_safe(resource, tmp, &control->managers) {
+		wl_list_remove(wl_resource_get_link(resource));
+		wl_list_init(wl_resource_get_link(resource));
+		wl_resource_set_user_data(resource, NULL);
+	}
+	if (control->idle != NULL) {
+		wl_event_source_remove(control->idle);
+	}
+	remove_global(control->scene->display, control->global);
+	control->scene->control = NULL;
+	free(control);
+}
+
+bool veil_scene_control_trusted(const struct wl_client *client, void *data) {
+	struct wlr_security_context_manager_v1 *security_context = data;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	wl_client_get_credentials(client, &pid, &uid, &gid);
+	/* Another user reached the socket somehow: not a client of this session. */
+	if (uid != geteuid()) {
+		return false;
+	}
+	/* Sandbox engines (Flatpak, ...) connect their clients through a security context. */
+	return security_context == NULL ||
+		wlr_security_context_manager_v1_lookup_client(security_context, client) == NULL;
+}
+
+bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *client,
+		const struct wl_global *global) {
+	if (scene == NULL || scene->control == NULL || global != scene->control->global) {
+		return true;
+	}
+	return client_allowed(scene->control, client);
+}
+
+bool veil_scene_create_control(struct veil_scene *scene, veil_control_filter_func filter,
+		void *data) {
+	if (scene == NULL || scene->display == NULL) {
+		return false;
+	}
+	if (scene->control != NULL) {
+		wlr_log(WLR_ERROR, "veil: the control global exists already");
+		return false;
+	}
+	struct veil_control *control = calloc(1, sizeof(*control));
+	if (control == NULL) {
+		return false;
+	}
+	control->scene = scene;
+	control->filter = filter != NULL ? filter : veil_scene_control_trusted;
+	control->filter_data = data;
+	wl_list_init(&control->managers);
+	wl_list_init(&control->statuses);
+	control->global = wl_global_create(scene->display, &zveil_control_manager_v1_interface,
+		CONTROL_VERSION, control, manager_bind);
+	if (control->global == NULL) {
+		free(control);
+		return false;
+	}
+	scene->control = control;
+	return true;
+}

@@ -1,0 +1,388 @@
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/log.h>
+#include "module/scene.h"
+
+/*
+ * Small images in tile mode need a node per copy. Beyond this many the image is refused: a
+ * scene with thousands of nodes costs every frame of every client above the wallpaper.
+ */
+#define MAX_TILES 4096
+
+static void tile_finish(struct veil_tile_node *tile) {
+	wl_list_remove(&tile->outputs_update.link);
+	if (tile->buffer != NULL) {
+		wlr_scene_node_destroy(&tile->buffer->node);
+	}
+}
+
+/* The output shows its source where any of its nodes is visible: decode only then. */
+static void update_viewing(struct veil_output *output) {
+	bool visible = false;
+	for (int i = 0; i < output->n_tiles; i++) {
+		visible = visible || output->tiles[i].visible;
+	}
+	if (output->source == NULL || visible == output->viewing) {
+		return;
+	}
+	output->viewing = visible;
+	veil_source_add_viewers(output->source, visible ? 1 : -1);
+}
+
+static void handle_tile_outputs_update(struct wl_listener *listener, void *data) {
+	struct veil_tile_node *tile = wl_container_of(listener, tile, outputs_update);
+	const struct wlr_scene_outputs_update_event *event = data;
+	tile->visible = event->size > 0;
+	update_viewing(tile->output);
+}
+
+static void destroy_tiles(struct veil_output *output) {
+	for (int i = 0; i < output->n_tiles; i++) {
+		tile_finish(&output->tiles[i]);
+	}
+	free(output->tiles);
+	output->tiles = NULL;
+	output->n_tiles = 0;
+	update_viewing(output);
+}
+
+/* Grows or shrinks the node list to n. The list is reallocated: listeners are re-added. */
+static bool resize_tiles(struct veil_output *output, int n) {
+	if (n == output->n_tiles) {
+		return true;
+	}
+	for (int i = n; i < output->n_tiles; i++) {
+		tile_finish(&output->tiles[i]);
+	}
+	for (int i = 0; i < output->n_tiles && i < n; i++) {
+		wl_list_remove(&output->tiles[i].outputs_update.link);
+	}
+	struct veil_tile_node *tiles = NULL;
+	if (n > 0) {
+		tiles = realloc(output->tiles, (size_t)n * sizeof(*tiles));
+		if (tiles == NULL) {
+			/* Keep the nodes that are left consistent: drop them all. */
+			int kept = output->n_tiles < n ? output->n_tiles : n;
+			for (int i = 0; i < kept; i++) {
+				wlr_scene_node_destroy(&output->tiles[i].buffer->node);
+			}
+			free(output->tiles);
+			output->tiles = NULL;
+			output->n_tiles = 0;
+			update_viewing(output);
+			return false;
+		}
+	} else {
+		free(output->tiles);
+	}
+	int old = output->n_tiles;
+	output->tiles = tiles;
+	output->n_tiles = n;
+	for (int i = 0; i < n; i++) {
+		struct veil_tile_node *tile = &tiles[i];
+		if (i >= old) {
+			*tile = (struct veil_tile_node){ .output = output };
+			tile->buffer = wlr_scene_buffer_create(output->tree, NULL);
+		}
+		tile->outputs_update.notify = handle_tile_outputs_update;
+		if (tile->buffer != NULL) {
+			wl_signal_add(&tile->buffer->events.outputs_update, &tile->outputs_update);
+		} else {
+			wl_list_init(&tile->outputs_update.link);
+		}
+	}
+	update_viewing(output);
+	return true;
+}
+
+static void color_to_float(uint32_t rgb, float out[static 4]) {
+	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f;
+	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f;
+	out[2] = (float)(rgb & 0xff) / 255.0f;
+	out[3] = 1.0f;
+}
+
+static void hide(struct veil_output *output) {
+	destroy_tiles(output);
+	if (output->tree != NULL) {
+		wlr_scene_node_set_enabled(&output->tree->node, false);
+	}
+}
+
+/* Places the nodes for the setting, the source's current frame and the output's geometry. */
+static void layout(struct veil_output *output) {
+	const struct veil_setting *setting = output->setting;
+	if (output->tree == NULL) {
+		return;
+	}
+	if (setting == NULL || setting->off || !output->output->enabled) {
+		hide(output);
+		return;
+	}
+
+	struct wlr_buffer *frame = output->source != NULL ? output->source->frame : NULL;
+	struct veil_geometry_in in = {
+		.mode = setting->mode,
+		.image_width = frame != NULL ? frame->width : 1,
+		.image_height = frame != NULL ? frame->height : 1,
+		.scale = output->output->scale,
+	};
+	wlr_output_transformed_resolution(output->output, &in.output_width, &in.output_height);
+	if (in.output_width <= 0 || in.output_height <= 0) {
+		hide(output);
+		return;
+	}
+	/*
+	 * The rect covers what a stretched frame would: at fractional scales that is a logical
+	 * pixel more than the truncated logical size, or the last physical column stays bare.
+	 */
+	struct veil_geometry_in cover_in = in;
+	cover_in.mode = VEIL_MODE_STRETCH;
+	struct veil_tile cover;
+	if (veil_geometry_compute(&cover_in, &cover, 1) != 1) {
+		hide(output);
+		return;
+	}
+
+	float color[4];
+	color_to_float(setting->color, color);
+	wlr_scene_rect_set_size(output->rect, cover.width, cover.height);
+	wlr_scene_rect_set_color(output->rect, color);
+	/* Bars and tiles leave parts of the output to the colour; stretch and fill cover it. */
+	bool bars = setting->mode != VEIL_MODE_STRETCH && setting->mode != VEIL_MODE_FILL;
+	wlr_scene_node_set_enabled(&output->rect->node, bars || frame == NULL);
+	wlr_scene_node_set_enabled(&output->tree->node, true);
+
+	if (frame == NULL) {
+		/* A solid colour, or a source without a frame yet. */
+		destroy_tiles(output);
+		return;
+	}
+
+	struct veil_tile small[16];
+	struct veil_tile *tiles = small;
+	int n = veil_geometry_compute(&in, small, 16);
+	if (n > 16 && n <= MAX_TILES) {
+		tiles = calloc((size_t)n, sizeof(*tiles));
+		if (tiles == NULL) {
+			veil_output_set_error(output, "Out of memory while placing the wallpaper");
+			hide(output);
+			return;
+		}
+		n = veil_geometry_compute(&in, tiles, n);
+	}
+	if (n < 0 || n > MAX_TILES) {
+		if (n > MAX_TILES) {
+			wlr_log(WLR_ERROR, "%s: tiling %dx%d needs %d nodes, more than %d",
+				output->output->name, frame->width, frame->height, n, MAX_TILES);
+			veil_output_set_error(output, "The image is too small to tile on this output");
+		}
+		hide(output);
+		goto out;
+	}
+	if (!resize_tiles(output, n)) {
+		veil_output_set_error(output, "Out of memory while placing the wallpaper");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		struct wlr_scene_buffer *buffer = output->tiles[i].buffer;
+		if (buffer == NULL) {
+			continue;
+		}
+		const struct veil_tile *t = &tiles[i];
+		struct wlr_fbox src = {
+			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
+		};
+		wlr_scene_buffer_set_buffer_with_damage(buffer, frame, NULL);
+		wlr_scene_buffer_set_source_box(buffer, &src);
+		wlr_scene_buffer_set_dest_size(buffer, t->width, t->height);
+		wlr_scene_node_set_position(&buffer->node, t->x, t->y);
+	}
+	output->frames++;
+
+out:
+	if (tiles != small) {
+		free(tiles);
+	}
+}
+
+static void handle_source_frame(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, source_frame);
+	struct wlr_buffer *frame = output->source->frame;
+	if (frame == NULL) {
+		return;
+	}
+	/* A new frame of the same size goes onto the nodes as they are: no geometry work. */
+	bool same_size = output->n_tiles > 0 && output->tiles[0].buffer != NULL &&
+		output->tiles[0].buffer->buffer != NULL &&
+		output->tiles[0].buffer->buffer->width == frame->width &&
+		output->tiles[0].buffer->buffer->height == frame->height;
+	if (!same_size) {
+		layout(output);
+		return;
+	}
+	for (int i = 0; i < output->n_tiles; i++) {
+		if (output->tiles[i].buffer != NULL) {
+			wlr_scene_buffer_set_buffer_with_damage(output->tiles[i].buffer, frame, NULL);
+		}
+	}
+	output->frames++;
+}
+
+static void set_source(struct veil_output *output, struct veil_source *source) {
+	if (source == output->source) {
+		return;
+	}
+	if (output->source != NULL) {
+		if (output->viewing) {
+			veil_source_add_viewers(output->source, -1);
+			output->viewing = false;
+		}
+		wl_list_remove(&output->source_frame.link);
+		veil_source_unref(output->source);
+	}
+	output->source = source;
+	if (source != NULL) {
+		veil_source_ref(source);
+		wl_signal_add(&source->events.frame, &output->source_frame);
+	} else {
+		wl_list_init(&output->source_frame.link);
+	}
+	/* Nodes still show the old frame; the layout that follows replaces it and counts viewing. */
+	for (int i = 0; i < output->n_tiles; i++) {
+		output->tiles[i].visible = false;
+	}
+}
+
+void veil_output_update(struct veil_output *output) {
+	output->setting = veil_scene_resolve(output->scene, output->output->name);
+	const struct veil_setting *setting = output->setting;
+	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
+	layout(output);
+	/* Tiles that kept their node kept their visibility: count it for the new source. */
+	for (int i = 0; i < output->n_tiles; i++) {
+		struct wlr_scene_buffer *buffer = output->tiles[i].buffer;
+		output->tiles[i].visible = buffer != NULL && buffer->primary_output != NULL;
+	}
+	update_viewing(output);
+}
+
+void veil_output_set_error(struct veil_output *output, const char *error) {
+	free(output->error);
+	output->error = error != NULL ? strdup(error) : NULL;
+}
+
+static void handle_output_commit(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, output_commit);
+	const struct wlr_output_event_commit *event = data;
+	uint32_t relevant = WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_SCALE |
+		WLR_OUTPUT_STATE_TRANSFORM | WLR_OUTPUT_STATE_ENABLED;
+	if (!(event->state->committed & relevant)) {
+		return;
+	}
+	veil_scene_update_max_size(output->scene);
+	layout(output);
+}
+
+static void handle_tree_destroy(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, tree_destroy);
+	/* The compositor destroyed the parent: the nodes go with it; forget them first. */
+	for (int i = 0; i < output->n_tiles; i++) {
+		wl_list_remove(&output->tiles[i].outputs_update.link);
+		wl_list_init(&output->tiles[i].outputs_update.link);
+		output->tiles[i].buffer = NULL;
+	}
+	destroy_tiles(output);
+	wl_list_remove(&output->tree_destroy.link);
+	wl_list_init(&output->tree_destroy.link);
+	output->tree = NULL;
+	output->rect = NULL;
+}
+
+static void addon_destroy(struct wlr_addon *addon) {
+	struct veil_output *output = wl_container_of(addon, output, addon);
+	veil_output_destroy(output);
+}
+
+static const struct wlr_addon_interface output_addon_impl = {
+	.name = "veil_output",
+	.destroy = addon_destroy,
+};
+
+struct veil_output *veil_output_find(struct veil_scene *scene, struct wlr_output *wlr_output) {
+	struct wlr_addon *addon = wlr_addon_find(&wlr_output->addons, scene, &output_addon_impl);
+	if (addon == NULL) {
+		return NULL;
+	}
+	struct veil_output *output = wl_container_of(addon, output, addon);
+	return output;
+}
+
+struct veil_output *veil_output_find_name(struct veil_scene *scene, const char *name) {
+	struct veil_output *output;
+	wl_list_for_each(output, &scene->outputs, link) {
+		if (strcmp(output->output->name, name) == 0) {
+			return output;
+		}
+	}
+	return NULL;
+}
+
+struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_output *wlr_output,
+		struct wlr_scene_tree *parent) {
+	struct veil_output *output = calloc(1, sizeof(*output));
+	if (output == NULL) {
+		return NULL;
+	}
+	output->scene = scene;
+	output->output = wlr_output;
+	output->tree = wlr_scene_tree_create(parent);
+	if (output->tree == NULL) {
+		free(output);
+		return NULL;
+	}
+	const float black[4] = { 0.0f, 0.0f, 0.0f, 1.0f };
+	output->rect = wlr_scene_rect_create(output->tree, 0, 0, black);
+	if (output->rect == NULL) {
+		wlr_scene_node_destroy(&output->tree->node);
+		free(output);
+		return NULL;
+	}
+	wlr_scene_node_set_enabled(&output->tree->node, false);
+
+	wl_list_init(&output->source_frame.link);
+	output->source_frame.notify = handle_source_frame;
+	output->output_commit.notify = handle_output_commit;
+	wl_signal_add(&wlr_output->events.commit, &output->output_commit);
+	output->tree_destroy.notify = handle_tree_destroy;
+	wl_signal_add(&output->tree->node.events.destroy, &output->tree_destroy);
+	wlr_addon_init(&output->addon, &wlr_output->addons, scene, &output_addon_impl);
+	wl_list_insert(scene->outputs.prev, &output->link);
+
+	veil_scene_update_max_size(scene);
+	veil_output_update(output);
+	return output;
+}
+
+void veil_output_destroy(struct veil_output *output) {
+	if (output == NULL) {
+		return;
+	}
+	if (output->tree != NULL) {
+		/* Destroying our tree runs handle_tree_destroy, which forgets the nodes. */
+		wlr_scene_node_destroy(&output->tree->node);
+	}
+	set_source(output, NULL);
+	wl_list_remove(&output->source_frame.link);
+	wl_list_remove(&output->output_commit.link);
+	wl_list_remove(&output->tree_destroy.link);
+	wlr_addon_finish(&output->addon);
+	wl_list_remove(&output->link);
+	free(output->error);
+	free(output);
+}

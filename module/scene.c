@@ -1,0 +1,301 @@
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <wayland-server-core.h>
+#include <wlr/render/wlr_renderer.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/log.h>
+#include <veil/veil.h>
+#include "module/command.h"
+#include "module/message.h"
+#include "module/scene.h"
+
+static void setting_destroy(struct veil_setting *setting) {
+	if (setting == NULL) {
+		return;
+	}
+	wl_list_remove(&setting->link);
+	veil_source_unref(setting->source);
+	free(setting->name);
+	free(setting);
+}
+
+static struct veil_setting *find_setting(struct veil_scene *scene, const char *name) {
+	struct veil_setting *setting;
+	wl_list_for_each(setting, &scene->settings, link) {
+		if (strcmp(setting->name, name) == 0) {
+			return setting;
+		}
+	}
+	return NULL;
+}
+
+const struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name) {
+	const struct veil_setting *setting = find_setting(scene, name);
+	return setting != NULL ? setting : find_setting(scene, "*");
+}
+
+void veil_scene_update_max_size(struct veil_scene *scene) {
+	int max_width = 0, max_height = 0;
+	struct veil_output *output;
+	wl_list_for_each(output, &scene->outputs, link) {
+		int width, height;
+		wlr_output_transformed_resolution(output->output, &width, &height);
+		max_width = width > max_width ? width : max_width;
+		max_height = height > max_height ? height : max_height;
+	}
+	scene->ctx.max_output_width = max_width;
+	scene->ctx.max_output_height = max_height;
+}
+
+static void update_outputs(struct veil_scene *scene) {
+	struct veil_output *output;
+	wl_list_for_each(output, &scene->outputs, link) {
+		veil_output_update(output);
+	}
+}
+
+/* Tears down everything but the handle: on veil_scene_destroy, or when the display goes. */
+static void scene_finish(struct veil_scene *scene) {
+	if (scene->display == NULL) {
+		return;
+	}
+	struct veil_output *output, *tmp_output;
+	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
+		veil_output_destroy(output);
+	}
+	struct veil_setting *setting, *tmp_setting;
+	wl_list_for_each_safe(setting, tmp_setting, &scene->settings, link) {
+		setting_destroy(setting);
+	}
+	assert(wl_list_empty(&scene->ctx.sources));
+	wl_list_remove(&scene->display_destroy.link);
+	wl_list_remove(&scene->renderer_destroy.link);
+	wl_list_init(&scene->renderer_destroy.link);
+	scene->display = NULL;
+	scene->renderer = NULL;
+	scene->ctx.renderer = NULL;
+}
+
+static void handle_display_destroy(struct wl_listener *listener, void *data) {
+	struct veil_scene *scene = wl_container_of(listener, scene, display_destroy);
+	scene_finish(scene);
+}
+
+static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
+	struct veil_scene *scene = wl_container_of(listener, scene, renderer_destroy);
+	/* Frames already made stay valid: they are plain memory or dmabufs, not textures. */
+	wl_list_remove(&scene->renderer_destroy.link);
+	wl_list_init(&scene->renderer_destroy.link);
+	scene->renderer = NULL;
+	scene->ctx.renderer = NULL;
+}
+
+struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
+	if (display == NULL) {
+		return NULL;
+	}
+	GError *gerror = NULL;
+	if (!gst_is_initialized() && !gst_init_check(NULL, NULL, &gerror)) {
+		wlr_log(WLR_ERROR, "veil: cannot initialise GStreamer: %s",
+			gerror != NULL ? gerror->message : "unknown error");
+		g_clear_error(&gerror);
+		return NULL;
+	}
+
+	struct veil_scene *scene = calloc(1, sizeof(*scene));
+	if (scene == NULL) {
+		return NULL;
+	}
+	scene->display = display;
+	scene->renderer = renderer;
+	scene->ctx.loop = wl_display_get_event_loop(display);
+	scene->ctx.renderer = renderer;
+	wl_list_init(&scene->ctx.sources);
+	wl_list_init(&scene->outputs);
+	wl_list_init(&scene->settings);
+
+	scene->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(display, &scene->display_destroy);
+	scene->renderer_destroy.notify = handle_renderer_destroy;
+	if (renderer != NULL) {
+		wl_signal_add(&renderer->events.destroy, &scene->renderer_destroy);
+	} else {
+		wl_list_init(&scene->renderer_destroy.link);
+	}
+	return scene;
+}
+
+void veil_scene_destroy(struct veil_scene *scene) {
+	if (scene == NULL) {
+		return;
+	}
+	scene_finish(scene);
+	free(scene);
+}
+
+bool veil_scene_add_output(struct veil_scene *scene, struct wlr_output *wlr_output,
+		struct wlr_scene_tree *parent) {
+	if (scene == NULL || scene->display == NULL || wlr_output == NULL || parent == NULL) {
+		return false;
+	}
+	struct veil_output *output = veil_output_find(scene, wlr_output);
+	if (output != NULL) {
+		if (output->tree != NULL) {
+			wlr_scene_node_reparent(&output->tree->node, parent);
+			return true;
+		}
+		/* The compositor destroyed the old parent: start again in the new one. */
+		veil_output_destroy(output);
+	}
+	return veil_output_create(scene, wlr_output, parent) != NULL;
+}
+
+void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *wlr_output) {
+	if (scene == NULL || scene->display == NULL || wlr_output == NULL) {
+		return;
+	}
+	veil_output_destroy(veil_output_find(scene, wlr_output));
+}
+
+/* Outputs a command names: the one with that name, or all of them for "*". */
+static bool addresses(const char *name, const struct veil_output *output) {
+	return strcmp(name, "*") == 0 || strcmp(name, output->output->name) == 0;
+}
+
+static int set_pause(struct veil_scene *scene, const char *name, bool paused, char **message) {
+	bool found = false;
+	struct veil_output *output;
+	wl_list_for_each(output, &scene->outputs, link) {
+		if (!addresses(name, output)) {
+			continue;
+		}
+		found = true;
+		if (output->source != NULL && output->source->paused != paused) {
+			veil_source_set_paused(output->source, paused);
+		}
+	}
+	if (!found && strcmp(name, "*") != 0) {
+		veil_message_set(message, "There is no output named '%s'", name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void record_error(struct veil_scene *scene, const char *name, const char *message) {
+	struct veil_output *output;
+	wl_list_for_each(output, &scene->outputs, link) {
+		if (addresses(name, output)) {
+			veil_output_set_error(output, message);
+		}
+	}
+}
+
+static bool setting_is_wildcard_off(const struct veil_setting *setting) {
+	return setting->off && strcmp(setting->name, "*") == 0;
+}
+
+/* Replaces name's setting with a new one, which takes over source's reference. */
+static int store_setting(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd, struct veil_source *source) {
+	struct veil_setting *setting = calloc(1, sizeof(*setting));
+	if (setting == NULL || (setting->name = strdup(name)) == NULL) {
+		free(setting);
+		veil_source_unref(source);
+		return -ENOMEM;
+	}
+	setting->off = cmd->kind == VEIL_COMMAND_OFF;
+	setting->mode = cmd->mode;
+	setting->color = cmd->color;
+	setting->source = source;
+
+	/* Errors of the commands before are void; the layout below may record new ones. */
+	record_error(scene, name, NULL);
+
+	/* The new setting goes in before the old one goes, so a shared source stays open. */
+	struct veil_setting *old = find_setting(scene, name);
+	wl_list_insert(&scene->settings, &setting->link);
+	if (setting_is_wildcard_off(setting)) {
+		/* `output * veil off` turns every output off, whatever it had of its own. */
+		struct veil_setting *other, *tmp;
+		wl_list_for_each_safe(other, tmp, &scene->settings, link) {
+			if (other != setting && other != old) {
+				setting_destroy(other);
+			}
+		}
+	}
+	update_outputs(scene);
+	setting_destroy(old);
+	return 0;
+}
+
+int veil_scene_run(struct veil_scene *scene, const char *output_name,
+		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	*message = NULL;
+	if (scene == NULL || scene->display == NULL) {
+		veil_message_set(message, "veil is not running");
+		return -ENODEV;
+	}
+	if (output_name == NULL || output_name[0] == '\0') {
+		veil_message_set(message, "Missing output name: use `output <name|*> veil ...`");
+		return -EINVAL;
+	}
+
+	int ret = 0;
+	struct veil_source *source = NULL;
+	switch (cmd->kind) {
+	case VEIL_COMMAND_PAUSE:
+	case VEIL_COMMAND_RESUME:
+		return set_pause(scene, output_name, cmd->kind == VEIL_COMMAND_PAUSE, message);
+	case VEIL_COMMAND_OFF:
+		break;
+	case VEIL_COMMAND_SET:
+		if (cmd->mode == VEIL_MODE_SOLID_COLOR) {
+			break;
+		}
+		bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE;
+		if (fd >= 0) {
+			char *name = strdup(label != NULL ? label : "(file descriptor)");
+			source = name != NULL ?
+				veil_source_open_fd(&scene->ctx, fd, name, full_size, &ret, message) :
+				NULL;
+		} else {
+			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
+		}
+		if (source == NULL) {
+			if (ret == 0) {
+				ret = -ENOMEM;
+			}
+			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name,
+				*message != NULL ? *message : "failed");
+			record_error(scene, output_name, *message);
+			return ret;
+		}
+		break;
+	}
+	ret = store_setting(scene, output_name, cmd, source);
+	if (ret == -ENOMEM) {
+		veil_message_set(message, "Out of memory");
+	}
+	return ret;
+}
+
+int veil_scene_command(struct veil_scene *scene, const char *output_name,
+		int argc, char *argv[], char **message) {
+	char *unused = NULL;
+	if (message == NULL) {
+		message = &unused;
+	}
+	*message = NULL;
+	struct veil_command cmd = {0};
+	int ret = veil_command_parse(argc, argv, &cmd, message);
+	if (ret == 0) {
+		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
+	}
+	veil_command_finish(&cmd);
+	free(unused);
+	return ret;
+}

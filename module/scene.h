@@ -1,0 +1,92 @@
+/* The state behind the public handle, shared by the files of module/. */
+#ifndef VEIL_MODULE_SCENE_H
+#define VEIL_MODULE_SCENE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+#include <wlr/util/addon.h>
+#include "decode/source.h"
+#include "scene/geometry.h"
+
+struct wlr_output;
+struct wlr_scene_tree;
+struct json_object;
+
+/* What a name (an output's or "*") was told to show. */
+struct veil_setting {
+	struct wl_list link; /* veil_scene.settings */
+	char *name; /* an output name or "*" */
+	bool off; /* `veil off`: show nothing, also where "*" has a wallpaper */
+	enum veil_mode mode;
+	uint32_t color; /* 0xRRGGBB: bars, or the solid colour */
+	struct veil_source *source; /* one reference; NULL for off and solid_color */
+};
+
+struct veil_scene {
+	struct wl_display *display;
+	struct wlr_renderer *renderer; /* NULL once destroyed */
+	struct veil_source_context ctx;
+	struct wl_list outputs; /* veil_output.link */
+	struct wl_list settings; /* veil_setting.link */
+
+	struct wl_listener display_destroy;
+	struct wl_listener renderer_destroy;
+};
+
+struct veil_tile_node {
+	struct wlr_scene_buffer *buffer;
+	struct veil_output *output;
+	bool visible; /* the scene shows it on some output */
+	struct wl_listener outputs_update;
+};
+
+/* veil's state on one wlr_output, hung on it with an addon. */
+struct veil_output {
+	struct veil_scene *scene;
+	struct wlr_output *output;
+	struct wlr_addon addon; /* on output->addons, owner: the veil_scene */
+	struct wl_list link; /* veil_scene.outputs */
+
+	struct wlr_scene_tree *tree; /* ours, in the compositor's parent */
+	struct wlr_scene_rect *rect; /* bars of fit/center, or the solid colour */
+	struct veil_tile_node *tiles;
+	int n_tiles;
+
+	const struct veil_setting *setting; /* what resolves for this output; NULL: nothing */
+	struct veil_source *source; /* shown: one reference, NULL for none */
+	bool viewing; /* counted in source->viewers */
+	char *error; /* the last failure on this output, NULL when the last command worked */
+	uint64_t frames; /* frames put on this output's nodes */
+
+	struct wl_listener source_frame;
+	struct wl_listener output_commit;
+	struct wl_listener tree_destroy;
+};
+
+struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_output *output,
+	struct wlr_scene_tree *parent);
+void veil_output_destroy(struct veil_output *output);
+struct veil_output *veil_output_find(struct veil_scene *scene, struct wlr_output *output);
+struct veil_output *veil_output_find_name(struct veil_scene *scene, const char *name);
+/* Shows what the settings say for this output now. */
+void veil_output_update(struct veil_output *output);
+void veil_output_set_error(struct veil_output *output, const char *error);
+
+struct veil_command;
+/*
+ * Carries out a parsed command for an output name or "*". With fd >= 0, a SET opens the file from
+ * fd (the caller keeps fd) and label is what the status calls it; else it opens cmd->path.
+ * Returns 0 or a negative errno with *message set.
+ */
+int veil_scene_run(struct veil_scene *scene, const char *output_name,
+	const struct veil_command *cmd, int fd, const char *label, char **message);
+
+/* The setting that applies to an output name: its own, else "*", else NULL. */
+const struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
+/* Recomputes the largest output size stills are decoded for. */
+void veil_scene_update_max_size(struct veil_scene *scene);
+
+struct json_object *veil_output_status(struct veil_output *output);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * Where a wallpaper's frame goes on an output: a pure function of the mode, the frame's size and
+ * the output's size and scale, so that it can be tested alone.
+ */
+#ifndef VEIL_SCENE_GEOMETRY_H
+#define VEIL_SCENE_GEOMETRY_H
+
+#include <stdbool.h>
+
+enum veil_mode {
+	VEIL_MODE_STRETCH,
+	VEIL_MODE_FILL,
+	VEIL_MODE_FIT,
+	VEIL_MODE_CENTER,
+	VEIL_MODE_TILE,
+	VEIL_MODE_SOLID_COLOR,
+};
+
+/* "fill" etc. to a mode, case-insensitively; false for anything else. */
+bool veil_mode_from_name(const char *name, enum veil_mode *mode);
+const char *veil_mode_name(enum veil_mode mode);
+
+/* What the geometry is computed from. */
+struct veil_geometry_in {
+	enum veil_mode mode;
+	int image_width, image_height; /* the frame, in buffer pixels */
+	int output_width, output_height; /* physical pixels, after the output's transform */
+	float scale; /* the output's scale, > 0 */
+};
+
+/* One scene buffer node: the part of the frame it shows and where, in logical coordinates. */
+struct veil_tile {
+	double src_x, src_y, src_width, src_height; /* in frame pixels, inside the frame */
+	int x, y, width, height; /* logical, relative to the output's top-left corner */
+};
+
+/*
+ * The output's logical size as the scene sees it (wlr_output_effective_resolution's rounding).
+ */
+void veil_geometry_logical_size(const struct veil_geometry_in *in, int *width, int *height);
+
+/*
+ * Fills tiles[0..max) with the nodes the mode needs and returns how many it needs (which may be
+ * more than max: the caller then shows none, or asks again with more room), or -EINVAL for sizes
+ * or scales that make no sense. Logical boxes are chosen so that, after the scene's rounding to
+ * physical pixels, an unscaled mode (center, tile) maps one frame pixel to one output pixel.
+ *
+ * At fractional scales the logical size rounds down, so boxes that must reach the right or
+ * bottom edge end up to one logical pixel past it; the STRETCH node's box is the box a rect
+ * (bars, solid colour) needs to leave no seam there. Where the rounding cannot reach an edge
+ * (an odd size at scale 2, say), center moves the frame by a pixel or crops a sliver, and tile
+ * drops the unreachable frame pixels at that seam so that later tiles start a pixel early:
+ * tiles stay 1:1 without gaps, but do not all start at multiples of the frame's size.
+ */
+int veil_geometry_compute(const struct veil_geometry_in *in, struct veil_tile *tiles, int max);
+
+#endif

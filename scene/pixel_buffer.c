@@ -1,0 +1,66 @@
+#include <assert.h>
+#include <stdlib.h>
+#include <wlr/interfaces/wlr_buffer.h>
+#include "decode/image.h"
+#include "scene/pixel_buffer.h"
+
+/*
+ * Read-only pixels for the renderer: pixman renders straight from them, a GPU renderer uploads
+ * them once into the texture the scene buffer keeps. Nothing writes to them after creation.
+ */
+struct pixel_buffer {
+	struct wlr_buffer base;
+	void *data; /* owned: freed in destroy, when wlroots drops the last lock */
+	uint32_t format;
+	size_t stride;
+};
+
+static const struct wlr_buffer_impl pixel_buffer_impl;
+
+static struct pixel_buffer *pixel_buffer_from_buffer(struct wlr_buffer *wlr_buffer) {
+	assert(wlr_buffer->impl == &pixel_buffer_impl);
+	struct pixel_buffer *buffer = wl_container_of(wlr_buffer, buffer, base);
+	return buffer;
+}
+
+static void pixel_buffer_destroy(struct wlr_buffer *wlr_buffer) {
+	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
+	wlr_buffer_finish(wlr_buffer);
+	free(buffer->data);
+	free(buffer);
+}
+
+static bool pixel_buffer_begin_data_ptr_access(struct wlr_buffer *wlr_buffer, uint32_t flags,
+		void **data, uint32_t *format, size_t *stride) {
+	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
+	if (flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) {
+		return false;
+	}
+	*data = buffer->data;
+	*format = buffer->format;
+	*stride = buffer->stride;
+	return true;
+}
+
+static void pixel_buffer_end_data_ptr_access(struct wlr_buffer *wlr_buffer) {
+	/* Nothing to release: the pixels stay mapped for the buffer's whole life. */
+}
+
+static const struct wlr_buffer_impl pixel_buffer_impl = {
+	.destroy = pixel_buffer_destroy,
+	.begin_data_ptr_access = pixel_buffer_begin_data_ptr_access,
+	.end_data_ptr_access = pixel_buffer_end_data_ptr_access,
+};
+
+struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image) {
+	struct pixel_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		return NULL;
+	}
+	wlr_buffer_init(&buffer->base, &pixel_buffer_impl, image->width, image->height);
+	buffer->data = image->data;
+	buffer->format = image->drm_format;
+	buffer->stride = image->stride;
+	image->data = NULL;
+	return &buffer->base;
+}

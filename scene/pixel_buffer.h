@@ -1,0 +1,19 @@
+/* A wlr_buffer over pixels in memory that veil decoded itself (still images). */
+#ifndef VEIL_SCENE_PIXEL_BUFFER_H
+#define VEIL_SCENE_PIXEL_BUFFER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct wlr_buffer;
+struct veil_image;
+
+/*
+ * Wraps the image's pixels without copying them and takes them over: image->data is NULL
+ * afterwards. The pixels are freed when the last lock on the buffer goes. The buffer is returned
+ * with one lock, its creator's, which it gives up with wlr_buffer_drop(). NULL on failure (the
+ * image is then untouched).
+ */
+struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image);
+
+#endif

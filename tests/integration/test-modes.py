@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""
+Every mode on one 1920x1080 output: the wallpaper is set with the real swaymsg, shown by
+veil-tinywl (headless, pixman), captured with grim and compared with a picture that ffmpeg (or
+numpy, for tile and solid_color) computed from the source on its own.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import veiltest as vt  # noqa: E402
+
+t = vt.Test('modes')
+OUT = 'HEADLESS-1'
+W, H = 1920, 1080
+
+# Scaled modes: pixman's bilinear filter is not ffmpeg's, so pixels near sharp edges are left
+# to the structure check and the rest must be close. Unscaled modes must be exact.
+SCALED = dict(tolerance=16, mean_tolerance=3, ignore_edges=4)
+EXACT = dict(tolerance=0, ignore_border=0)
+# The JPEG is decoded by GStreamer (libjpeg) in veil and by ffmpeg's own decoder here.
+JPEG = dict(tolerance=20, mean_tolerance=4, ignore_edges=4)
+
+media = t.media
+quad = vt.quadrant_pixels(800, 600)              # 4:3, scaled up 2.4x / 1.8x
+quad_png = vt.make_png(os.path.join(media, 'quad-800x600.png'), quad)
+large_png = vt.make_png(os.path.join(media, 'quad-2560x1600.png'), vt.quadrant_pixels(2560, 1600))
+big_png = vt.make_png(os.path.join(media, 'quad-2400x1400.png'), vt.quadrant_pixels(2400, 1400))
+tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
+tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
+# JPEG blocks are 16x16 in 4:2:0: a picture whose quadrant edges fall on block edges keeps them
+# sharp, and ffmpeg and libjpeg then decode it alike.
+jpg_w, jpg_h = 1024, 640  # edges at x 384, y 400
+quad_jpg = vt.make_jpeg(os.path.join(media, 'quad-1024x640.jpg'),
+                        vt.quadrant_pixels(jpg_w, jpg_h))
+
+
+with t.compositor(outputs=1) as c:
+    with t.case('setup'):
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        o = c.wait_mode(OUT, W, H)
+        t.check(o['rect']['width'] == W and o['rect']['height'] == H, 'logical size 1920x1080',
+                str(o['rect']))
+        v = c.veil(OUT)
+        t.check(v.get('kind') == 'none' and v.get('state') == 'off',
+                'no wallpaper before the first command', str(v))
+
+    def show(words, expected, label, bars=None, cmp=SCALED, kind='image', **status):
+        """Sets a wallpaper, waits for it, checks its status and its pixels."""
+        ok, err = c.msg(f'output {OUT} veil {words}')
+        if not t.check(ok, f'`veil {words}` accepted', err):
+            return None
+        v = c.wait_veil(OUT, 'shown', **status)
+        t.check(v.get('kind') == kind, f'status kind {kind}', str(v.get('kind')))
+        t.check(v.get('error') is None, 'status has no error', str(v.get('error')))
+        t.check(v.get('setting') == OUT, f'status setting {OUT}', str(v.get('setting')))
+        shot = c.settled_screenshot(OUT)
+        t.check(shot.shape == (H, W, 3), 'screenshot is 1920x1080',
+                f'{shot.shape[1]}x{shot.shape[0]}')
+        t.compare_structure(shot, expected, label, slack=2, bars=bars)
+        t.compare(shot, expected, label, **cmp)
+        return v
+
+    with t.case('stretch'):
+        v = show(f'{vt.quote(quad_png)} stretch', vt.expect_stretch(quad_png, W, H), 'stretch',
+                 mode='stretch', file=quad_png)
+        if v:
+            t.check(v.get('source_size') == {'width': 800, 'height': 600},
+                    'source_size 800x600', str(v.get('source_size')))
+            src = v.get('source') or {}
+            t.check(src.get('decoder') == 'libpng', 'decoded by libpng', str(src))
+            t.check(src.get('outputs') == 1, 'source seen on one output', str(src))
+
+    with t.case('fill'):
+        show(f'{vt.quote(quad_png)} fill', vt.expect_fill(quad_png, W, H), 'fill', mode='fill',
+             file=quad_png)
+
+    with t.case('fit with bars'):
+        v = show(f'{vt.quote(quad_png)} fit #ff00ff',
+                 vt.expect_fit(quad_png, W, H, '#ff00ff'), 'fit', bars=(255, 0, 255),
+                 mode='fit', file=quad_png)
+        if v:
+            t.check(v.get('color') == '#ff00ff', 'status color #ff00ff', str(v.get('color')))
+
+    with t.case('fit default colour'):
+        # Like sway's bg, bars are black when no colour is given.
+        show(f'{vt.quote(quad_png)} fit', vt.expect_fit(quad_png, W, H, '#000000'), 'fit-black',
+             bars=(0, 0, 0), mode='fit', color='#000000')
+
+    with t.case('center smaller than the output'):
+        show(f'{vt.quote(quad_png)} center #00ffff',
+             vt.expect_center(quad_png, W, H, '#00ffff'), 'center', bars=(0, 255, 255),
+             cmp=EXACT, mode='center', color='#00ffff')
+
+    with t.case('center larger than the output'):
+        show(f'{vt.quote(big_png)} center #00ffff', vt.expect_center(big_png, W, H, '#00ffff'),
+             'center-large', cmp=EXACT, mode='center', file=big_png)
+
+    with t.case('tile'):
+        v = show(f'{vt.quote(tile_png)} tile', vt.expect_tile(tile_px, W, H), 'tile',
+                 cmp=EXACT, mode='tile', file=tile_png)
+
+    with t.case('solid_color'):
+        v = show('#3366cc solid_color', vt.expect_solid('#3366cc', W, H), 'solid',
+                 cmp=EXACT, kind='color', mode='solid_color', color='#3366cc')
+
+    with t.case('fill from a larger image'):
+        v = show(f'{vt.quote(large_png)} fill', vt.expect_fill(large_png, W, H), 'fill-large',
+                 mode='fill', file=large_png)
+        if v:
+            orig = (v.get('source') or {}).get('original_size')
+            t.check(orig == {'width': 2560, 'height': 1600}, 'original_size 2560x1600',
+                    str(orig))
+
+    with t.case('JPEG through GStreamer'):
+        v = show(f'{vt.quote(quad_jpg)} stretch', vt.expect_stretch(quad_jpg, W, H), 'jpeg',
+                 cmp=JPEG, mode='stretch', file=quad_jpg)
+        if v:
+            src = v.get('source') or {}
+            t.check(src.get('decoder') == 'gstreamer', 'decoded by GStreamer', str(src))
+            t.check(v.get('source_size') == {'width': jpg_w, 'height': jpg_h},
+                    f'source_size {jpg_w}x{jpg_h}', str(v.get('source_size')))
+
+    with t.case('off'):
+        ok, err = c.msg(f'output {OUT} veil off')
+        t.check(ok, '`veil off` accepted', err)
+        v = c.wait_veil(OUT, 'off')
+        t.check(v.get('kind') == 'off', 'status kind off', str(v))
+        t.check(v.get('nodes', 0) == 0, 'no wallpaper nodes left', str(v.get('nodes')))
+        shot = c.settled_screenshot(OUT)
+        # What is left is the compositor's own background: one colour, no wallpaper in it.
+        uniform = (shot == shot[0, 0]).all(axis=2)
+        t.check(uniform.all(), 'the wallpaper is gone: the output is one colour',
+                f'{int((~uniform).sum())} pixels differ from {tuple(shot[0, 0])}')
+
+t.finish()

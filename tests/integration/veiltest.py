@@ -1,0 +1,982 @@
+"""
+veiltest: a small harness for veil's integration tests.
+
+Everything here drives real programs: veil-tinywl on wlroots' headless backend with the pixman
+renderer, sway's `swaymsg` for IPC, `grim` for screenshots, ffmpeg for decoding screenshots and
+for computing the expected pictures. Nothing is mocked and no result is hard-coded: an expected
+picture is made from the source image by an independent path (ffmpeg's scale/crop/pad filters,
+or numpy arithmetic on pixels the test generated itself) and compared with a tolerance, since
+pixman's interpolation is not ffmpeg's.
+
+A test script:
+
+    t = veiltest.Test('modes')            # parses --compositor PATH and --outdir DIR
+    with t.compositor(outputs=1) as c:    # fails the test if it crashes or exits badly
+        with t.case('stretch'):           # an exception inside fails the case, not the run
+            ok, err = c.msg('output HEADLESS-1 veil ...')
+            t.check(ok, 'command accepted', err)
+            ...
+    t.finish()                            # prints 'N passed, N failed' last, exits 0 or 1
+
+It exits 77 (meson's "skipped") only when no compositor was given or it was not built.
+"""
+
+import contextlib
+import json
+import os
+import random
+import re
+import selectors
+import shlex
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import zlib
+
+import numpy as np
+
+SKIP = 77
+
+# Generous bounds: a loaded 2-core CI machine must never turn a slow start into a failure.
+READY_TIMEOUT = 90.0
+IPC_TIMEOUT = 60.0
+WAIT_TIMEOUT = 60.0
+EXIT_TIMEOUT = 30.0
+
+
+class Failure(Exception):
+    """A check that cannot go on (its message says why)."""
+
+
+def _say(*args):
+    print(*args, flush=True)
+
+
+def _tail(path, lines=40):
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        return f'(cannot read {path}: {e})'
+    text = data.decode('utf-8', 'replace').splitlines()
+    return '\n'.join(text[-lines:])
+
+
+class Test:
+    """One test script: its arguments, its output directory and its pass/fail counts."""
+
+    def __init__(self, name):
+        import argparse
+        parser = argparse.ArgumentParser(description=f'veil integration test: {name}')
+        parser.add_argument('--compositor', help='path of veil-tinywl')
+        parser.add_argument('--outdir', help='where logs, images and failures are kept')
+        args = parser.parse_args()
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+        if not args.compositor or not os.access(args.compositor, os.X_OK):
+            _say(f'SKIP: veil-tinywl is not built ({args.compositor or "no --compositor"})')
+            _say('0 passed, 0 failed, 1 skipped')
+            sys.exit(SKIP)
+        self.compositor_path = os.path.abspath(args.compositor)
+        outdir = args.outdir or os.path.join(os.getcwd(), 'integration-' + name)
+        self.outdir = os.path.abspath(outdir)
+        # Each run starts clean, so that what is left there is this run's evidence.
+        shutil.rmtree(self.outdir, ignore_errors=True)
+        os.makedirs(self.outdir)
+        os.chmod(self.outdir, 0o755)
+        self.media = os.path.join(self.outdir, 'media')
+        os.makedirs(self.media)
+        os.chmod(self.media, 0o755)
+        self._case = None
+        _say(f'# {name}: compositor {self.compositor_path}, output in {self.outdir}')
+
+    # --- counting ---
+
+    def check(self, cond, what, detail=''):
+        where = f'[{self._case}] ' if self._case else ''
+        if cond:
+            self.passed += 1
+            _say(f'ok: {where}{what}')
+        else:
+            self.failed += 1
+            _say(f'FAIL: {where}{what}' + (f': {detail}' if detail else ''))
+        return bool(cond)
+
+    def fail(self, what, detail=''):
+        return self.check(False, what, detail)
+
+    @contextlib.contextmanager
+    def case(self, name):
+        """A named group of checks; an exception in it fails the case and the run goes on."""
+        outer = self._case
+        self._case = name if outer is None else f'{outer}/{name}'
+        _say(f'== {self._case}')
+        try:
+            yield
+        except Failure as e:
+            self.fail('aborted', str(e))
+        except Exception:
+            self.fail('aborted by an exception', traceback.format_exc())
+        finally:
+            self._case = outer
+
+    def finish(self):
+        _say(f'{self.passed} passed, {self.failed} failed')
+        sys.exit(1 if self.failed or not self.passed else 0)
+
+    def path(self, *parts):
+        return os.path.join(self.outdir, *parts)
+
+    def compositor(self, **kwargs):
+        return Compositor(self, **kwargs)
+
+    # --- comparisons (record a check, keep evidence on failure) ---
+
+    def _evidence(self, label, actual, expected, diff):
+        safe = re.sub(r'[^A-Za-z0-9_.-]+', '_', label).strip('_') or 'image'
+        base = self.path('failures', safe)
+        os.makedirs(os.path.dirname(base), exist_ok=True)
+        paths = []
+        for suffix, img in (('actual', actual), ('expected', expected), ('diff', diff)):
+            if img is None:
+                continue
+            p = f'{base}-{suffix}.png'
+            write_png(p, img)
+            paths.append(p)
+        return '\n    ' + '\n    '.join(paths)
+
+    def compare(self, actual, expected, label, tolerance=0, mean_tolerance=None,
+                ignore_border=1, ignore_edges=0, edge_threshold=48, max_bad_fraction=0.0):
+        """
+        Compares two HxWx3 uint8 pictures. Pixels farther than ignore_border from the frame and
+        farther than ignore_edges from a sharp edge of the expected picture (neighbours that
+        differ by more than edge_threshold) must differ by at most tolerance in every channel
+        (a fraction max_bad_fraction of them may not); the mean absolute error over every
+        pixel but the border must be at most mean_tolerance. On failure the actual and
+        expected pictures and an amplified diff are written and their paths printed.
+        """
+        if actual.shape != expected.shape:
+            ev = self._evidence(label, actual, None, None) + self._evidence(
+                label + '-exp', expected, None, None)
+            return self.fail(f'{label}: size',
+                             f'actual {actual.shape[1]}x{actual.shape[0]}, expected '
+                             f'{expected.shape[1]}x{expected.shape[0]}{ev}')
+        diff = np.abs(actual.astype(np.int16) - expected.astype(np.int16)).max(axis=2)
+        region = np.ones(diff.shape, bool)
+        b = ignore_border
+        if b > 0:
+            region[:b, :] = region[-b:, :] = False
+            region[:, :b] = region[:, -b:] = False
+        checked = region.copy()
+        if ignore_edges > 0:
+            checked &= ~dilate(sharp_edges(expected, edge_threshold), ignore_edges)
+        bad = (diff > tolerance) & checked
+        n_checked = int(checked.sum())
+        n_bad = int(bad.sum())
+        mean = float(diff[region].mean()) if region.any() else 0.0
+        problems = []
+        if n_checked == 0:
+            problems.append('no pixel left to compare')
+        if n_bad > max_bad_fraction * n_checked:
+            ys, xs = np.nonzero(bad)
+            worst = int(diff[bad].max())
+            problems.append(f'{n_bad} of {n_checked} pixels differ by more than {tolerance} '
+                            f'(worst {worst}; first at x={xs[0]} y={ys[0]}: actual '
+                            f'{px(actual[ys[0], xs[0]])}, expected '
+                            f'{px(expected[ys[0], xs[0]])})')
+        if mean_tolerance is not None and mean > mean_tolerance:
+            problems.append(f'mean error {mean:.2f} > {mean_tolerance}')
+        summary = f'mean error {mean:.2f}, {n_bad}/{n_checked} over {tolerance}'
+        if problems:
+            vis = np.clip(diff.astype(np.int32) * 4, 0, 255).astype(np.uint8)
+            vis = np.stack([vis, vis, vis], axis=2)
+            vis[~region] = (0, 0, 96)
+            if ignore_edges > 0:
+                vis[region & ~checked] //= 2
+                vis[region & ~checked, 2] += 64
+            vis[bad] = (255, 0, 0)
+            ev = self._evidence(label, actual, expected, vis)
+            return self.fail(f'{label}: pixels match', '; '.join(problems) + ev)
+        return self.check(True, f'{label}: pixels match ({summary})')
+
+    def compare_structure(self, actual, expected, label, slack=2, bars=None):
+        """
+        Checks the layout strictly: every pixel's colour class (see colour_class) must be the
+        expected one except within slack pixels of a class boundary of the expected picture,
+        each class's bounding box must be where the expected one is within slack pixels, and
+        where bars (an (r, g, b)) are expected away from boundaries they must be that exact
+        colour.
+        """
+        if actual.shape != expected.shape:
+            return self.fail(f'{label}: structure', 'sizes differ')
+        ca = colour_class(actual)
+        ce = colour_class(expected)
+        near = dilate(class_boundaries(ce), slack)
+        # The outermost pixels of a scaled picture blend with what is below it (pixman samples
+        # outside the buffer as transparent): the frame's own edge is near a boundary too.
+        if slack > 0:
+            near[:slack, :] = near[-slack:, :] = True
+            near[:, :slack] = near[:, -slack:] = True
+        wrong = (ca != ce) & ~near
+        problems = []
+        if wrong.any():
+            ys, xs = np.nonzero(wrong)
+            problems.append(f'{int(wrong.sum())} pixels of the wrong colour class away from '
+                            f'edges (first at x={xs[0]} y={ys[0]}: class {ca[ys[0], xs[0]]}, '
+                            f'expected {ce[ys[0], xs[0]]})')
+        inner = (slice(slack, ce.shape[0] - slack), slice(slack, ce.shape[1] - slack))
+        for cls in np.unique(ce):
+            if cls < 0 or (ce == cls).sum() < 16:
+                continue
+            # Bounding boxes of the class's pixels that are not lone blends of two others.
+            eb = bbox(solid_class(ce, cls)[inner], slack)
+            ab = bbox(solid_class(ca, cls)[inner], slack)
+            if eb is None:
+                continue
+            if ab is None:
+                problems.append(f'class {CLASS_NAMES.get(int(cls), cls)} missing '
+                                f'(expected at {eb})')
+                continue
+            off = max(abs(a - e) for a, e in zip(ab, eb))
+            if off > slack:
+                problems.append(f'class {CLASS_NAMES.get(int(cls), cls)} spans x {ab[0]}..'
+                                f'{ab[2]} y {ab[1]}..{ab[3]}, expected x {eb[0]}..{eb[2]} '
+                                f'y {eb[1]}..{eb[3]}')
+        if bars is not None:
+            bar_cls = int(colour_class(np.array([[bars]], np.uint8))[0, 0])
+            where = (ce == bar_cls) & ~near
+            if where.any():
+                wrong_bar = where & np.any(actual != np.array(bars, np.uint8), axis=2)
+                if wrong_bar.any():
+                    ys, xs = np.nonzero(wrong_bar)
+                    problems.append(f'{int(wrong_bar.sum())} bar pixels are not exactly '
+                                    f'{bars} (first at x={xs[0]} y={ys[0]}: '
+                                    f'{px(actual[ys[0], xs[0]])})')
+            else:
+                problems.append('the expected picture has no bars')
+        if problems:
+            vis = np.zeros(actual.shape, np.uint8)
+            vis[near] = (40, 40, 40)
+            vis[(ca != ce) & near] = (128, 128, 0)
+            vis[wrong] = (255, 0, 0)
+            ev = self._evidence(label + '-structure', actual, expected, vis)
+            return self.fail(f'{label}: structure', '; '.join(problems) + ev)
+        return self.check(True, f'{label}: structure (colour classes and edges within '
+                                f'{slack} px)')
+
+
+    def check_tiling(self, actual, pixels, label, max_drop=2):
+        """
+        Tile at a scale where a frame's size is no whole number of logical pixels: veil keeps
+        one frame pixel to one output pixel, so a tile may be narrower (or shorter) than the
+        frame by up to max_drop pixels (its last columns or rows dropped) and the later tiles
+        start that much earlier. Checks that the screen is made of such tiles from the top-left
+        corner, exactly, without gaps.
+        """
+        fh, fw = pixels.shape[:2]
+        h, w = actual.shape[:2]
+
+        def spans(size, frame, fits):
+            out, pos = [], 0
+            while pos < size:
+                for n in range(min(frame, size - pos), min(frame, size - pos) - max_drop - 1, -1):
+                    if n > 0 and fits(pos, n):
+                        break
+                else:
+                    return out, pos
+                out.append((pos, n))
+                pos += n
+            return out, None
+
+        # Columns along the first row of tiles, rows along the first column.
+        cols, bad_x = spans(w, fw, lambda x, n: np.array_equal(
+            actual[:min(fh - max_drop, h), x:x + n], pixels[:min(fh - max_drop, h), :n]))
+        rows, bad_y = spans(h, fh, lambda y, n: np.array_equal(
+            actual[y:y + n, :min(fw - max_drop, w)], pixels[:n, :min(fw - max_drop, w)]))
+        problems = []
+        if bad_x is not None:
+            problems.append(f'no tile of width {fw}..{fw - max_drop} starts at x={bad_x}')
+        if bad_y is not None:
+            problems.append(f'no tile of height {fh}..{fh - max_drop} starts at y={bad_y}')
+        expected = None
+        if not problems:
+            expected = np.zeros_like(actual)
+            for y, hh in rows:
+                for x, ww in cols:
+                    expected[y:y + hh, x:x + ww] = pixels[:hh, :ww]
+            if not np.array_equal(expected, actual):
+                ys, xs = np.nonzero(np.any(expected != actual, axis=2))
+                problems.append(f'{len(ys)} pixels differ from the tiles found (first at '
+                                f'x={xs[0]} y={ys[0]})')
+        widths = sorted({n for _, n in cols[:-1]})
+        heights = sorted({n for _, n in rows[:-1]})
+        if problems:
+            diff = None
+            if expected is not None:
+                diff = (np.any(expected != actual, axis=2)[..., None] * np.array(
+                    [255, 0, 0], np.uint8)).astype(np.uint8)
+            ev = self._evidence(label, actual, expected, diff)
+            return self.fail(f'{label}: 1:1 tiles', '; '.join(problems) + ev)
+        return self.check(True, f'{label}: 1:1 tiles without gaps (widths {widths}, heights '
+                                f'{heights})')
+
+
+class Compositor:
+    """
+    veil-tinywl (or, to develop the harness, sway) on the headless backend with pixman, in a
+    private XDG_RUNTIME_DIR. Its stderr goes to <outdir>/<name>.log. Leaving the context stops
+    it with SIGTERM and fails the test if it had died before, or exits with a bad status.
+    """
+
+    def __init__(self, test, outputs=1, config=None, user=None, name='compositor', env=None):
+        self.test = test
+        self.outputs_count = outputs
+        self.config = config
+        self.user = user  # (uid, gid) to run as, or None
+        self.name = name
+        self.extra_env = env or {}
+        self.proc = None
+        self.runtime = None
+        self.log_path = test.path(f'{name}.log')
+        self.stdout_lines = []
+        self.client_env = None
+        self.swaysock = None
+        self.wayland_display = None
+        self._shots = 0
+        self.stopped = False
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None and not isinstance(exc, (Failure, AssertionError)):
+            self.test.fail('test body raised', ''.join(
+                traceback.format_exception(exc_type, exc, tb)))
+        elif isinstance(exc, (Failure, AssertionError)):
+            self.test.fail('test body aborted', str(exc))
+        self.stop()
+        return True  # the failure is counted; the script goes on to finish()
+
+    # --- life ---
+
+    def start(self):
+        self.runtime = tempfile.mkdtemp(prefix='veil-it-')  # 0700, ours alone
+        if self.user is not None:
+            os.chown(self.runtime, self.user[0], self.user[1])
+        self.swaysock = os.path.join(self.runtime, 'ipc.sock')
+        env = {k: v for k, v in os.environ.items()
+               if k not in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK',
+                            'I3SOCK', 'XDG_RUNTIME_DIR')}
+        env.update({
+            'XDG_RUNTIME_DIR': self.runtime,
+            'SWAYSOCK': self.swaysock,
+            'WLR_BACKENDS': 'headless',
+            'WLR_RENDERER': 'pixman',
+            'WLR_HEADLESS_OUTPUTS': str(self.outputs_count),
+            'WLR_LIBINPUT_NO_DEVICES': '1',
+        })
+        env.update(self.extra_env)
+        self.is_sway = os.path.basename(self.test.compositor_path) == 'sway'
+        argv = [self.test.compositor_path]
+        if self.is_sway:
+            argv += ['-c', self.config or '/dev/null']
+        elif self.config:
+            argv += ['-c', self.config]
+        if self.user is not None:
+            env['HOME'] = self.runtime
+            argv = ['setpriv', f'--reuid={self.user[0]}', f'--regid={self.user[1]}',
+                    '--clear-groups', '--'] + argv
+        self.log = open(self.log_path, 'wb')
+        _say(f'# starting {shlex.join(argv)} (log {self.log_path})')
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=self.log, env=env, start_new_session=True)
+        try:
+            if self.is_sway:
+                self._wait_sway()
+            else:
+                self._wait_ready()
+        except Failure:
+            self.stop()
+            raise
+        self.client_env = dict(os.environ)
+        for k in ('WAYLAND_SOCKET', 'DISPLAY', 'I3SOCK'):
+            self.client_env.pop(k, None)
+        self.client_env.update({'XDG_RUNTIME_DIR': self.runtime,
+                                'WAYLAND_DISPLAY': self.wayland_display,
+                                'SWAYSOCK': self.swaysock})
+        _say(f'# ready: WAYLAND_DISPLAY={self.wayland_display} SWAYSOCK={self.swaysock}')
+
+    def _wait_ready(self):
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + READY_TIMEOUT
+        buf = b''
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Failure(f'no ready line within {READY_TIMEOUT:.0f} s; log tail:\n'
+                              + _tail(self.log_path))
+            if not sel.select(timeout=min(left, 1.0)):
+                if self.proc.poll() is not None:
+                    break
+                continue
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            while b'\n' in buf:
+                line, buf = buf.split(b'\n', 1)
+                text = line.decode('utf-8', 'replace')
+                self.stdout_lines.append(text)
+                if text.startswith('ready '):
+                    fields = dict(w.split('=', 1) for w in text.split()[1:] if '=' in w)
+                    self.wayland_display = fields.get('WAYLAND_DISPLAY')
+                    self.swaysock = fields.get('SWAYSOCK', self.swaysock)
+                    if not self.wayland_display or not self.swaysock:
+                        raise Failure(f'malformed ready line: {text!r}')
+                    sel.close()
+                    threading.Thread(target=self._drain, args=(buf,), daemon=True).start()
+                    return
+        sel.close()
+        self.proc.wait(timeout=EXIT_TIMEOUT)
+        raise Failure(f'compositor exited ({describe_status(self.proc.returncode)}) before '
+                      f'its ready line; stdout {self.stdout_lines!r}; log tail:\n'
+                      + _tail(self.log_path))
+
+    def _wait_sway(self):
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise Failure(f'sway exited ({describe_status(self.proc.returncode)}); log:\n'
+                              + _tail(self.log_path))
+            names = [n for n in os.listdir(self.runtime) if re.fullmatch(r'wayland-\d+', n)]
+            socks = [n for n in os.listdir(self.runtime) if n.startswith('sway-ipc')]
+            if names and (socks or os.path.exists(self.swaysock)):
+                self.wayland_display = names[0]
+                if not os.path.exists(self.swaysock):
+                    self.swaysock = os.path.join(self.runtime, socks[0])
+                threading.Thread(target=self._drain, args=(b'',), daemon=True).start()
+                time.sleep(0.5)
+                return
+            time.sleep(0.1)
+        raise Failure('sway did not start')
+
+    def _drain(self, pending):
+        """Keeps reading stdout after the ready line so that the compositor never blocks on it."""
+        if pending:
+            self.stdout_lines.append(pending.decode('utf-8', 'replace'))
+        for line in self.proc.stdout:
+            self.stdout_lines.append(line.decode('utf-8', 'replace').rstrip('\n'))
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, method='term'):
+        """
+        Stops the compositor (SIGTERM, or the IPC `exit` command) and records whether it had
+        stayed up and exited cleanly. Returns its exit status.
+        """
+        if self.stopped or self.proc is None:
+            return self.proc.returncode if self.proc else None
+        self.stopped = True
+        t = self.test
+        died_early = self.proc.poll() is not None
+        if not died_early:
+            if method == 'exit':
+                try:
+                    subprocess.run(['swaymsg', '-s', self.swaysock, 'exit'],
+                                   env=self.client_env, capture_output=True,
+                                   timeout=IPC_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    pass
+            else:
+                self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=EXIT_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                t.fail(f'{self.name} exits when asked ({method})',
+                       f'still running after {EXIT_TIMEOUT:.0f} s, killed; log tail:\n'
+                       + _tail(self.log_path))
+                self._cleanup()
+                return self.proc.returncode
+        rc = self.proc.returncode
+        if died_early:
+            t.fail(f'{self.name} stayed up during the test',
+                   f'it exited on its own: {describe_status(rc)}; log tail:\n'
+                   + _tail(self.log_path))
+        elif rc != 0:
+            t.fail(f'{self.name} exits cleanly ({method})',
+                   f'{describe_status(rc)}; log tail:\n' + _tail(self.log_path))
+        else:
+            t.check(True, f'{self.name} stayed up and exited cleanly ({method})')
+        self._cleanup()
+        return rc
+
+    def _cleanup(self):
+        try:
+            self.log.close()
+        except Exception:
+            pass
+        if self.proc.stdout:
+            try:
+                self.proc.stdout.close()
+            except Exception:
+                pass
+        if self.runtime:
+            shutil.rmtree(self.runtime, ignore_errors=True)
+
+    # --- clients ---
+
+    def _require_alive(self, what):
+        if not self.alive():
+            raise Failure(f'{what}: the compositor is gone ({describe_status(self.proc.returncode)})'
+                          f'; log tail:\n' + _tail(self.log_path))
+
+    def msg(self, command, timeout=IPC_TIMEOUT):
+        """
+        Sends one command with the real swaymsg. Returns (ok, error text): ok is True only when
+        swaymsg exited 0 and every command in the reply succeeded.
+        """
+        self._require_alive(f'swaymsg {command!r}')
+        try:
+            r = subprocess.run(['swaymsg', '-s', self.swaysock, '-r', '--', command],
+                               env=self.client_env, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f'swaymsg {command!r} got no reply in {timeout:.0f} s: the compositor '
+                          f'hangs')
+        out = r.stdout.decode('utf-8', 'replace')
+        err = r.stderr.decode('utf-8', 'replace').strip()
+        try:
+            reply = json.loads(out)
+        except ValueError:
+            reply = None
+        errors = []
+        success = False
+        if isinstance(reply, list) and reply:
+            success = all(isinstance(x, dict) and x.get('success') is True for x in reply)
+            errors = [str(x.get('error', '')) for x in reply
+                      if isinstance(x, dict) and not x.get('success')]
+        text = '; '.join(e for e in errors if e) or err or out.strip()
+        ok = r.returncode == 0 and success
+        if ok:
+            text = ''
+        if ok != (r.returncode == 0):
+            text = f'(swaymsg exit {r.returncode} but reply {out.strip()!r}) {text}'
+        return ok, text
+
+    def query(self, kind):
+        self._require_alive(f'swaymsg -t {kind}')
+        try:
+            r = subprocess.run(['swaymsg', '-s', self.swaysock, '-r', '-t', kind],
+                               env=self.client_env, capture_output=True, timeout=IPC_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise Failure(f'swaymsg -t {kind} got no reply: the compositor hangs')
+        if r.returncode != 0:
+            raise Failure(f'swaymsg -t {kind} failed ({r.returncode}): '
+                          f'{r.stderr.decode(errors="replace")}')
+        return json.loads(r.stdout)
+
+    def outputs(self):
+        """{name: output} from swaymsg -t get_outputs."""
+        return {o['name']: o for o in self.query('get_outputs')}
+
+    def veil(self, output):
+        o = self.outputs().get(output)
+        if o is None:
+            raise Failure(f'output {output} is not in get_outputs')
+        v = o.get('veil')
+        if not isinstance(v, dict):
+            raise Failure(f'output {output} has no "veil" status: {json.dumps(o)[:400]}')
+        return v
+
+    def responsive(self):
+        """The compositor is running and answers IPC."""
+        if not self.alive():
+            return False
+        try:
+            self.query('get_version')
+            return True
+        except Failure:
+            return False
+
+    def wait_until(self, predicate, what, timeout=WAIT_TIMEOUT, interval=0.05):
+        """Polls predicate() until it returns a true value, which is returned."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            try:
+                value = predicate()
+                last = value
+            except Failure:
+                raise
+            except Exception as e:  # a status not there yet
+                value = None
+                last = e
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise Failure(f'waited {timeout:.0f} s for {what}; last: {last!r}'[:2000])
+            self._require_alive(f'waiting for {what}')
+            time.sleep(interval)
+
+    def wait_veil(self, output, state='shown', **fields):
+        """Waits until the output's veil status has this state (and fields); returns it."""
+        def pred():
+            v = self.veil(output)
+            if v.get('state') != state:
+                return None
+            for k, want in fields.items():
+                if v.get(k) != want:
+                    return None
+            return v
+        return self.wait_until(pred, f'{output} veil state {state} {fields or ""}'.strip())
+
+    def wait_mode(self, output, width, height, scale=None, transform=None):
+        def pred():
+            o = self.outputs().get(output)
+            if o is None or not o.get('current_mode'):
+                return None
+            m = o['current_mode']
+            if (m.get('width'), m.get('height')) != (width, height):
+                return None
+            if scale is not None and abs(o.get('scale', 0) - scale) > 1e-6:
+                return None
+            if transform is not None and str(o.get('transform')) != str(transform):
+                return None
+            return o
+        return self.wait_until(pred, f'{output} at {width}x{height}')
+
+    def screenshot(self, output=None, keep=None):
+        """grim of one output (or the whole layout) as an HxWx3 uint8 array."""
+        self._require_alive('grim')
+        self._shots += 1
+        path = keep or self.test.path(f'.shot-{self._shots}.png')
+        argv = ['grim', '-l', '1'] + (['-o', output] if output else []) + [path]
+        try:
+            r = subprocess.run(argv, env=self.client_env, capture_output=True,
+                               timeout=IPC_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise Failure(f'{shlex.join(argv)} timed out: the compositor hangs')
+        if r.returncode != 0:
+            raise Failure(f'{shlex.join(argv)} failed ({r.returncode}): '
+                          f'{r.stderr.decode(errors="replace").strip()}')
+        img = read_image(path)
+        if keep is None:
+            os.unlink(path)
+        return img
+
+    def settled_screenshot(self, output=None, tries=6):
+        """Screenshots until two in a row are identical (a frame in flight has landed)."""
+        prev = self.screenshot(output)
+        for _ in range(tries):
+            cur = self.screenshot(output)
+            if cur.shape == prev.shape and np.array_equal(cur, prev):
+                return cur
+            prev = cur
+            time.sleep(0.1)
+        raise Failure(f'screenshots of {output or "the layout"} never settled')
+
+
+def px(value):
+    """A pixel as a plain tuple of ints, for messages."""
+    return tuple(int(v) for v in value)
+
+
+def describe_status(rc):
+    if rc is None:
+        return 'still running'
+    if rc < 0:
+        try:
+            return f'killed by {signal.Signals(-rc).name}'
+        except ValueError:
+            return f'killed by signal {-rc}'
+    return f'exit status {rc}'
+
+
+# --- images through ffmpeg ---
+
+def _ffmpeg(args, input=None):
+    r = subprocess.run(['ffmpeg', '-v', 'error', '-nostdin', '-y'] + args, input=input,
+                       capture_output=True, timeout=120)
+    if r.returncode != 0:
+        raise Failure(f'ffmpeg {shlex.join(args)} failed: {r.stderr.decode(errors="replace")}')
+    return r.stdout
+
+
+def image_size(path):
+    r = subprocess.run(['ffprobe', '-v', 'error', '-select_streams', 'v:0', '-show_entries',
+                        'stream=width,height', '-of', 'csv=p=0:s=x', path],
+                       capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise Failure(f'ffprobe {path}: {r.stderr.decode(errors="replace")}')
+    w, h = r.stdout.decode().strip().split('\n')[0].split('x')[:2]
+    return int(w), int(h)
+
+
+def read_image(path):
+    """Any picture ffmpeg reads, as an HxWx3 uint8 array (rgb24)."""
+    w, h = image_size(path)
+    raw = _ffmpeg(['-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])
+    if len(raw) != w * h * 3:
+        raise Failure(f'{path}: {len(raw)} bytes decoded for {w}x{h}')
+    return np.frombuffer(raw, np.uint8).reshape(h, w, 3).copy()
+
+
+def write_png(path, img):
+    h, w = img.shape[:2]
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-i', '-',
+             '-frames:v', '1', path], input=np.ascontiguousarray(img, np.uint8).tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
+def _filtered(src, vf, w, h):
+    raw = _ffmpeg(['-i', src, '-frames:v', '1', '-vf', vf, '-f', 'rawvideo', '-pix_fmt',
+                   'rgb24', '-'])
+    if len(raw) != w * h * 3:
+        raise Failure(f'ffmpeg -vf {vf}: {len(raw)} bytes, expected {w}x{h}')
+    return np.frombuffer(raw, np.uint8).reshape(h, w, 3).copy()
+
+
+def _hex(color):
+    return '0x' + color.lstrip('#')
+
+
+# The expected pictures, in the output's physical pixels (what grim captures). Scaling uses
+# ffmpeg's bilinear filter; pixman's differs in detail, hence the tolerances in compare().
+def expect_stretch(src, w, h):
+    return _filtered(src, f'format=rgb24,scale={w}:{h}:flags=bilinear', w, h)
+
+
+def expect_fill(src, w, h):
+    return _filtered(src, f'format=rgb24,scale={w}:{h}:force_original_aspect_ratio=increase:'
+                          f'flags=bilinear,crop={w}:{h}', w, h)
+
+
+def expect_fit(src, w, h, color):
+    return _filtered(src, f'format=rgb24,scale={w}:{h}:force_original_aspect_ratio=decrease:'
+                          f'flags=bilinear,pad={w}:{h}:(ow-iw)/2:(oh-ih)/2:color={_hex(color)}',
+                     w, h)
+
+
+def expect_center(src, w, h, color):
+    """Unscaled, centred: cropped where larger than the output, padded with color where not."""
+    return _filtered(src, f'format=rgb24,crop=min(iw\\,{w}):min(ih\\,{h}),'
+                          f'pad={w}:{h}:(ow-iw)/2:(oh-ih)/2:color={_hex(color)}', w, h)
+
+
+def expect_tile(pixels, w, h):
+    """Repeated from the output's top-left corner, one image pixel to one output pixel."""
+    ih, iw = pixels.shape[:2]
+    reps = (-(-h // ih), -(-w // iw), 1)
+    return np.tile(pixels, reps)[:h, :w].copy()
+
+
+def expect_solid(color, w, h):
+    return np.broadcast_to(np.array(rgb(color), np.uint8), (h, w, 3)).copy()
+
+
+def rgb(color):
+    c = color.lstrip('#')
+    return (int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16))
+
+
+# --- structure ---
+
+# A coarse colour class from which channels are high (> 150): the test pictures are made of
+# colours whose classes differ, with gradients that stay inside their class.
+CLASS_NAMES = {0: 'black', 1: 'blue', 2: 'green', 3: 'cyan', 4: 'red', 5: 'magenta',
+               6: 'yellow', 7: 'white'}
+
+
+def colour_class(img):
+    hi = img > 150
+    return (hi[..., 0].astype(np.int8) * 4 + hi[..., 1] * 2 + hi[..., 2]).astype(np.int8)
+
+
+def class_boundaries(cls):
+    b = np.zeros(cls.shape, bool)
+    dx = cls[:, 1:] != cls[:, :-1]
+    dy = cls[1:, :] != cls[:-1, :]
+    b[:, 1:] |= dx
+    b[:, :-1] |= dx
+    b[1:, :] |= dy
+    b[:-1, :] |= dy
+    return b
+
+
+def sharp_edges(img, threshold):
+    a = img.astype(np.int16)
+    b = np.zeros(img.shape[:2], bool)
+    dx = np.abs(a[:, 1:] - a[:, :-1]).max(axis=2) > threshold
+    dy = np.abs(a[1:, :] - a[:-1, :]).max(axis=2) > threshold
+    b[:, 1:] |= dx
+    b[:, :-1] |= dx
+    b[1:, :] |= dy
+    b[:-1, :] |= dy
+    return b
+
+
+def dilate(mask, r):
+    if r <= 0:
+        return mask.copy()
+    h, w = mask.shape
+    out = mask.copy()
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            if dy == 0 and dx == 0:
+                continue
+            ys, yd = (slice(0, h - dy), slice(dy, h)) if dy >= 0 else \
+                (slice(-dy, h), slice(0, h + dy))
+            xs, xd = (slice(0, w - dx), slice(dx, w)) if dx >= 0 else \
+                (slice(-dx, w), slice(0, w + dx))
+            out[yd, xd] |= mask[ys, xs]
+    return out
+
+
+def bbox(mask, offset=0):
+    """(x0, y0, x1, y1) inclusive, or None; offset is added to every coordinate."""
+    ys = np.nonzero(mask.any(axis=1))[0]
+    xs = np.nonzero(mask.any(axis=0))[0]
+    if len(ys) == 0:
+        return None
+    return (int(xs[0]) + offset, int(ys[0]) + offset, int(xs[-1]) + offset,
+            int(ys[-1]) + offset)
+
+
+def solid_class(cls_map, cls):
+    """Pixels of a class whose 3x3 neighbourhood is all of it: no blend along an edge."""
+    m = cls_map == cls
+    return ~dilate(~m, 1)
+
+
+# --- media ---
+
+def quadrant_pixels(w, h):
+    """
+    The test picture: four quadrants of distinct colour classes (top-left red, top-right
+    green, bottom-left blue, bottom-right yellow) split off-centre, at 3/8 of the width and
+    5/8 of the height, so that a flip, a rotation or a crop from the wrong side moves the
+    split; each quadrant has gradients on its low channels (20..130 across x and down y) so
+    that a scale or a crop shows in the pixels too.
+    """
+    sx, sy = w * 3 // 8, h * 5 // 8
+    gx = (np.arange(w) * 110 // max(w - 1, 1)).astype(np.int16)[None, :].repeat(h, 0)
+    gy = (np.arange(h) * 110 // max(h - 1, 1)).astype(np.int16)[:, None].repeat(w, 1)
+    img = np.zeros((h, w, 3), np.int16)
+    top, left = slice(0, sy), slice(0, sx)
+    bottom, right = slice(sy, h), slice(sx, w)
+    img[..., 0] = 20 + gx
+    img[..., 1] = 20 + gy
+    img[..., 2] = 20 + (gx + gy) // 2
+    img[top, left, 0] = 220
+    img[top, right, 1] = 200
+    img[bottom, left, 2] = 220
+    img[bottom, right, 0] = 230
+    img[bottom, right, 1] = 200
+    return img.astype(np.uint8)
+
+
+def make_png(path, pixels):
+    return write_png(path, pixels)
+
+
+def make_jpeg(path, pixels, pix_fmt='yuvj420p'):
+    """
+    A high-quality JPEG of the pixels made with ffmpeg, 4:2:0 like most JPEGs. (GStreamer's
+    jpegdec turns 4:4:4 and 4:2:2 JPEGs into I420 and smears colour across rows at sharp
+    edges, so those would test GStreamer more than veil.)
+    """
+    h, w = pixels.shape[:2]
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-i', '-',
+             '-frames:v', '1', '-pix_fmt', pix_fmt, '-q:v', '1', path],
+            input=pixels.tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
+def png_chunks(data):
+    """[(type, data)] of a PNG file's bytes."""
+    assert data[:8] == b'\x89PNG\r\n\x1a\n'
+    pos, chunks = 8, []
+    while pos + 8 <= len(data):
+        n, = struct.unpack('>I', data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        chunks.append((kind, data[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    return chunks
+
+
+def png_from_chunks(chunks):
+    out = [b'\x89PNG\r\n\x1a\n']
+    for kind, body in chunks:
+        out.append(struct.pack('>I', len(body)) + kind + body +
+                   struct.pack('>I', zlib.crc32(kind + body) & 0xffffffff))
+    return b''.join(out)
+
+
+def _write(path, data, mode=0o644):
+    with open(path, 'wb') as f:
+        f.write(data)
+    os.chmod(path, mode)
+    return path
+
+
+def make_corrupt_png(path, good_png):
+    """
+    good_png with its image data damaged but every CRC right, so that only decoding finds
+    it: the first deflate block of the (single) IDAT gets the reserved block type 3, and a
+    run of bytes in the middle is inverted.
+    """
+    with open(good_png, 'rb') as f:
+        chunks = png_chunks(f.read())
+    idats = [i for i, (k, _) in enumerate(chunks) if k == b'IDAT']
+    stream = bytearray(b''.join(chunks[i][1] for i in idats))
+    stream[2] |= 0x06          # BTYPE = 11: "invalid block type"
+    mid = len(stream) // 2
+    for i in range(mid, min(mid + 64, len(stream))):
+        stream[i] ^= 0xff
+    out = [c for i, c in enumerate(chunks) if i not in idats[1:]]
+    out[idats[0]] = (b'IDAT', bytes(stream))
+    return _write(path, png_from_chunks(out))
+
+
+def make_truncated(path, good_file, fraction=0.6):
+    with open(good_file, 'rb') as f:
+        data = f.read()
+    return _write(path, data[:int(len(data) * fraction)])
+
+
+def make_huge_png(path, width=100000, height=100000):
+    """A PNG whose IHDR (valid CRC) claims width x height RGBA, with a tiny IDAT."""
+    ihdr = struct.pack('>IIBBBBB', width, height, 8, 6, 0, 0, 0)
+    idat = zlib.compress(b'\x00' + b'\x00' * 4 * 16)
+    return _write(path, png_from_chunks([(b'IHDR', ihdr), (b'IDAT', idat), (b'IEND', b'')]))
+
+
+def make_random(path, size=65536, seed=1234):
+    return _write(path, random.Random(seed).randbytes(size))
+
+
+def make_text(path):
+    return _write(path, b'This is a text file, not a picture.\n' * 20)
+
+
+def quote(path):
+    """A path as one word of a sway command: quoted when it has more than plain characters."""
+    if re.fullmatch(r'[A-Za-z0-9_./+=:@%-]+', path):
+        return path
+    if '"' in path or '\\' in path:
+        raise ValueError(f'cannot quote {path!r} for a command')
+    return '"' + path + '"'

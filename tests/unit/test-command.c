@@ -1,0 +1,491 @@
+/*
+ * veil_command_parse and veil_color_parse: every form of `veil ...`, expansion of ~ and $VAR,
+ * and hostile words. Prints one line per failure and a summary; exits non-zero on failure.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "module/command.h"
+
+static int passed, failed;
+
+/* An argument list for the parser: ARGV("veil", "a.png") gives the count and the array. */
+#define ARGV(...) (int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
+	(char *[]){ __VA_ARGS__ }
+
+#define CHECK(cond) check((cond), __LINE__, "%s", #cond)
+
+__attribute__((format(printf, 3, 4)))
+static bool check(bool ok, int line, const char *fmt, ...) {
+	if (ok) {
+		passed++;
+		return true;
+	}
+	failed++;
+	fprintf(stderr, "test-command.c:%d: failed: ", line);
+	va_list args;
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fprintf(stderr, "\n");
+	return false;
+}
+
+static char *concat(const char *a, const char *b) {
+	char *s = malloc(strlen(a) + strlen(b) + 1);
+	if (s == NULL) {
+		abort();
+	}
+	strcpy(s, a);
+	strcat(s, b);
+	return s;
+}
+
+/* A message is a sentence for a person: short, printable, valid UTF-8 (checked loosely). */
+static bool is_readable(const char *message) {
+	if (message == NULL || message[0] == '\0' || strlen(message) > 400) {
+		return false;
+	}
+	for (const unsigned char *p = (const unsigned char *)message; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == 0xff || *p == 0xfe) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void expect_set_at(int line, int argc, char *argv[], const char *path,
+		enum veil_mode mode, uint32_t color) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)")) {
+		free(message);
+		return;
+	}
+	check(message == NULL, line, "a message on success");
+	check(cmd.kind == VEIL_COMMAND_SET, line, "kind %d, not SET", cmd.kind);
+	check(cmd.mode == mode, line, "mode %d, not %d", cmd.mode, mode);
+	check(cmd.color == color, line, "colour %06x, not %06x", cmd.color, color);
+	if (path == NULL) {
+		check(cmd.path == NULL, line, "path '%s', not NULL", cmd.path);
+	} else {
+		check(cmd.path != NULL && strcmp(cmd.path, path) == 0, line, "path '%s', not '%s'",
+			cmd.path ? cmd.path : "(null)", path);
+	}
+	veil_command_finish(&cmd);
+	check(cmd.path == NULL, line, "path left after finish");
+	veil_command_finish(&cmd);
+}
+
+static void expect_kind_at(int line, int argc, char *argv[], enum veil_command_kind kind) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)");
+	check(cmd.kind == kind && cmd.path == NULL, line, "kind %d, not %d", cmd.kind, kind);
+	free(message);
+	veil_command_finish(&cmd);
+}
+
+/* Expects err, an empty cmd and a readable message that has part in it. */
+static void expect_error_at(int line, int argc, char *argv[], int err, const char *part) {
+	struct veil_command cmd = { .path = (char *)"garbage" };
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	check(ret == err, line, "returned %d, not %d (%s)", ret, err,
+		message ? message : "(no message)");
+	check(cmd.path == NULL, line, "path '%s' on failure", cmd.path ? cmd.path : "");
+	check(is_readable(message), line, "unreadable message '%s'", message ? message : "(null)");
+	check(message != NULL && strstr(message, part) != NULL, line, "message '%s' lacks '%s'",
+		message ? message : "(null)", part);
+	if (cmd.path == NULL) {
+		veil_command_finish(&cmd);
+	}
+	free(message);
+
+	/* A caller that wants no message still gets the errno. */
+	ret = veil_command_parse(argc, argv, &cmd, NULL);
+	check(ret == err && cmd.path == NULL, line, "returned %d without a message", ret);
+}
+
+#define expect_set(argv, path, mode, color) expect_set_at(__LINE__, argv, path, mode, color)
+#define expect_kind(argv, kind) expect_kind_at(__LINE__, argv, kind)
+#define expect_error(argv, err, part) expect_error_at(__LINE__, argv, err, part)
+
+static void test_colors(void) {
+	static const struct {
+		const char *word;
+		bool ok;
+		uint32_t rgb;
+	} cases[] = {
+		{ "#123456", true, 0x123456 },
+		{ "123456", true, 0x123456 },
+		{ "#abcdef", true, 0xabcdef },
+		{ "#ABCDEF", true, 0xabcdef },
+		{ "#aBcDeF", true, 0xabcdef },
+		{ "#000000", true, 0x000000 },
+		{ "#ffffff", true, 0xffffff },
+		{ "#123456ff", true, 0x123456 },
+		{ "#123456FF", true, 0x123456 },
+		{ "#12345680", false, 0 },
+		{ "#12345600", false, 0 },
+		{ "123456ff", false, 0 },
+		{ "#12345", false, 0 },
+		{ "#1234567", false, 0 },
+		{ "#123456f", false, 0 },
+		{ "#123456fff", false, 0 },
+		{ "#12g456", false, 0 },
+		{ "#fff", false, 0 },
+		{ "##123456", false, 0 },
+		{ "#+12345", false, 0 },
+		{ "# 12345", false, 0 },
+		{ "#-12345", false, 0 },
+		{ "0x1234", false, 0 },
+		{ "#123456 ", false, 0 },
+		{ " #123456", false, 0 },
+		{ "", false, 0 },
+		{ "#", false, 0 },
+		{ "red", false, 0 },
+		{ "\xff\xff\xff\xff\xff\xff", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t rgb = 0xdeadbe;
+		bool ok = veil_color_parse(cases[i].word, &rgb);
+		check(ok == cases[i].ok, __LINE__, "veil_color_parse('%s') gave %d", cases[i].word, ok);
+		if (cases[i].ok) {
+			check(rgb == cases[i].rgb, __LINE__, "'%s' gave %06x", cases[i].word, rgb);
+		} else {
+			check(rgb == 0xdeadbe, __LINE__, "'%s' wrote %06x on failure", cases[i].word, rgb);
+		}
+	}
+	CHECK(!veil_color_parse(NULL, NULL));
+	CHECK(veil_color_parse("#010203", NULL));
+}
+
+static void test_forms(void) {
+	expect_set(ARGV("veil", "a.png"), "a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("VEIL", "a.png"), "a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "/walls/a.png", "stretch"), "/walls/a.png", VEIL_MODE_STRETCH, 0);
+	expect_set(ARGV("veil", "/walls/a.png", "fill"), "/walls/a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "/walls/a.png", "fit"), "/walls/a.png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "/walls/a.png", "center"), "/walls/a.png", VEIL_MODE_CENTER, 0);
+	expect_set(ARGV("veil", "/walls/a.png", "tile"), "/walls/a.png", VEIL_MODE_TILE, 0);
+	expect_set(ARGV("veil", "a.png", "FIT"), "a.png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "a.png", "Center"), "a.png", VEIL_MODE_CENTER, 0);
+	expect_set(ARGV("veil", "a.png", "fit", "#102030"), "a.png", VEIL_MODE_FIT, 0x102030);
+	expect_set(ARGV("veil", "a.png", "center", "A0B0C0"), "a.png", VEIL_MODE_CENTER, 0xa0b0c0);
+	expect_set(ARGV("veil", "a.png", "fit", "#102030ff"), "a.png", VEIL_MODE_FIT, 0x102030);
+	/* No mode: fill, and a trailing #rrggbb is the colour. */
+	expect_set(ARGV("veil", "a.png", "#102030"), "a.png", VEIL_MODE_FILL, 0x102030);
+	expect_set(ARGV("veil", "#123456", "fit"), "#123456", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "#123456", "#654321"), "#123456", VEIL_MODE_FILL, 0x654321);
+	expect_set(ARGV("veil", "#102030", "solid_color"), NULL, VEIL_MODE_SOLID_COLOR, 0x102030);
+	expect_set(ARGV("veil", "#ABCDEF", "SOLID_COLOR"), NULL, VEIL_MODE_SOLID_COLOR, 0xabcdef);
+	expect_set(ARGV("veil", "102030", "solid_color"), NULL, VEIL_MODE_SOLID_COLOR, 0x102030);
+	expect_set(ARGV("veil", "#000000", "solid_color"), NULL, VEIL_MODE_SOLID_COLOR, 0);
+
+	expect_kind(ARGV("veil", "off"), VEIL_COMMAND_OFF);
+	expect_kind(ARGV("veil", "OFF"), VEIL_COMMAND_OFF);
+	expect_kind(ARGV("veil", "pause"), VEIL_COMMAND_PAUSE);
+	expect_kind(ARGV("veil", "Pause"), VEIL_COMMAND_PAUSE);
+	expect_kind(ARGV("veil", "resume"), VEIL_COMMAND_RESUME);
+	/* A file named like a keyword is given with a directory. */
+	expect_set(ARGV("veil", "./off"), "./off", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "./fill", "fit"), "./fill", VEIL_MODE_FIT, 0);
+}
+
+static void test_errors(void) {
+	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb]`");
+	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
+	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
+	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
+	expect_error(ARGV("veil", "fit", "#123456"), -EINVAL, "Missing file name");
+	expect_error(ARGV("veil", "#123456"), -EINVAL, "`veil #123456 solid_color`");
+	expect_error(ARGV("veil", "a.png", "filll"), -EINVAL,
+		"Unknown mode 'filll': expected stretch, fill, fit, center, tile or solid_color");
+	expect_error(ARGV("veil", "#123456", "solid"), -EINVAL, "Unknown mode 'solid'");
+	expect_error(ARGV("veil", "a.png", "solid-color"), -EINVAL, "Unknown mode 'solid-color'");
+	expect_error(ARGV("veil", "a.png", "#12345"), -EINVAL,
+		"Invalid colour '#12345': expected #rrggbb");
+	expect_error(ARGV("veil", "a.png", "fit", "#12345"), -EINVAL, "Invalid colour '#12345'");
+	expect_error(ARGV("veil", "a.png", "fit", "red"), -EINVAL, "Invalid colour 'red'");
+	expect_error(ARGV("veil", "a.png", "fit", "#12345680"), -EINVAL, "Invalid colour");
+	expect_error(ARGV("veil", "a.png", "fit", "#123456", "x"), -EINVAL,
+		"Unexpected word 'x' after the colour");
+	expect_error(ARGV("veil", "a.png", "#123456", "x"), -EINVAL,
+		"Unexpected word 'x' after the colour");
+	expect_error(ARGV("veil", "a.png", "#123456", "fit"), -EINVAL,
+		"Unexpected word 'fit' after the colour");
+	expect_error(ARGV("veil", "solid_color"), -EINVAL,
+		"solid_color needs a colour: `veil #rrggbb solid_color`");
+	expect_error(ARGV("veil", "a", "#123456", "solid_color"), -EINVAL,
+		"Unexpected word 'solid_color'");
+	expect_error(ARGV("veil", "a", "b", "solid_color"), -EINVAL, "solid_color needs a colour");
+	expect_error(ARGV("veil", "#12345", "solid_color"), -EINVAL, "Invalid colour '#12345'");
+	expect_error(ARGV("veil", "red", "solid_color"), -EINVAL, "Invalid colour 'red'");
+	expect_error(ARGV("veil", "#123456", "solid_color", "fit"), -EINVAL,
+		"Unexpected word 'fit' after solid_color");
+	expect_error(ARGV("veil", "off", "now"), -EINVAL, "`veil off` takes no arguments");
+	expect_error(ARGV("veil", "OFF", ""), -EINVAL, "`veil off` takes no arguments");
+	expect_error(ARGV("veil", "pause", "x"), -EINVAL, "`veil pause` takes no arguments");
+	expect_error(ARGV("veil", "resume", "x"), -EINVAL, "`veil resume` takes no arguments");
+}
+
+static void test_spaces(void) {
+	/* Unquoted, sway splits a name into words: they are joined back with single spaces. */
+	expect_set(ARGV("veil", "my", "file.png", "fit"), "my file.png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "my", "file.png"), "my file.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a", "b", "c.png", "#010203"), "a b c.png", VEIL_MODE_FILL,
+		0x010203);
+	expect_set(ARGV("veil", "a", "b", "c.png", "tile", "#010203"), "a b c.png",
+		VEIL_MODE_TILE, 0x010203);
+	/* Quoted, a name is one word, and its spaces are kept as they are. */
+	expect_set(ARGV("veil", "my  file.png"), "my  file.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", " lead.png", "fit"), " lead.png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "trail.png ", "fit"), "trail.png ", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "sunset beach"), "sunset beach", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "sunset", "beach", "fill"), "sunset beach", VEIL_MODE_FILL, 0);
+	expect_error(ARGV("veil", "sunset", "beach"), -EINVAL, "add the mode");
+	/* Shell quotes and backslashes inside the words still work. */
+	expect_set(ARGV("veil", "'a  b.png'"), "a  b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\"a  b.png\""), "a  b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "my\" \"file.png"), "my file.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a\\ b.png"), "a b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "it\\'s.png"), "it's.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\"it's.png\""), "it's.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "back\\\\slash.png"), "back\\slash.png", VEIL_MODE_FILL, 0);
+}
+
+static void test_expansion(void) {
+	CHECK(setenv("HOME", "/home/veil user", 1) == 0);
+	CHECK(setenv("VEIL_TEST_DIR", "/srv/walls", 1) == 0);
+	CHECK(setenv("VEIL_TEST_SPACES", "a  b", 1) == 0);
+	CHECK(setenv("VEIL_TEST_EMPTY", "", 1) == 0);
+	CHECK(setenv("VEIL_TEST_NEWLINE", "a\nb", 1) == 0);
+	CHECK(unsetenv("VEIL_TEST_UNSET") == 0);
+	const char *home = getenv("HOME");
+	const char *dir = getenv("VEIL_TEST_DIR");
+
+	char *expected = concat(home, "/Pictures/a.png");
+	expect_set(ARGV("veil", "~/Pictures/a.png"), expected, VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "~/Pictures/a.png", "fit"), expected, VEIL_MODE_FIT, 0);
+	free(expected);
+	expect_set(ARGV("veil", "~"), home, VEIL_MODE_FILL, 0);
+	expected = concat(home, "/My Pictures/a b.png");
+	expect_set(ARGV("veil", "~/My", "Pictures/a", "b.png", "center"), expected,
+		VEIL_MODE_CENTER, 0);
+	expect_set(ARGV("veil", "~/My Pictures/a b.png"), expected, VEIL_MODE_FILL, 0);
+	free(expected);
+	/* ~ only counts at the start, and quoted or escaped it is literal. */
+	expect_set(ARGV("veil", "a~b.png"), "a~b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\\~/a.png"), "~/a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "'~/a.png'"), "~/a.png", VEIL_MODE_FILL, 0);
+
+	expected = concat(dir, "/a.png");
+	expect_set(ARGV("veil", "$VEIL_TEST_DIR/a.png"), expected, VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "${VEIL_TEST_DIR}/a.png", "tile"), expected, VEIL_MODE_TILE, 0);
+	expect_set(ARGV("veil", "\"$VEIL_TEST_DIR\"/a.png"), expected, VEIL_MODE_FILL, 0);
+	free(expected);
+	expected = concat(dir, "/a b.png");
+	expect_set(ARGV("veil", "$VEIL_TEST_DIR/a", "b.png"), expected, VEIL_MODE_FILL, 0);
+	free(expected);
+	expected = concat(dir, "x.png");
+	expect_set(ARGV("veil", "${VEIL_TEST_DIR}x.png"), expected, VEIL_MODE_FILL, 0);
+	free(expected);
+	/* Unquoted, a value is split into words, which are joined back; quoted, it is kept. */
+	expect_set(ARGV("veil", "$VEIL_TEST_SPACES.png"), "a b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\"$VEIL_TEST_SPACES\".png"), "a  b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "'$VEIL_TEST_DIR'"), "$VEIL_TEST_DIR", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\\$VEIL_TEST_DIR"), "$VEIL_TEST_DIR", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "$VEIL_TEST_EMPTY/a.png"), "/a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "''a.png"), "a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\"\"$VEIL_TEST_DIR"), dir, VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a", "", "b.png"), "a b.png", VEIL_MODE_FILL, 0);
+
+	expect_error(ARGV("veil", "$VEIL_TEST_UNSET/a.png"), -EINVAL,
+		"Variable 'VEIL_TEST_UNSET' in file name '$VEIL_TEST_UNSET/a.png' is not set");
+	expect_error(ARGV("veil", "${VEIL_TEST_UNSET}/a.png", "fit"), -EINVAL,
+		"'VEIL_TEST_UNSET'");
+	expect_error(ARGV("veil", "$VEIL_TEST_DIR/$VEIL_TEST_UNSET"), -EINVAL,
+		"'VEIL_TEST_UNSET'");
+	expect_error(ARGV("veil", "${VEIL_TEST_UNSET:-/a.png}"), -EINVAL, "'VEIL_TEST_UNSET'");
+	expect_error(ARGV("veil", "$VEIL_TEST_EMPTY"), -EINVAL, "empty once expanded");
+	expect_error(ARGV("veil", "''"), -EINVAL, "empty once expanded");
+	expect_set(ARGV("veil", "$VEIL_TEST_NEWLINE.png", "fit"), "a b.png", VEIL_MODE_FIT, 0);
+	expect_error(ARGV("veil", "\"$VEIL_TEST_NEWLINE\".png"), -EINVAL, "control character");
+
+	/* Relative names stay relative: the caller resolves them. */
+	expect_set(ARGV("veil", "walls/a.png"), "walls/a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "../a.png"), "../a.png", VEIL_MODE_FILL, 0);
+}
+
+/* Words a shell would act on are literal in a file name, or refused with a reason. */
+static void test_shell_syntax(void) {
+	expect_error(ARGV("veil", "$(rm -rf /)"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "$(rm", "-rf", "/)", "fit"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "`rm -rf /`"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "a`id`.png", "fill"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "\"$(id)\""), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "'$(id)'"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "\\$(id)"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "${VEIL_TEST_DIR:-$(id)}"), -EINVAL, "command substitution");
+	expect_error(ARGV("veil", "$((1+2))"), -EINVAL, "command substitution");
+
+	expect_set(ARGV("veil", "a;b.png"), "a;b.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a.png;", "rm", "-rf", "~", "fit"), "a.png; rm -rf ~",
+		VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "a|b&c.png"), "a|b&c.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "<a>(b){c}.png"), "<a>(b){c}.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a && b.png", "fit"), "a && b.png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "#a.png"), "#a.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "a=b!c%d^e.png"), "a=b!c%d^e.png", VEIL_MODE_FILL, 0);
+	/* No positional or special parameters: they would be the compositor's own. */
+	expect_set(ARGV("veil", "$1$$$@$*$#$?$0$-$!.png"), "$1$$$@$*$#$?$0$-$!.png",
+		VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "${1}.png"), "${1}.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "\"${1}\".png"), "${1}.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "cost$"), "cost$", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "$", "a.png"), "$ a.png", VEIL_MODE_FILL, 0);
+
+	expect_error(ARGV("veil", "it's.png"), -EINVAL, "has a ' without its pair");
+	expect_error(ARGV("veil", "\"a.png"), -EINVAL, "has a \" without its pair");
+	expect_error(ARGV("veil", "a.png\\"), -EINVAL, "ends in a backslash");
+	expect_error(ARGV("veil", "${VEIL_TEST_DIR"), -EINVAL, "has a ${ without its }");
+	expect_error(ARGV("veil", "${VEIL_TEST_DIR!}"), -EINVAL, "not valid shell syntax");
+}
+
+/* Globbing would pick files from the compositor's directory: patterns stay literal. */
+static void test_no_glob(void) {
+	char dir[] = "/tmp/veil-test-command-XXXXXX";
+	char cwd[PATH_MAX];
+	if (!CHECK(mkdtemp(dir) != NULL) || !CHECK(getcwd(cwd, sizeof(cwd)) != NULL) ||
+			!CHECK(chdir(dir) == 0)) {
+		return;
+	}
+	FILE *f1 = fopen("x1.png", "w");
+	FILE *f2 = fopen("x2.png", "w");
+	CHECK(f1 != NULL && f2 != NULL);
+	if (f1 != NULL) {
+		fclose(f1);
+	}
+	if (f2 != NULL) {
+		fclose(f2);
+	}
+	expect_set(ARGV("veil", "*.png"), "*.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "x?.png"), "x?.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "x[12].png", "fit"), "x[12].png", VEIL_MODE_FIT, 0);
+	expect_set(ARGV("veil", "x1.png"), "x1.png", VEIL_MODE_FILL, 0);
+	CHECK(unlink("x1.png") == 0);
+	CHECK(unlink("x2.png") == 0);
+	CHECK(chdir(cwd) == 0);
+	CHECK(rmdir(dir) == 0);
+}
+
+static void test_hostile(void) {
+	struct veil_command cmd;
+	char *message = NULL;
+
+	/* Not a veil command at all, or broken argument vectors. */
+	CHECK(veil_command_parse(0, NULL, &cmd, &message) == -EINVAL && cmd.path == NULL);
+	CHECK(is_readable(message));
+	free(message);
+	CHECK(veil_command_parse(0, (char *[]){ NULL }, &cmd, &message) == -EINVAL);
+	free(message);
+	expect_error(ARGV(NULL), -EINVAL, "Not a veil command");
+	expect_error(ARGV(NULL, "a.png"), -EINVAL, "Not a veil command");
+	expect_error(ARGV("bg", "a.png"), -EINVAL, "Not a veil command");
+	expect_error(ARGV("", "a.png"), -EINVAL, "Not a veil command");
+	expect_error(ARGV("veil", NULL), -EINVAL, "missing");
+	expect_error(ARGV("veil", "a.png", NULL), -EINVAL, "missing");
+	expect_error(ARGV("veil", "a.png", "fit", NULL), -EINVAL, "missing");
+	expect_error(ARGV("veil", "off", NULL), -EINVAL, "missing");
+
+	/* Control characters: refused, and never echoed into the message. */
+	expect_error(ARGV("veil", "a\nb.png"), -EINVAL, "control character (byte 0x0a)");
+	expect_error(ARGV("veil", "a\tb.png", "fit"), -EINVAL, "control character (byte 0x09)");
+	expect_error(ARGV("veil", "a\rb\x1b[2J.png"), -EINVAL, "control character");
+	expect_error(ARGV("veil", "a\x7f.png"), -EINVAL, "control character");
+	expect_error(ARGV("veil", "a.png", "fit", "\n#123456"), -EINVAL, "Invalid colour '?#123456'");
+	expect_error(ARGV("veil", "a.png", "\x1b[31mfit"), -EINVAL, "'a.png ?[31mfit' has a control");
+
+	/* Bytes that are not UTF-8 are a faithful path, but '?' in a message. */
+	expect_set(ARGV("veil", "\xff\xfe.png"), "\xff\xfe.png", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "caf\xc3\xa9 \xe2\x98\x80.png", "fit"), "caf\xc3\xa9 \xe2\x98\x80.png",
+		VEIL_MODE_FIT, 0);
+	expect_error(ARGV("veil", "a.png", "fit", "\xff\xfe"), -EINVAL, "Invalid colour '?\?'");
+	expect_error(ARGV("veil", "a.png", "fit", "\xc0\xaf"), -EINVAL, "Invalid colour '?\?'");
+	expect_error(ARGV("veil", "a.png", "fit", "\xed\xa0\x80"), -EINVAL, "Invalid colour '??\?'");
+	expect_error(ARGV("veil", "a.png", "fit", "caf\xc3\xa9"), -EINVAL,
+		"Invalid colour 'caf\xc3\xa9'");
+
+	/* 64 KiB words: too long for a path, and cut short in messages. */
+	size_t size = 64 * 1024;
+	char *longword = malloc(size + 1);
+	char *quotes = malloc(size + 1);
+	char *dollars = malloc(size + 1);
+	if (!CHECK(longword != NULL && quotes != NULL && dollars != NULL)) {
+		goto out;
+	}
+	memset(longword, 'a', size);
+	longword[size] = '\0';
+	memset(quotes, '\'', size);
+	quotes[size] = '\0';
+	memset(dollars, '$', size);
+	dollars[size] = '\0';
+	expect_error(ARGV("veil", longword), -ENAMETOOLONG, "too long: 65536 bytes");
+	expect_error(ARGV("veil", longword, "fit"), -ENAMETOOLONG, "aaa...'");
+	expect_error(ARGV("veil", "a.png", "fit", longword), -EINVAL, "Invalid colour 'aaa");
+	expect_error(ARGV("veil", "a.png", longword), -EINVAL, "Unknown mode 'aaa");
+	expect_error(ARGV("veil", quotes), -ENAMETOOLONG, "too long: 65536 bytes");
+	expect_error(ARGV("veil", dollars, "fill"), -ENAMETOOLONG, "too long");
+	expect_error(ARGV("veil", "off", longword), -EINVAL, "`veil off` takes no arguments");
+	quotes[PATH_MAX - 2] = '\0';
+	expect_error(ARGV("veil", quotes), -EINVAL, "empty once expanded");
+	dollars[PATH_MAX - 1] = '\0';
+	expect_set(ARGV("veil", dollars), dollars, VEIL_MODE_FILL, 0);
+	longword[PATH_MAX] = '\0';
+	expect_error(ARGV("veil", longword), -ENAMETOOLONG, "4096 bytes, at most 4095");
+	longword[PATH_MAX - 1] = '\0';
+	expect_set(ARGV("veil", longword), longword, VEIL_MODE_FILL, 0);
+	/* Too long only once expanded. */
+	longword[0] = '~';
+	longword[1] = '/';
+	expect_error(ARGV("veil", longword), -ENAMETOOLONG, "at most 4095");
+	longword[PATH_MAX - 1 - strlen(getenv("HOME"))] = '\0';
+	char *expected = concat(getenv("HOME"), longword + 1);
+	expect_set(ARGV("veil", longword), expected, VEIL_MODE_FILL, 0);
+	free(expected);
+
+out:
+	free(longword);
+	free(quotes);
+	free(dollars);
+}
+
+static void test_finish(void) {
+	struct veil_command cmd = {0};
+	veil_command_finish(&cmd);
+	veil_command_finish(&cmd);
+	veil_command_finish(NULL);
+	CHECK(cmd.path == NULL);
+}
+
+int main(void) {
+	test_colors();
+	test_forms();
+	test_errors();
+	test_spaces();
+	test_expansion();
+	test_shell_syntax();
+	test_no_glob();
+	test_hostile();
+	test_finish();
+	printf("command: %d passed, %d failed\n", passed, failed);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,739 @@
+/*
+ * Video sources and sample buffers, without a compositor: a wl_event_loop, a source context with
+ * no renderer (the system-memory RGB path pixman takes) and media made here with ffmpeg.
+ *
+ * What can't run here (no GPU, no /dev/udmabuf): decoding into dmabufs (VA and other hardware
+ * decoders), the renderer's DMA_DRM caps and the udmabuf pool. The dmabuf bookkeeping is tested
+ * with memfd-backed GstDmaBufMemory instead: the attributes a GPU renderer would import.
+ */
+#define _GNU_SOURCE /* memfd_create */
+#include <dirent.h>
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <gst/gst.h>
+#include <gst/allocators/allocators.h>
+#include <gst/video/video.h>
+#include <json-c/json.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/util/log.h>
+#include "decode/source.h"
+#include "scene/sample_buffer.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...) check(!!(cond), __LINE__, #cond, "" __VA_ARGS__)
+
+static void check(bool ok, int line, const char *expr, const char *fmt, ...) {
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	fprintf(stderr, "FAIL line %d: %s", line, expr);
+	if (fmt[0] != '\0') {
+		va_list args;
+		va_start(args, fmt);
+		fprintf(stderr, ": ");
+		vfprintf(stderr, fmt, args);
+		va_end(args);
+	}
+	fprintf(stderr, "\n");
+}
+
+static char dir[] = "/tmp/veil-test-video-XXXXXX";
+
+static char *media(const char *name) {
+	static char path[4][256];
+	static int next;
+	char *p = path[next++ % 4];
+	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+	return p;
+}
+
+static bool run(const char *fmt, ...) {
+	char cmd[2048];
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, args);
+	va_end(args);
+	int status = system(cmd);
+	if (status != 0) {
+		fprintf(stderr, "command failed (%d): %s\n", status, cmd);
+	}
+	return status == 0;
+}
+
+static double now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int count_dir(const char *path) {
+	DIR *d = opendir(path);
+	if (d == NULL) {
+		return -1;
+	}
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		n += e->d_name[0] != '.';
+	}
+	closedir(d);
+	return n;
+}
+
+/* What a holder of the source sees: every frame signal, and the colour of the frame. */
+enum colour { OTHER, RED, GREEN, BLUE, N_COLOURS };
+
+struct viewer {
+	struct wl_listener frame;
+	struct veil_source *source;
+	int signals;
+	int seen[N_COLOURS];
+	enum colour last;
+};
+
+static enum colour colour_of(struct wlr_buffer *buffer) {
+	void *data;
+	uint32_t format;
+	size_t stride;
+	if (!wlr_buffer_begin_data_ptr_access(buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ, &data,
+			&format, &stride)) {
+		return OTHER;
+	}
+	enum colour c = OTHER;
+	if (format == DRM_FORMAT_XRGB8888) {
+		const uint8_t *px = (const uint8_t *)data + (buffer->height / 2) * stride +
+			(buffer->width / 2) * 4;
+		int b = px[0], g = px[1], r = px[2];
+		/* Through YUV 4:2:0 and back: near, not exact. */
+		if (r > 200 && g < 50 && b < 50) {
+			c = RED;
+		} else if (r < 50 && g > 200 && b < 50) {
+			c = GREEN;
+		} else if (r < 50 && g < 50 && b > 200) {
+			c = BLUE;
+		}
+	}
+	wlr_buffer_end_data_ptr_access(buffer);
+	return c;
+}
+
+static void handle_frame(struct wl_listener *listener, void *data) {
+	struct viewer *viewer = wl_container_of(listener, viewer, frame);
+	viewer->signals++;
+	if (viewer->source->frame != NULL) {
+		viewer->last = colour_of(viewer->source->frame);
+		viewer->seen[viewer->last]++;
+	}
+}
+
+static void watch(struct viewer *viewer, struct veil_source *source) {
+	*viewer = (struct viewer){ .source = source };
+	viewer->frame.notify = handle_frame;
+	wl_signal_add(&source->events.frame, &viewer->frame);
+}
+
+static void dispatch_for(struct wl_event_loop *loop, double seconds) {
+	double end = now() + seconds;
+	double left;
+	while ((left = end - now()) > 0) {
+		wl_event_loop_dispatch(loop, (int)(left * 1000) + 1);
+	}
+}
+
+static struct json_object *status_of(struct veil_source *source) {
+	struct json_object *obj = json_object_new_object();
+	source->impl->add_status(source, obj);
+	return obj;
+}
+
+static int64_t status_int(struct veil_source *source, const char *key) {
+	struct json_object *obj = status_of(source), *val;
+	int64_t v = json_object_object_get_ex(obj, key, &val) ? json_object_get_int64(val) : -1;
+	json_object_put(obj);
+	return v;
+}
+
+static bool status_is(struct veil_source *source, const char *key, const char *want) {
+	struct json_object *obj = status_of(source), *val;
+	bool ok = json_object_object_get_ex(obj, key, &val) && val != NULL &&
+		strcmp(json_object_get_string(val), want) == 0;
+	if (!ok) {
+		fprintf(stderr, "status: %s\n", json_object_to_json_string(obj));
+	}
+	json_object_put(obj);
+	return ok;
+}
+
+static bool make_media(void) {
+	/*
+	 * 64x48, 20 fps, red, green and blue for 6 frames each (0.9 s), H.264 with AAC audio
+	 * (which must not be decoded); moov at the end, as ffmpeg writes by default.
+	 */
+	const char *colours =
+		"color=c=0xff0000:s=64x48:r=20:d=0.3[a];"
+		"color=c=0x00ff00:s=64x48:r=20:d=0.3[b];"
+		"color=c=0x0000ff:s=64x48:r=20:d=0.3[c];"
+		"[a][b][c]concat=n=3:v=1:a=0[out0]";
+	return run("ffmpeg -nostdin -v error -y -f lavfi -i '%s' -f lavfi -i sine=d=0.9 "
+			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 6 -bf 0 "
+			"-c:a aac -shortest %s", colours, media("colours.mp4")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i '%s' -c:v libx264 -preset ultrafast "
+			"-pix_fmt yuv420p -g 6 -movflags +faststart %s", colours,
+			media("faststart.mp4")) &&
+		/* Dirac (VC-2): GStreamer here has a parser for it but no decoder. */
+		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=10:d=0.5 "
+			"-c:v vc2 -strict experimental %s", media("dirac.mkv")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i sine=d=0.5 -c:a libopus %s",
+			media("audio.mkv")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=32x32:r=10:d=0.5 "
+			"-loop 0 %s", media("anim.gif")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=32x32:d=0.1 -frames:v 1 "
+			"%s", media("still.png")) &&
+		/* Without moov (it is at the end): not playable at all. */
+		run("head -c $(( $(stat -c %%s %s) / 2 )) %s > %s", media("colours.mp4"),
+			media("colours.mp4"), media("truncated.mp4")) &&
+		/* moov first, mdat cut: the first frames decode, then the data ends. */
+		run("head -c $(( $(stat -c %%s %s) * 2 / 3 )) %s > %s", media("faststart.mp4"),
+			media("faststart.mp4"), media("cut.mp4")) &&
+		/* Made 16384x16384 by patching its headers (make_huge). */
+		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=10:d=0.5 "
+			"-c:v mjpeg %s", media("huge.avi")) &&
+		run("cp %s %s", media("colours.mp4"), media("deleted.mp4"));
+}
+
+static void test_sniff(void) {
+	struct {
+		const char *name;
+		bool video;
+	} cases[] = {
+		{ "colours.mp4", true },
+		{ "dirac.mkv", true },
+		{ "anim.gif", true },
+		{ "still.png", false },
+		{ "huge.avi", true },
+		{ "audio.mkv", false },
+		{ "garbage.mp4", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = open(media(cases[i].name), O_RDONLY | O_CLOEXEC);
+		CHECK(fd >= 0 && veil_video_sniff(fd) == cases[i].video, "%s", cases[i].name);
+		close(fd);
+	}
+}
+
+static void test_playback(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("colours.mp4"), false, &err,
+		&message);
+	CHECK(source != NULL && err == 0, "%d %s", err, message ? message : "");
+	free(message);
+	if (source == NULL) {
+		return;
+	}
+	CHECK(source->impl->kind == VEIL_SOURCE_VIDEO);
+	/* The first frame is there when open returns: no black flash, no old wallpaper. */
+	CHECK(source->frame != NULL && veil_sample_buffer_is(source->frame));
+	CHECK(source->width == 64 && source->height == 48, "%dx%d", source->width,
+		source->height);
+	CHECK(source->opaque);
+	CHECK(source->frame != NULL && colour_of(source->frame) == RED);
+	CHECK(status_is(source, "decoder", "avdec_h264"));
+	CHECK(status_is(source, "state", "paused"));
+	CHECK(status_is(source, "format", "BGRx"));
+
+	/* Two outputs showing the file share the source and its pipeline. */
+	struct veil_source *again = veil_source_open(ctx, media("colours.mp4"), false, &err,
+		&message);
+	CHECK(again == source && source->refs == 2);
+	free(message);
+	veil_source_unref(again);
+
+	struct viewer viewer;
+	watch(&viewer, source);
+	/* Shown nowhere yet: nothing plays (the first loop's re-preroll may show frame 0). */
+	dispatch_for(ctx->loop, 0.3);
+	CHECK(viewer.signals <= 1, "%d frames while hidden", viewer.signals);
+
+	veil_source_add_viewers(source, 1);
+	CHECK(status_is(source, "state", "playing"));
+	double start = now();
+	dispatch_for(ctx->loop, 2.5);
+	double elapsed = now() - start;
+	int64_t frames = status_int(source, "frames");
+	int64_t loops = status_int(source, "loops");
+	printf("playing %.2f s: %d frame signals (red %d, green %d, blue %d, other %d), "
+		"%" PRId64 " frames taken, %" PRId64 " dropped, %" PRId64 " loops\n",
+		elapsed, viewer.signals, viewer.seen[RED], viewer.seen[GREEN], viewer.seen[BLUE],
+		viewer.seen[OTHER], frames, status_int(source, "dropped"), loops);
+	CHECK(viewer.seen[RED] > 0 && viewer.seen[GREEN] > 0 && viewer.seen[BLUE] > 0);
+	CHECK(viewer.seen[OTHER] == 0);
+	/* 0.9 s a loop: gapless loops, counted. */
+	CHECK(loops >= 2, "%" PRId64 " loops", loops);
+	/* 20 fps: about 50 frames, one wake-up and one frame signal each, no more. */
+	CHECK(viewer.signals >= 35 && viewer.signals <= 20 * elapsed + 3, "%d", viewer.signals);
+	CHECK(source->error == NULL);
+
+	/* Pause: at most the frame the sink prerolls on, then nothing. */
+	veil_source_set_paused(source, true);
+	CHECK(status_is(source, "state", "paused"));
+	dispatch_for(ctx->loop, 0.3);
+	int paused_at = viewer.signals;
+	dispatch_for(ctx->loop, 0.7);
+	CHECK(viewer.signals == paused_at, "%d frames while paused",
+		viewer.signals - paused_at);
+	veil_source_set_paused(source, false);
+	int resumed_at = viewer.signals;
+	dispatch_for(ctx->loop, 0.5);
+	CHECK(viewer.signals > resumed_at + 5, "%d frames after resume",
+		viewer.signals - resumed_at);
+
+	/* Hidden (no output shows it): the same. */
+	veil_source_add_viewers(source, -1);
+	dispatch_for(ctx->loop, 0.3);
+	int hidden_at = viewer.signals;
+	dispatch_for(ctx->loop, 0.7);
+	CHECK(viewer.signals == hidden_at, "%d frames while hidden", viewer.signals - hidden_at);
+
+	wl_list_remove(&viewer.frame.link);
+	/* A frame a consumer still holds outlives the source (and its pipeline). */
+	struct wlr_buffer *held = wlr_buffer_lock(source->frame);
+	veil_source_unref(source);
+	CHECK(colour_of(held) != OTHER);
+	wlr_buffer_unlock(held);
+}
+
+/* The file is deleted after opening: what was opened keeps playing, and looping. */
+static void test_deleted(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("deleted.mp4"), false, &err,
+		&message);
+	free(message);
+	CHECK(source != NULL);
+	if (source == NULL) {
+		return;
+	}
+	unlink(media("deleted.mp4"));
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, 2.0);
+	CHECK(viewer.signals >= 25 && status_int(source, "loops") >= 1 && source->error == NULL,
+		"%d frames, %" PRId64 " loops", viewer.signals, status_int(source, "loops"));
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
+/* The data ends after the first frames: an error after creation, the last frame stays. */
+static void test_cut(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("cut.mp4"), false, &err,
+		&message);
+	if (source == NULL) {
+		/* Also fine: the cut was found before the first frame. */
+		CHECK(err < 0 && message != NULL);
+		printf("cut.mp4: %d %s\n", err, message);
+		free(message);
+		return;
+	}
+	free(message);
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, 1.5);
+	printf("cut.mp4: %d frames, %" PRId64 " loops, error: %s\n", viewer.signals,
+		status_int(source, "loops"), source->error ? source->error : "none");
+	/* Either qtdemux plays what is there and loops, or it reports the cut: never a crash. */
+	CHECK(source->frame != NULL);
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
+static void test_bad_inputs(struct veil_source_context *ctx) {
+	struct {
+		const char *name;
+		int err; /* 0: any negative errno */
+		const char *words; /* in the message */
+	} cases[] = {
+		{ "truncated.mp4", -EINVAL, NULL },
+		{ "garbage.mp4", 0, NULL },
+		{ "huge.avi", -EFBIG, "16384x16384" },
+		{ "dirac.mkv", -ENOTSUP, "Dirac" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = 0;
+		char *message = NULL;
+		double start = now();
+		struct veil_source *source = veil_source_open(ctx, media(cases[i].name), false,
+			&err, &message);
+		printf("%s: %d, \"%s\" (%.2f s)\n", cases[i].name, err,
+			message != NULL ? message : "(none)", now() - start);
+		CHECK(source == NULL && err < 0 && message != NULL, "%s", cases[i].name);
+		if (cases[i].err != 0) {
+			CHECK(err == cases[i].err, "%s: %d", cases[i].name, err);
+		}
+		if (cases[i].words != NULL) {
+			CHECK(message != NULL && strstr(message, cases[i].words) != NULL, "%s",
+				cases[i].name);
+		}
+		CHECK(wl_list_empty(&ctx->sources));
+		free(message);
+		veil_source_unref(source);
+	}
+
+	/* Sniffing sends an audio-only file to the image decoder; the video path says why not. */
+	int fd = open(media("audio.mkv"), O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	fstat(fd, &st);
+	int err = 0;
+	char *message = NULL;
+	struct veil_source *source = veil_video_source_create(ctx, fd, strdup(media("audio.mkv")),
+		&st, &err, &message);
+	printf("audio.mkv: %d, \"%s\"\n", err, message != NULL ? message : "(none)");
+	CHECK(source == NULL && err == -EINVAL && message != NULL &&
+		strstr(message, "no video stream") != NULL);
+	CHECK(wl_list_empty(&ctx->sources));
+	free(message);
+	close(fd);
+}
+
+/* Noise named .mp4, the same every run. */
+static bool make_garbage(const char *path) {
+	FILE *f = fopen(path, "wb");
+	if (f == NULL) {
+		return false;
+	}
+	uint32_t x = 2463534242u;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		fputc((int)(x & 0xff), f);
+	}
+	return fclose(f) == 0;
+}
+
+/* An AVI's frame size is in two headers: say 16384x16384 in both, the frames stay small. */
+static bool make_huge(const char *path) {
+	FILE *f = fopen(path, "r+b");
+	if (f == NULL) {
+		return false;
+	}
+	uint8_t head[4096];
+	size_t n = fread(head, 1, sizeof(head), f);
+	int patched = 0;
+	for (size_t i = 0; i + 24 <= n; i++) {
+		size_t at = 0;
+		if (memcmp(head + i, "avih", 4) == 0) {
+			at = i + 8 + 32; /* dwWidth, dwHeight */
+		} else if (memcmp(head + i, "strf", 4) == 0) {
+			at = i + 8 + 4; /* biWidth, biHeight */
+		} else {
+			continue;
+		}
+		uint8_t size[8] = { 0x00, 0x40, 0, 0, 0x00, 0x40, 0, 0 }; /* 16384, little-endian */
+		memcpy(head + at, size, sizeof(size));
+		patched++;
+	}
+	bool ok = patched == 2 && fseek(f, 0, SEEK_SET) == 0 && fwrite(head, 1, n, f) == n;
+	fclose(f);
+	return ok;
+}
+
+static GstSample *make_sample(GstBuffer *buffer, const char *caps_str) {
+	GstCaps *caps = gst_caps_from_string(caps_str);
+	GstSample *sample = gst_sample_new(buffer, caps, NULL, NULL);
+	gst_caps_unref(caps);
+	gst_buffer_unref(buffer);
+	return sample;
+}
+
+static void test_system_memory(void) {
+	/* BGRx with a padded stride (as a decoder pads), described by a GstVideoMeta. */
+	int width = 8, height = 4, stride = 64;
+	GstBuffer *buffer = gst_buffer_new_allocate(NULL, stride * height, NULL);
+	GstMapInfo map;
+	gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+	memset(map.data, 0, map.size);
+	map.data[2 * stride + 4 * 4 + 1] = 0xff; /* pixel (4, 2): green */
+	gst_buffer_unmap(buffer, &map);
+	gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
+	gint strides[GST_VIDEO_MAX_PLANES] = { stride };
+	gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_BGRx,
+		width, height, 1, offsets, strides);
+	GstSample *sample = make_sample(buffer,
+		"video/x-raw, format=BGRx, width=8, height=4, framerate=0/1");
+
+	struct wlr_buffer *wlr_buffer = veil_sample_buffer_create(sample);
+	CHECK(wlr_buffer != NULL && veil_sample_buffer_is(wlr_buffer));
+	if (wlr_buffer != NULL) {
+		CHECK(veil_sample_buffer_get_sample(wlr_buffer) == sample);
+		CHECK(wlr_buffer->width == width && wlr_buffer->height == height);
+		void *data;
+		uint32_t format;
+		size_t got_stride;
+		CHECK(!wlr_buffer_begin_data_ptr_access(wlr_buffer,
+			WLR_BUFFER_DATA_PTR_ACCESS_WRITE, &data, &format, &got_stride));
+		bool ok = wlr_buffer_begin_data_ptr_access(wlr_buffer,
+			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &got_stride);
+		CHECK(ok && format == DRM_FORMAT_XRGB8888 && got_stride == (size_t)stride);
+		if (ok) {
+			CHECK(((uint8_t *)data)[2 * stride + 4 * 4 + 1] == 0xff);
+			wlr_buffer_end_data_ptr_access(wlr_buffer);
+		}
+		struct wlr_dmabuf_attributes attribs;
+		CHECK(!wlr_buffer_get_dmabuf(wlr_buffer, &attribs));
+		CHECK(wlr_buffer_is_opaque(wlr_buffer));
+		/* The buffer keeps the sample: it outlives the producer's reference. */
+		gst_sample_unref(sample);
+		sample = NULL;
+		CHECK(wlr_buffer_begin_data_ptr_access(wlr_buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ,
+			&data, &format, &got_stride));
+		wlr_buffer_end_data_ptr_access(wlr_buffer);
+		wlr_buffer_drop(wlr_buffer);
+	}
+	if (sample != NULL) {
+		gst_sample_unref(sample);
+	}
+
+	/* No data pointer for YUV or alpha in system memory: refused, not shown wrong. */
+	const char *refused[] = {
+		"video/x-raw, format=I420, width=8, height=4",
+		"video/x-raw, format=NV12, width=8, height=4",
+		"video/x-raw, format=BGRA, width=8, height=4",
+		"audio/x-raw, format=S16LE, rate=48000, channels=2",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sample = make_sample(gst_buffer_new_allocate(NULL, 8 * 4 * 4, NULL), refused[i]);
+		struct wlr_buffer *b = veil_sample_buffer_create(sample);
+		CHECK(b == NULL, "%s", refused[i]);
+		if (b != NULL) {
+			wlr_buffer_drop(b);
+		}
+		gst_sample_unref(sample);
+	}
+
+	/* The other RGB byte orders map to the DRM format of the same memory layout. */
+	struct {
+		const char *gst;
+		uint32_t drm;
+	} formats[] = {
+		{ "BGRx", DRM_FORMAT_XRGB8888 },
+		{ "RGBx", DRM_FORMAT_XBGR8888 },
+		{ "xRGB", DRM_FORMAT_BGRX8888 },
+		{ "xBGR", DRM_FORMAT_RGBX8888 },
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char caps[128];
+		snprintf(caps, sizeof(caps), "video/x-raw, format=%s, width=8, height=4",
+			formats[i].gst);
+		GstCaps *c = gst_caps_from_string(caps);
+		struct veil_sample_format fmt;
+		CHECK(veil_sample_format_from_caps(&fmt, c, NULL) == 0 &&
+			fmt.drm_format == formats[i].drm && fmt.data_ptr && fmt.opaque, "%s",
+			formats[i].gst);
+		gst_caps_unref(c);
+	}
+}
+
+static GstMemory *memfd_dmabuf(GstAllocator *allocator, size_t size, int *fd_out) {
+	int fd = memfd_create("veil-test", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		return NULL;
+	}
+	*fd_out = fd;
+	/* The memory owns fd from here on, as a decoder's dmabuf memory owns its fd. */
+	return gst_dmabuf_allocator_alloc(allocator, fd, size);
+}
+
+static void test_dmabuf(void) {
+	GstAllocator *allocator = gst_dmabuf_allocator_new();
+	int width = 64, height = 48, stride = 128;
+
+	/* NV12 in one dmabuf: Y at 0, UV after the padded Y plane and 256 bytes more. */
+	size_t uv_offset = (size_t)stride * height + 256;
+	size_t size = uv_offset + (size_t)stride * height / 2;
+	int fd = -1;
+	GstMemory *mem = memfd_dmabuf(allocator, size, &fd);
+	CHECK(mem != NULL && gst_is_dmabuf_memory(mem));
+	if (mem == NULL) {
+		gst_object_unref(allocator);
+		return;
+	}
+	GstBuffer *buffer = gst_buffer_new();
+	gst_buffer_append_memory(buffer, mem);
+	gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, uv_offset };
+	gint strides[GST_VIDEO_MAX_PLANES] = { stride, stride };
+	gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12,
+		width, height, 2, offsets, strides);
+	GstSample *sample = make_sample(buffer,
+		"video/x-raw(memory:DMABuf), format=NV12, width=64, height=48");
+	struct wlr_buffer *wlr_buffer = veil_sample_buffer_create(sample);
+	gst_sample_unref(sample);
+	CHECK(wlr_buffer != NULL);
+	if (wlr_buffer != NULL) {
+		struct wlr_dmabuf_attributes a;
+		bool ok = wlr_buffer_get_dmabuf(wlr_buffer, &a);
+		CHECK(ok && a.n_planes == 2 && a.format == DRM_FORMAT_NV12 &&
+			a.modifier == DRM_FORMAT_MOD_LINEAR && a.width == width && a.height == height);
+		CHECK(ok && a.fd[0] == fd && a.fd[1] == fd, "fds %d %d, memfd %d", a.fd[0],
+			a.fd[1], fd);
+		CHECK(ok && a.offset[0] == 0 && a.offset[1] == uv_offset, "%u %u", a.offset[0],
+			a.offset[1]);
+		CHECK(ok && a.stride[0] == (uint32_t)stride && a.stride[1] == (uint32_t)stride);
+		/* YUV has no data pointer: only a GPU renderer can show it. */
+		void *data;
+		uint32_t format;
+		size_t s;
+		CHECK(!wlr_buffer_begin_data_ptr_access(wlr_buffer, WLR_BUFFER_DATA_PTR_ACCESS_READ,
+			&data, &format, &s));
+		wlr_buffer_drop(wlr_buffer);
+		/* The fd was borrowed, never closed by the buffer: the memory closed it. */
+		CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
+	}
+
+	/*
+	 * One dmabuf per plane, the second one a view that starts 4096 bytes into its fd (as
+	 * gst_memory_resize leaves it): the fd offset is the memory's offset plus the plane's.
+	 * DMA_DRM caps with an explicit (Intel X-tiled) modifier.
+	 */
+	int fd_y = -1, fd_uv = -1;
+	GstMemory *y = memfd_dmabuf(allocator, (size_t)stride * height, &fd_y);
+	GstMemory *uv = memfd_dmabuf(allocator, 4096 + (size_t)stride * height / 2, &fd_uv);
+	gst_memory_resize(uv, 4096, (gsize)stride * height / 2);
+	buffer = gst_buffer_new();
+	gst_buffer_append_memory(buffer, y);
+	gst_buffer_append_memory(buffer, uv);
+	gsize offsets2[GST_VIDEO_MAX_PLANES] = { 0, (gsize)stride * height };
+	gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_DMA_DRM,
+		width, height, 2, offsets2, strides);
+	GstBuffer *no_meta = gst_buffer_copy_deep(buffer);
+	gst_buffer_remove_meta(no_meta, (GstMeta *)gst_buffer_get_video_meta(no_meta));
+	const char *caps = "video/x-raw(memory:DMABuf), format=DMA_DRM, "
+		"drm-format=NV12:0x0100000000000001, width=64, height=48";
+	sample = make_sample(buffer, caps);
+	wlr_buffer = veil_sample_buffer_create(sample);
+	gst_sample_unref(sample);
+	CHECK(wlr_buffer != NULL);
+	if (wlr_buffer != NULL) {
+		struct wlr_dmabuf_attributes a;
+		bool ok = wlr_buffer_get_dmabuf(wlr_buffer, &a);
+		CHECK(ok && a.n_planes == 2 && a.format == DRM_FORMAT_NV12 &&
+			a.modifier == I915_FORMAT_MOD_X_TILED, "format %08x modifier %016" PRIx64,
+			a.format, a.modifier);
+		CHECK(ok && a.fd[0] == fd_y && a.fd[1] == fd_uv);
+		CHECK(ok && a.offset[0] == 0 && a.offset[1] == 4096, "%u %u", a.offset[0],
+			a.offset[1]);
+		wlr_buffer_drop(wlr_buffer);
+	}
+	/* A tiled frame without a meta has no known layout: refused. */
+	sample = make_sample(no_meta, caps);
+	wlr_buffer = veil_sample_buffer_create(sample);
+	CHECK(wlr_buffer == NULL);
+	gst_sample_unref(sample);
+
+	/* A linear BGRx dmabuf is also readable through a data pointer (mapped on demand). */
+	mem = memfd_dmabuf(allocator, (size_t)width * 4 * height, &fd);
+	buffer = gst_buffer_new();
+	gst_buffer_append_memory(buffer, mem);
+	GstMapInfo map;
+	if (gst_buffer_map(buffer, &map, GST_MAP_WRITE)) {
+		memset(map.data, 0x80, map.size);
+		gst_buffer_unmap(buffer, &map);
+	}
+	sample = make_sample(buffer, "video/x-raw(memory:DMABuf), format=BGRx, width=64, "
+		"height=48");
+	wlr_buffer = veil_sample_buffer_create(sample);
+	gst_sample_unref(sample);
+	CHECK(wlr_buffer != NULL);
+	if (wlr_buffer != NULL) {
+		struct wlr_dmabuf_attributes a;
+		CHECK(wlr_buffer_get_dmabuf(wlr_buffer, &a) && a.format == DRM_FORMAT_XRGB8888 &&
+			a.n_planes == 1 && a.stride[0] == (uint32_t)width * 4);
+		void *data;
+		uint32_t format;
+		size_t s;
+		bool ok = wlr_buffer_begin_data_ptr_access(wlr_buffer,
+			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &s);
+		CHECK(ok && format == DRM_FORMAT_XRGB8888 && ((uint8_t *)data)[5] == 0x80);
+		if (ok) {
+			wlr_buffer_end_data_ptr_access(wlr_buffer);
+		}
+		wlr_buffer_drop(wlr_buffer);
+	}
+	gst_object_unref(allocator);
+
+	/* No /dev/udmabuf here: the allocator is absent and the video path steps aside. */
+	GstAllocator *udmabuf = gst_udmabuf_allocator_get();
+	CHECK((udmabuf == NULL) == (access("/dev/udmabuf", R_OK) != 0));
+	if (udmabuf != NULL) {
+		gst_object_unref(udmabuf);
+	}
+}
+
+int main(void) {
+	wlr_log_init(getenv("VEIL_TEST_DEBUG") != NULL ? WLR_DEBUG : WLR_INFO, NULL);
+	gst_init(NULL, NULL);
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	CHECK(make_media());
+	CHECK(make_huge(media("huge.avi")));
+	CHECK(make_garbage(media("garbage.mp4")));
+
+	struct wl_event_loop *loop = wl_event_loop_create();
+	struct veil_source_context ctx = { .loop = loop, .renderer = NULL };
+	wl_list_init(&ctx.sources);
+
+	test_system_memory();
+	test_dmabuf();
+	test_sniff();
+
+	int fds_before = count_dir("/proc/self/fd");
+	int threads_before = count_dir("/proc/self/task");
+	test_playback(&ctx);
+	test_deleted(&ctx);
+	test_cut(&ctx);
+	test_bad_inputs(&ctx);
+	CHECK(wl_list_empty(&ctx.sources));
+
+	/* Everything a video had is gone: descriptors at once, threads within seconds. */
+	CHECK(count_dir("/proc/self/fd") == fds_before, "%d fds, %d before",
+		count_dir("/proc/self/fd"), fds_before);
+	int threads = count_dir("/proc/self/task");
+	if (getenv("VEIL_TEST_DEBUG") != NULL) {
+		run("for t in /proc/%d/task/*; do cat $t/comm; done | sort | uniq -c", getpid());
+	}
+	double start = now();
+	while (threads > threads_before + 1 && now() - start < 20) {
+		usleep(100 * 1000);
+		threads = count_dir("/proc/self/task");
+	}
+	printf("threads: %d before the videos, %d %.1f s after the last\n", threads_before,
+		threads, now() - start);
+	/* GLib's thread pool keeps one idle spawner thread for the process. */
+	CHECK(threads <= threads_before + 1, "%d threads, %d before", threads, threads_before);
+
+	wl_event_loop_destroy(loop);
+	run("rm -rf %s", dir);
+	printf("video: %d passed, %d failed\n", passed, failed);
+	return failed == 0 ? 0 : 1;
+}
