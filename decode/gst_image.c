@@ -487,8 +487,8 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 	while (true) {
 		gint64 remaining = deadline - g_get_monotonic_time();
 		if (remaining <= 0) {
-			set_message(message, "GStreamer took more than %d seconds to decode the image",
-				TIMEOUT_SECONDS);
+			set_message(message, "GStreamer took more than %d seconds to decode "
+				"the image", TIMEOUT_SECONDS);
 			ret = -ETIMEDOUT;
 			goto out;
 		}

@@ -1,14 +1,15 @@
 /*
  * Still images decoded to pixels the renderer takes as they are: DRM_FORMAT_ARGB8888 with
  * premultiplied alpha, or DRM_FORMAT_XRGB8888 when every pixel is opaque (which lets the scene
- * treat the wallpaper as opaque). Rows are 4-byte pixels in the host's byte order (B, G, R, A
- * in memory on little-endian machines, as DRM formats are defined).
+ * treat the wallpaper as opaque). Rows are 4-byte pixels stored B, G, R, A in memory on every
+ * host: DRM formats are little-endian by definition.
  */
 #ifndef VEIL_DECODE_IMAGE_H
 #define VEIL_DECODE_IMAGE_H
 
-#include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct veil_image {
 	int width, height;
@@ -38,6 +39,7 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
  *   -EFBIG   larger than VEIL_IMAGE_MAX_*
  *   -ENOTSUP not this decoder's format (veil_png_load: no PNG signature)
  *   -ENOMEM  out of memory
+ *   -ETIMEDOUT GStreamer took too long; other negative errnos for read failures
  */
 bool veil_png_sniff(const void *head, size_t len);
 int veil_png_load(int fd, struct veil_image *image, char **message);

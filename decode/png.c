@@ -203,7 +203,8 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	if (setjmp(png_jmpbuf(png))) {
 		struct reader *reader = &load->reader;
 		if (reader->error != 0) {
-			set_message(message, "cannot read the PNG file: %s", strerror(reader->error));
+			set_message(message, "cannot read the PNG file: %s",
+				strerror(reader->error));
 			return -reader->error;
 		}
 		if (reader->eof) {
@@ -211,7 +212,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 			return -EINVAL;
 		}
 		if (strstr(load->error, "user limit") != NULL) {
-			/* Unreachable after the header check, kept should libpng's limits differ. */
+			/* Not reached after check_header(), unless libpng's limits differ. */
 			set_message(message, "PNG image is larger than veil's limit of %dx%d",
 				VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
 			return -EFBIG;
@@ -360,7 +361,14 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	png_set_read_fn(load->png, load, read_data);
 	/* The header was checked, but libpng sees every IHDR it reads, whatever we peeked at. */
 	png_set_user_limits(load->png, VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
-	/* Bounds what one ancillary chunk (text, profile, ...) may make libpng allocate. */
+	/*
+	 * Skips every chunk but IHDR, PLTE, tRNS, IDAT and IEND: we ignore colour profiles, gamma
+	 * and text anyway, and libpng would otherwise keep up to 1000 text chunks, each inflated to
+	 * up to the malloc limit below, which stays for chunks that get through regardless.
+	 */
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
+	png_set_keep_unknown_chunks(load->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+#endif
 	png_set_chunk_malloc_max(load->png, 8 * 1024 * 1024);
 
 	ret = decode(load, image, message);

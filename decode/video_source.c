@@ -72,6 +72,7 @@ struct video_source {
 	GstElement *pipeline; /* owns decodebin, convert and sink */
 	GstElement *decodebin, *convert, *sink;
 	GstBus *bus;
+	GstTaskPool *task_pool; /* the streaming threads */
 	/* Our own descriptor of the file, opened again by filesrc through /proc/self/fd. */
 	int file_fd;
 	/* eventfd written by a streaming thread when the mailbox gets a sample. */
@@ -121,6 +122,99 @@ struct video_source {
 };
 
 static const struct veil_source_impl video_source_impl;
+
+/*
+ * Streaming threads of our own: one thread per task, joined when the task is joined (going to
+ * NULL). GStreamer's default pool hands its threads to GLib's shared pool, which keeps idle ones
+ * around for 15 s after a video is gone.
+ */
+typedef struct {
+	GstTaskPool parent;
+} VeilTaskPool;
+typedef struct {
+	GstTaskPoolClass parent_class;
+} VeilTaskPoolClass;
+static GType veil_task_pool_get_type(void);
+G_DEFINE_TYPE(VeilTaskPool, veil_task_pool, GST_TYPE_TASK_POOL)
+
+struct task_job {
+	GstTaskPoolFunction func;
+	gpointer data;
+};
+
+static gpointer run_task_job(gpointer data) {
+	struct task_job job = *(struct task_job *)data;
+	free(data);
+	job.func(job.data);
+	return NULL;
+}
+
+static void task_pool_prepare(GstTaskPool *pool, GError **error) {
+	/* Nothing to prepare: threads are made per task. */
+}
+
+static void task_pool_cleanup(GstTaskPool *pool) {
+	/* Every thread was joined with its task. */
+}
+
+static gpointer task_pool_push(GstTaskPool *pool, GstTaskPoolFunction func, gpointer data,
+		GError **error) {
+	struct task_job *job = malloc(sizeof(*job));
+	if (job == NULL) {
+		g_set_error_literal(error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN, "out of memory");
+		return NULL;
+	}
+	*job = (struct task_job){ .func = func, .data = data };
+	GThread *thread = g_thread_try_new("veil-video", run_task_job, job, error);
+	if (thread == NULL) {
+		free(job);
+	}
+	return thread;
+}
+
+static void task_pool_join(GstTaskPool *pool, gpointer id) {
+	if (id != NULL) {
+		g_thread_join(id);
+	}
+}
+
+static void task_pool_dispose_handle(GstTaskPool *pool, gpointer id) {
+	if (id != NULL) {
+		g_thread_unref(id);
+	}
+}
+
+static void veil_task_pool_class_init(VeilTaskPoolClass *klass) {
+	GstTaskPoolClass *pool_class = GST_TASK_POOL_CLASS(klass);
+	pool_class->prepare = task_pool_prepare;
+	pool_class->cleanup = task_pool_cleanup;
+	pool_class->push = task_pool_push;
+	pool_class->join = task_pool_join;
+	pool_class->dispose_handle = task_pool_dispose_handle;
+}
+
+static void veil_task_pool_init(VeilTaskPool *pool) {
+}
+
+/*
+ * Any thread, synchronously as a task is made: gives it our pool. Touches nothing but the task;
+ * the message is still queued for the bus handler, which ignores it.
+ */
+static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointer data) {
+	struct video_source *src = data;
+	if (GST_MESSAGE_TYPE(msg) != GST_MESSAGE_STREAM_STATUS) {
+		return GST_BUS_PASS;
+	}
+	GstStreamStatusType type;
+	GstElement *owner;
+	gst_message_parse_stream_status(msg, &type, &owner);
+	const GValue *value = gst_message_get_stream_status_object(msg);
+	if (type == GST_STREAM_STATUS_TYPE_CREATE && value != NULL &&
+			G_VALUE_HOLDS(value, GST_TYPE_TASK)) {
+		gst_task_set_pool(g_value_get_object(value), src->task_pool);
+	}
+	return GST_BUS_PASS;
+}
 
 static struct video_source *video_source_from_source(struct veil_source *source) {
 	assert(source->impl == &video_source_impl);
@@ -797,6 +891,25 @@ static char *describe_missing(GstMessage *msg) {
 	return sentence;
 }
 
+static bool src_linked(struct video_source *src) {
+	pthread_mutex_lock(&src->lock);
+	bool linked = src->linked;
+	pthread_mutex_unlock(&src->lock);
+	return linked;
+}
+
+/* What decodebin says when it exposes nothing. */
+static bool is_missing_plugin_error(GstMessage *msg) {
+	GError *gerr = NULL;
+	gst_message_parse_error(msg, &gerr, NULL);
+	bool missing = (gerr->domain == GST_CORE_ERROR &&
+			gerr->code == GST_CORE_ERROR_MISSING_PLUGIN) ||
+		(gerr->domain == GST_STREAM_ERROR &&
+			gerr->code == GST_STREAM_ERROR_CODEC_NOT_FOUND);
+	g_clear_error(&gerr);
+	return missing;
+}
+
 static int take_refusal(struct video_source *src, char **message) {
 	pthread_mutex_lock(&src->lock);
 	int err = src->refused_err;
@@ -963,6 +1076,10 @@ static int wait_preroll(struct video_source *src, char **message) {
 			pthread_mutex_unlock(&src->lock);
 			if (refused || src->missing != NULL) {
 				ret = take_refusal(src, message);
+			} else if (!src_linked(src) && is_missing_plugin_error(msg)) {
+				/* Every stream was discarded, none of them for a missing decoder. */
+				veil_message_set(message, "The file has no video stream");
+				ret = -EINVAL;
 			} else {
 				ret = describe_error(src, msg, message);
 			}
@@ -1213,6 +1330,9 @@ static int build_pipeline(struct video_source *src, char **message) {
 		return -EINVAL;
 	}
 	src->bus = gst_element_get_bus(src->pipeline);
+	src->task_pool = g_object_new(veil_task_pool_get_type(), NULL);
+	gst_object_ref_sink(src->task_pool);
+	gst_bus_set_sync_handler(src->bus, handle_sync_message, src, NULL);
 	return 0;
 }
 
@@ -1298,6 +1418,9 @@ static void video_source_destroy(struct veil_source *source) {
 	if (src->pipeline != NULL) {
 		gst_object_unref(src->pipeline);
 	}
+	if (src->task_pool != NULL) {
+		gst_object_unref(src->task_pool);
+	}
 	if (src->file_fd >= 0) {
 		close(src->file_fd);
 	}
@@ -1325,8 +1448,8 @@ static void video_source_destroy(struct veil_source *source) {
 	pthread_mutex_destroy(&src->lock);
 	free(src);
 	/*
-	 * The streaming threads went back to GLib's shared pool, which keeps idle threads for 15 s:
-	 * end them now (any other user of the pool starts new ones as it needs).
+	 * GStreamer also runs short jobs (gst_element_call_async) on GLib's shared pool, which keeps
+	 * idle threads 15 s: end the idle ones now; whoever needs one again gets a new one.
 	 */
 	g_thread_pool_stop_unused_threads();
 }

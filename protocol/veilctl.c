@@ -454,7 +454,12 @@ static int run_command(struct client *client, const struct options *opts) {
 	}
 	int status = EXIT_SUCCESS;
 	if (!result.ok) {
-		fprintf(stderr, "veilctl: %s\n", result.message);
+		/* Decoders' messages may not say which file they mean. */
+		if (label != NULL && strstr(result.message, label) == NULL) {
+			fprintf(stderr, "veilctl: cannot show '%s': %s\n", label, result.message);
+		} else {
+			fprintf(stderr, "veilctl: %s\n", result.message);
+		}
 		if (result.reason == ZVEIL_CONTROL_RESULT_V1_REASON_BAD_MEDIA &&
 				opts->file != NULL && strcmp(opts->file, "-") == 0) {
 			fprintf(stderr, "The compositor reads the file itself, from its start and "

@@ -134,4 +134,20 @@ with t.compositor(outputs=1) as c:
         t.check(uniform.all(), 'the wallpaper is gone: the output is one colour',
                 f'{int((~uniform).sum())} pixels differ from {tuple(shot[0, 0])}')
 
+# The same commands from a config file (-c), run before the ready line.
+config = t.path('veil.conf')
+with open(config, 'w') as f:
+    f.write('# set by test-modes\n'
+            f'output {OUT} resolution 1600x900\n'
+            f'output * veil {vt.quote(quad_png)} fit #ff00ff\n')
+with t.compositor(outputs=1, config=config, name='compositor-config') as c:
+    with t.case('config file'):
+        c.wait_mode(OUT, 1600, 900)
+        v = c.wait_veil(OUT, 'shown', file=quad_png, mode='fit')
+        t.check(v.get('setting') == '*', 'the config\'s "*" setting applies', str(v))
+        shot = c.settled_screenshot(OUT)
+        expected = vt.expect_fit(quad_png, 1600, 900, '#ff00ff')
+        t.compare_structure(shot, expected, 'config-fit', slack=2, bars=(255, 0, 255))
+        t.compare(shot, expected, 'config-fit', **SCALED)
+
 t.finish()

@@ -354,7 +354,18 @@ class Compositor:
         self.stopped = False
 
     def __enter__(self):
-        self.start()
+        try:
+            self.start()
+        except Failure as e:
+            # Nothing can be tested without it: record why and end the script here.
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.stopped = True
+            if self.proc is not None:
+                self._cleanup()
+            self.test.fail(f'{self.name} starts', str(e))
+            self.test.finish()
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -397,16 +408,18 @@ class Compositor:
                     '--clear-groups', '--'] + argv
         self.log = open(self.log_path, 'wb')
         _say(f'# starting {shlex.join(argv)} (log {self.log_path})')
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=self.log, env=env, start_new_session=True)
         try:
-            if self.is_sway:
-                self._wait_sway()
-            else:
-                self._wait_ready()
-        except Failure:
-            self.stop()
-            raise
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=self.log, env=env,
+                                         start_new_session=True)
+        except OSError as e:
+            self.log.close()
+            shutil.rmtree(self.runtime, ignore_errors=True)
+            raise Failure(f'cannot run {argv[0]}: {e}')
+        if self.is_sway:
+            self._wait_sway()
+        else:
+            self._wait_ready()
         self.client_env = dict(os.environ)
         for k in ('WAYLAND_SOCKET', 'DISPLAY', 'I3SOCK'):
             self.client_env.pop(k, None)

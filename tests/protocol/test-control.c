@@ -217,11 +217,11 @@ static bool pump(struct server *server, struct client *client) {
 		}
 		wl_event_loop_dispatch(server->loop, 0);
 		wl_display_flush_clients(server->display);
-		while (wl_display_prepare_read(client->display) != 0) {
-			if (wl_display_dispatch_pending(client->display) < 0) {
-				client->lost = true;
-				return false;
-			}
+		if (wl_display_dispatch_pending(client->display) < 0) {
+			break;
+		}
+		if (wl_display_prepare_read(client->display) != 0) {
+			continue; /* events are queued: dispatch them first */
 		}
 		struct pollfd pfd = { .fd = wl_display_get_fd(client->display), .events = POLLIN };
 		if (poll(&pfd, 1, 5) > 0) {
@@ -230,14 +230,14 @@ static bool pump(struct server *server, struct client *client) {
 			wl_display_cancel_read(client->display);
 		}
 		if (wl_display_dispatch_pending(client->display) < 0) {
-			client->lost = true;
-			return false;
+			break;
 		}
 	}
 	/* Idle sources (status descriptions) run in the dispatch after the requests. */
 	wl_event_loop_dispatch(server->loop, 0);
 	wl_display_flush_clients(server->display);
 	if (!done) {
+		wl_callback_destroy(callback);
 		client->lost = wl_display_get_error(client->display) != 0;
 		return false;
 	}
@@ -472,7 +472,8 @@ static struct result set_color(struct server *server, struct client *client,
 
 /* The scene's own status of the output, as the compositor's IPC shows it. */
 static bool output_kind_is(struct server *server, const char *kind) {
-	char *json = veil_scene_status_json(server->scene, "HEADLESS-1");
+	/* Headless outputs are numbered across backends: HEADLESS-1 in the first server only. */
+	char *json = veil_scene_status_json(server->scene, server->output->name);
 	char want[64];
 	snprintf(want, sizeof(want), "\"kind\":\"%s\"", kind);
 	bool ok = json != NULL && strstr(json, want) != NULL;
@@ -570,8 +571,8 @@ static void test_commands(void) {
 }
 
 static void check_bad_fd(struct server *server, struct client *client, int fd,
-		const char *what, const char *expect) {
-	struct result r = set_fd(server, client, NULL, fd, what);
+		const char *what, const char *label, const char *expect) {
+	struct result r = set_fd(server, client, NULL, fd, label != NULL ? label : what);
 	close(fd);
 	CHECKF(r.received && !r.ok, "%s: refused", what);
 	CHECKF(r.reason == ZVEIL_CONTROL_RESULT_V1_REASON_BAD_MEDIA, "%s: bad_media (%u)", what,
@@ -597,21 +598,22 @@ static void test_bad_media(void) {
 	int p[2];
 	CHECK(pipe2(p, O_CLOEXEC) == 0);
 	CHECK(write(p[1], "\x89PNG\r\n\x1a\n", 8) == 8);
-	check_bad_fd(&server, &client, p[0], "a pipe", "not a regular file");
+	check_bad_fd(&server, &client, p[0], "a pipe", NULL, "not a regular file");
 	close(p[1]);
 
 	int sv[2];
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-	check_bad_fd(&server, &client, sv[0], "a socket", "not a regular file");
+	check_bad_fd(&server, &client, sv[0], "a socket", NULL, "not a regular file");
 	close(sv[1]);
 
-	check_bad_fd(&server, &client, memfd_with(NULL, 0), "an empty file", "empty");
+	check_bad_fd(&server, &client, memfd_with(NULL, 0), "an empty file", NULL, "empty");
 	static const char text[] = "This is a text file, not a picture.\n";
-	check_bad_fd(&server, &client, memfd_with(text, sizeof(text) - 1), "a text file", NULL);
+	check_bad_fd(&server, &client, memfd_with(text, sizeof(text) - 1), "a text file", NULL,
+		NULL);
 	check_bad_fd(&server, &client, open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
-		"a directory", "directory");
+		"a directory", NULL, "directory");
 	check_bad_fd(&server, &client, open("/dev/null", O_RDONLY | O_CLOEXEC), "/dev/null",
-		"not a regular file");
+		NULL, "not a regular file");
 
 	/* Descriptors veilctl never sends: the compositor must not read past their rights. */
 	char path[] = "/tmp/veil-test-control-XXXXXX";
@@ -626,15 +628,17 @@ static void test_bad_media(void) {
 	close(wpng);
 	close(tmp);
 	check_bad_fd(&server, &client, open(path, O_WRONLY | O_CLOEXEC), "a write-only fd",
-		"not open for reading");
-	check_bad_fd(&server, &client, open(path, O_PATH | O_CLOEXEC), "an O_PATH fd", NULL);
+		NULL, "not open for reading");
+	check_bad_fd(&server, &client, open(path, O_PATH | O_CLOEXEC), "an O_PATH fd", NULL,
+		NULL);
 	unlink(path);
 
 	/* A label and an output name near the message size limit: clipped, not fatal. */
 	char *huge = malloc(4000);
 	memset(huge, 'x', 3999);
 	huge[3999] = '\0';
-	check_bad_fd(&server, &client, memfd_with(NULL, 0), huge, "empty");
+	check_bad_fd(&server, &client, memfd_with(NULL, 0), "a 4000-byte label", huge,
+		"empty");
 	r = wait_result(&server, &client, zveil_control_manager_v1_pause(client.manager, huge));
 	CHECK(r.received && !r.ok && strlen(r.message) <= 2048);
 	CHECK(!client.lost);
@@ -649,8 +653,9 @@ static void test_bad_media(void) {
 }
 
 static void expect_protocol_error(struct server *server, struct client *client,
-		uint32_t code, const char *what) {
+		struct zveil_control_result_v1 *proxy, uint32_t code, const char *what) {
 	pump(server, client);
+	zveil_control_result_v1_destroy(proxy);
 	const struct wl_interface *interface = NULL;
 	uint32_t id;
 	CHECKF(client->lost, "%s: a protocol error", what);
@@ -667,24 +672,24 @@ static void test_protocol_errors(void) {
 
 	client_connect(&server, &client);
 	int fd = memfd_with("x", 1);
-	zveil_control_manager_v1_set_wallpaper(client.manager, NULL, fd, NULL,
-		ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR, 0);
+	struct zveil_control_result_v1 *proxy = zveil_control_manager_v1_set_wallpaper(
+		client.manager, NULL, fd, NULL, ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR, 0);
 	close(fd);
-	expect_protocol_error(&server, &client, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
+	expect_protocol_error(&server, &client, proxy, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
 		"solid_color with a file");
 	client_disconnect(&server, &client);
 
 	client_connect(&server, &client);
 	fd = memfd_with("x", 1);
-	zveil_control_manager_v1_set_wallpaper(client.manager, NULL, fd, NULL, 77, 0);
+	proxy = zveil_control_manager_v1_set_wallpaper(client.manager, NULL, fd, NULL, 77, 0);
 	close(fd);
-	expect_protocol_error(&server, &client, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
+	expect_protocol_error(&server, &client, proxy, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
 		"an unknown mode");
 	client_disconnect(&server, &client);
 
 	client_connect(&server, &client);
-	zveil_control_manager_v1_set_color(client.manager, NULL, 0x1000000);
-	expect_protocol_error(&server, &client, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_COLOR,
+	proxy = zveil_control_manager_v1_set_color(client.manager, NULL, 0x1000000);
+	expect_protocol_error(&server, &client, proxy, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_COLOR,
 		"a colour above 0xffffff");
 	client_disconnect(&server, &client);
 

@@ -930,8 +930,8 @@ static void test_shrink_solid(uint32_t pixel, uint32_t format) {
 			for (int c = 0; c < 32; c += 8) {
 				int d = abs((int)((got >> c) & 0xff) - (int)((want >> c) & 0xff));
 				if (d > 1) {
-					fail("pixel %d,%d is %08x", i % image.width, i / image.width,
-						got);
+					fail("pixel %d,%d is %08x", i % image.width,
+						i / image.width, got);
 					i = image.width * image.height;
 					break;
 				}
@@ -1124,7 +1124,8 @@ static bool patch_webp_size(uint8_t *webp, size_t len, int width, int height) {
 	for (size_t i = 12; i + 8 + 5 <= len; i++) {
 		if (memcmp(webp + i, "VP8L", 4) == 0 && webp[i + 8] == 0x2f) {
 			uint8_t *p = webp + i + 9;
-			uint32_t bits = (uint32_t)p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+			uint32_t bits = (uint32_t)p[0] | p[1] << 8 | p[2] << 16 |
+				(uint32_t)p[3] << 24;
 			bits &= ~0x0fffffffu;
 			bits |= (uint32_t)(width - 1) | (uint32_t)(height - 1) << 14;
 			for (int b = 0; b < 4; b++) {
@@ -1243,6 +1244,35 @@ static void test_gst(void) {
 	}
 	end();
 
+	begin("gst: JPEG with EXIF orientation rotate-90");
+	if (!run_pipeline("filesrc location=test-png-quadrants.png ! pngdec ! videoconvert "
+			"! video/x-raw,format=RGB ! jpegenc quality=95 "
+			"! taginject tags=\"image-orientation=(string)rotate-90\" ! jifmux "
+			"! filesink location=test-png-rotated.jpg")) {
+		fail("cannot make a JPEG");
+	} else {
+		struct veil_image image = {0};
+		int fd = open("test-png-rotated.jpg", O_RDONLY | O_CLOEXEC);
+		char *message = NULL;
+		int ret = veil_gst_image_load(fd, &image, &message);
+		close(fd);
+		if (ret != 0 || image.width != 48 || image.height != 64) {
+			fail("returned %d (%s), %dx%d", ret, message ? message : "", image.width,
+				image.height);
+		} else {
+			/* Turned clockwise: the source's bottom-left quadrant is now top-left. */
+			const uint8_t *got = (const uint8_t *)image.data + 8 * image.stride + 8 * 4;
+			const uint8_t *want = quadrants[2];
+			if (abs(got[2] - want[0]) > 10 || abs(got[1] - want[1]) > 10 ||
+					abs(got[0] - want[2]) > 10) {
+				fail("top-left is %02x%02x%02x", got[2], got[1], got[0]);
+			}
+		}
+		free(message);
+		veil_image_finish(&image);
+	}
+	end();
+
 	uint8_t *jpeg = read_file("test-png-quadrants.jpg", &len);
 	if (jpeg != NULL) {
 		if (patch_jpeg_size(jpeg, len, 60000, 60000)) {
@@ -1282,8 +1312,8 @@ static void test_gst(void) {
 		size_t webp_len;
 		uint8_t *webp = read_file("test-png-alpha.webp", &webp_len);
 		if (webp != NULL && patch_webp_size(webp, webp_len, 16000, 16000)) {
-			expect_gst_failure("WebP claiming 16000x16000 (pixel count)", webp, webp_len,
-				-EFBIG);
+			expect_gst_failure("WebP claiming 16000x16000 (pixel count)", webp,
+				webp_len, -EFBIG);
 		}
 		free(webp);
 	} else {
@@ -1332,8 +1362,8 @@ static void test_gst(void) {
 		size_t tiff_len;
 		uint8_t *tiff = read_file("test-png-alpha.tiff", &tiff_len);
 		if (tiff != NULL && patch_tiff_size(tiff, tiff_len, 16000, 16000)) {
-			expect_gst_failure("TIFF claiming 16000x16000 (pixel count)", tiff, tiff_len,
-				-EFBIG);
+			expect_gst_failure("TIFF claiming 16000x16000 (pixel count)", tiff,
+				tiff_len, -EFBIG);
 		}
 		if (tiff != NULL && patch_tiff_size(tiff, tiff_len, 20000, 100)) {
 			expect_gst_failure("TIFF claiming 20000x100", tiff, tiff_len, -EFBIG);
@@ -1413,7 +1443,7 @@ int main(int argc, char *argv[]) {
 		const char *files[] = { "test-png-case.png", "test-png-hostile.png",
 			"test-png-offset.png", "test-png-gst-hostile", "test-png-quadrants.png",
 			"test-png-quadrants.jpg", "test-png-alpha.png", "test-png-alpha.webp",
-			"test-png-alpha.tiff", "test-png.svg" };
+			"test-png-alpha.tiff", "test-png.svg", "test-png-rotated.jpg" };
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			unlink(files[i]);
 		}
