@@ -55,6 +55,8 @@
  * the renderer still reads (texture, scanout).
  */
 #define HELD_FRAMES 3
+/* How long decodebin gets to pass an element's error on or to try another element. */
+#define CHILD_ERROR_GRACE_US 300000
 /* Loops this short, this many times in a row, are a demuxer spinning, not a video. */
 #define FAST_LOOP_US 5000
 #define MAX_FAST_LOOPS 20
@@ -98,6 +100,13 @@ struct video_source {
 	bool decoder_hw;
 	unsigned decoder_serial;
 	bool linked; /* a video pad of decodebin is linked */
+	GstMessage *child_error; /* the first error of an element inside decodebin */
+
+	/* Streaming thread only: running time at appsink (see handle_sink_probe). */
+	GstSegment segment;
+	bool have_segment;
+	GstClockTime end_running_time; /* of the last buffer */
+	bool logged_base_fix;
 
 	/* Streaming thread only: the udmabuf pool offered to the decoder. */
 	GstBufferPool *pool;
@@ -458,9 +467,71 @@ static int handle_autoplug_select(GstElement *decodebin, GstPad *pad, GstCaps *c
 }
 
 /* Any thread of the pipeline: an element was added somewhere inside. */
+/*
+ * decodebin drops the errors of an element it is plugging until the element is PAUSED and
+ * linked: an error the element's own streaming thread posts in between (a demuxer running in
+ * pull mode finds the file corrupt at once) is lost, and the pipeline never prerolls. The bus of
+ * each element decodebin adds is replaced by one that passes every message on, unchanged and
+ * synchronously, and keeps the first error aside (see wait_preroll).
+ */
+struct bus_proxy {
+	struct video_source *src;
+	GstBus *parent; /* decodebin's child bus */
+};
+
+static GstBusSyncReply handle_child_message(GstBus *bus, GstMessage *msg, gpointer data) {
+	struct bus_proxy *proxy = data;
+	struct video_source *src = proxy->src;
+	if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+		pthread_mutex_lock(&src->lock);
+		bool first = src->child_error == NULL;
+		if (first) {
+			src->child_error = gst_message_ref(msg);
+		}
+		pthread_mutex_unlock(&src->lock);
+		if (first) {
+			GstStructure *s = gst_structure_new_empty("veil-child-error");
+			gst_element_post_message(src->pipeline,
+				gst_message_new_application(GST_OBJECT(src->pipeline), s));
+		}
+	}
+	gst_bus_post(proxy->parent, gst_message_ref(msg));
+	return GST_BUS_DROP;
+}
+
+static void free_bus_proxy(gpointer data) {
+	struct bus_proxy *proxy = data;
+	gst_object_unref(proxy->parent);
+	free(proxy);
+}
+
+static void proxy_bus(struct video_source *src, GstElement *element) {
+	GstBus *parent = gst_element_get_bus(element);
+	struct bus_proxy *proxy = calloc(1, sizeof(*proxy));
+	if (parent == NULL || proxy == NULL) {
+		if (parent != NULL) {
+			gst_object_unref(parent);
+		}
+		free(proxy);
+		return;
+	}
+	proxy->src = src;
+	proxy->parent = parent;
+	/* No async delivery: nothing is ever queued on it, and it needs no poll fds. */
+	GstBus *bus = g_object_new(GST_TYPE_BUS, "enable-async", FALSE, NULL);
+	gst_object_ref_sink(bus);
+	gst_bus_set_sync_handler(bus, handle_child_message, proxy, free_bus_proxy);
+	gst_element_set_bus(element, bus);
+	gst_object_unref(bus);
+}
+
+/* The thread that adds it: an element was added somewhere inside the pipeline. */
 static void handle_deep_element_added(GstBin *bin, GstBin *sub_bin, GstElement *element,
 		gpointer data) {
 	struct video_source *src = data;
+	if (sub_bin == GST_BIN(src->decodebin) && !GST_IS_BIN(element)) {
+		proxy_bus(src, element);
+	}
 	GstElementFactory *factory = gst_element_get_factory(element);
 	if (factory == NULL) {
 		return;
@@ -525,6 +596,71 @@ static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) 
 		refuse(src, -ENOTSUP, veil_message("The decoded video can't be linked (%s)",
 			gst_pad_link_get_name(ret)));
 	}
+}
+
+/*
+ * appsink's pad, streaming thread. A loop's segment must start where the previous one ended in
+ * running time, or appsink finds every frame late and shows the whole loop at once (no pacing,
+ * a loop per frame time). qtdemux in pull mode gets it right; baseparse (H.264 without a
+ * container) and demuxers in push mode give the new segment a base from the start, or none.
+ * Where that happens, the segment is moved to where the last frame ended.
+ */
+static GstPadProbeReturn handle_sink_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+	struct video_source *src = data;
+	if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+		GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+		if (!src->have_segment || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+			return GST_PAD_PROBE_OK;
+		}
+		GstClockTime end = GST_BUFFER_PTS(buffer);
+		if (GST_BUFFER_DURATION_IS_VALID(buffer)) {
+			end += GST_BUFFER_DURATION(buffer);
+		}
+		if (GST_CLOCK_TIME_IS_VALID(src->segment.stop) && end > src->segment.stop) {
+			end = src->segment.stop;
+		}
+		GstClockTime running = gst_segment_to_running_time(&src->segment, GST_FORMAT_TIME,
+			end);
+		if (GST_CLOCK_TIME_IS_VALID(running) && running > src->end_running_time) {
+			src->end_running_time = running;
+		}
+		return GST_PAD_PROBE_OK;
+	}
+
+	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+	if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+		/* A flushing seek starts running time again. */
+		src->have_segment = false;
+		src->end_running_time = 0;
+		return GST_PAD_PROBE_OK;
+	}
+	if (GST_EVENT_TYPE(event) != GST_EVENT_SEGMENT) {
+		return GST_PAD_PROBE_OK;
+	}
+	GstSegment segment;
+	gst_event_copy_segment(event, &segment);
+	if (segment.format != GST_FORMAT_TIME || segment.rate <= 0) {
+		src->have_segment = false;
+		return GST_PAD_PROBE_OK;
+	}
+	GstClockTime start = gst_segment_to_running_time(&segment, GST_FORMAT_TIME, segment.start);
+	if (src->end_running_time > 0 && (!GST_CLOCK_TIME_IS_VALID(start) ||
+			start + GST_MSECOND < src->end_running_time)) {
+		if (!src->logged_base_fix) {
+			src->logged_base_fix = true;
+			wlr_log(WLR_DEBUG, "%s: a loop's segment went back in running time; moved",
+				src->base.path);
+		}
+		segment.base = src->end_running_time;
+		segment.offset = 0;
+		GstEvent *moved = gst_event_new_segment(&segment);
+		gst_event_set_seqnum(moved, gst_event_get_seqnum(event));
+		gst_event_unref(event);
+		info->data = moved;
+	}
+	src->segment = segment;
+	src->have_segment = true;
+	return GST_PAD_PROBE_OK;
 }
 
 /* decodebin, streaming thread: every stream it found is exposed (or discarded). */
@@ -1051,14 +1187,55 @@ static int handle_bus(int fd, uint32_t mask, void *data) {
  * Compositor thread, at creation: waits (bounded) until the first frame is decoded or the
  * stream fails. Returns 0 or a negative errno with a sentence in *message.
  */
+/*
+ * An element's error that decodebin did not pass on: lost (see bus_proxy) if the element is
+ * still in decodebin, filtered on purpose if decodebin removed the element to try another.
+ */
+static int check_child_error(struct video_source *src, char **message) {
+	pthread_mutex_lock(&src->lock);
+	GstMessage *msg = src->child_error;
+	src->child_error = NULL;
+	pthread_mutex_unlock(&src->lock);
+	if (msg == NULL) {
+		return 1;
+	}
+	GstObject *element = GST_MESSAGE_SRC(msg);
+	GST_OBJECT_LOCK(element);
+	bool plugged = GST_OBJECT_PARENT(element) != NULL;
+	GST_OBJECT_UNLOCK(element);
+	int ret = 1;
+	if (plugged) {
+		wlr_log(WLR_DEBUG, "%s: decodebin dropped an error of %s", src->base.path,
+			GST_OBJECT_NAME(element));
+		ret = describe_error(src, msg, message);
+	}
+	gst_message_unref(msg);
+	return ret;
+}
+
 static int wait_preroll(struct video_source *src, char **message) {
 	gint64 deadline = g_get_monotonic_time() + PREROLL_TIMEOUT / GST_USECOND;
+	/* After an element's error: when decodebin has neither passed it on nor moved on. */
+	gint64 child_deadline = 0;
 	GstMessageType types = GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_EOS |
 		GST_MESSAGE_ELEMENT | GST_MESSAGE_APPLICATION;
 	while (true) {
-		gint64 left = deadline - g_get_monotonic_time();
+		gint64 time = g_get_monotonic_time();
+		if (child_deadline != 0 && time >= child_deadline) {
+			child_deadline = 0;
+			int ret = check_child_error(src, message);
+			if (ret <= 0) {
+				return ret;
+			}
+		}
+		gint64 until = child_deadline != 0 && child_deadline < deadline ?
+			child_deadline : deadline;
+		gint64 left = until - time;
 		GstMessage *msg = left > 0 ? gst_bus_timed_pop_filtered(src->bus,
 			(GstClockTime)left * GST_USECOND, types) : NULL;
+		if (msg == NULL && child_deadline != 0) {
+			continue;
+		}
 		if (msg == NULL) {
 			veil_message_set(message, "The video's first frame took more than %d s",
 				(int)(PREROLL_TIMEOUT / GST_SECOND));
@@ -1087,6 +1264,8 @@ static int wait_preroll(struct video_source *src, char **message) {
 		case GST_MESSAGE_APPLICATION:
 			if (gst_message_has_name(msg, "veil-refused")) {
 				ret = take_refusal(src, message);
+			} else if (gst_message_has_name(msg, "veil-child-error")) {
+				child_deadline = g_get_monotonic_time() + CHILD_ERROR_GRACE_US;
 			}
 			break;
 		case GST_MESSAGE_EOS:
@@ -1323,6 +1502,10 @@ static int build_pipeline(struct video_source *src, char **message) {
 		.propose_allocation = handle_propose_allocation,
 	};
 	gst_app_sink_set_callbacks(GST_APP_SINK(src->sink), &callbacks, src, NULL);
+	GstPad *sink_pad = gst_element_get_static_pad(src->sink, "sink");
+	gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+		GST_PAD_PROBE_TYPE_EVENT_FLUSH, handle_sink_probe, src, NULL);
+	gst_object_unref(sink_pad);
 
 	if (!gst_element_link(file, src->decodebin) ||
 			!gst_element_link(src->convert, src->sink)) {
@@ -1426,6 +1609,9 @@ static void video_source_destroy(struct veil_source *source) {
 	}
 	if (src->mailbox != NULL) {
 		gst_sample_unref(src->mailbox);
+	}
+	if (src->child_error != NULL) {
+		gst_message_unref(src->child_error);
 	}
 	if (src->pool != NULL) {
 		if (src->pool_activated) {

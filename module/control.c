@@ -12,7 +12,6 @@
 #include <veil/veil.h>
 #include "module/command.h"
 #include "module/control.h"
-#include "module/message.h"
 #include "module/scene.h"
 #include "veil-control-unstable-v1-protocol.h"
 
@@ -42,9 +41,6 @@ struct veil_control {
 	struct wl_list statuses;
 	struct wl_event_source *idle; /* descriptions to send when idle, or NULL */
 };
-
-static const struct zveil_control_manager_v1_interface manager_impl;
-static const struct zveil_control_status_v1_interface status_impl;
 
 /* NULL for an inert manager, whose control is gone. */
 static struct veil_control *control_from_manager(struct wl_resource *resource) {
@@ -182,7 +178,7 @@ static bool mode_from_protocol(uint32_t mode, enum veil_mode *out) {
 	return false; /* solid_color has a request of its own */
 }
 
-static void send_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
+static void split_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
 	*hi = (uint32_t)(value >> 32);
 	*lo = (uint32_t)value;
 }
@@ -233,14 +229,11 @@ static void send_output(struct wl_resource *resource, struct veil_output *output
 		zveil_control_status_v1_send_decoder(resource, clip(decoder, buf));
 	}
 
-	/* Video sources count what they drop; the key is the decoder's. */
+	/* Video sources count the late frames they drop; stills have no such count. */
 	uint64_t dropped = json_count(source, "dropped");
-	if (dropped == 0) {
-		dropped = json_count(source, "frames_dropped");
-	}
 	uint32_t shown_hi, shown_lo, dropped_hi, dropped_lo;
-	send_u64(json_count(obj, "frames"), &shown_hi, &shown_lo);
-	send_u64(dropped, &dropped_hi, &dropped_lo);
+	split_u64(json_count(obj, "frames"), &shown_hi, &shown_lo);
+	split_u64(dropped, &dropped_hi, &dropped_lo);
 	zveil_control_status_v1_send_frames(resource, shown_hi, shown_lo, dropped_hi, dropped_lo);
 
 	const char *error = json_string(obj, "error");

@@ -6,6 +6,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
+#include "module/control.h"
 #include "module/scene.h"
 
 /*
@@ -366,6 +367,7 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 
 	veil_scene_update_max_size(scene);
 	veil_output_update(output);
+	veil_control_changed(scene->control);
 	return output;
 }
 
@@ -383,6 +385,7 @@ void veil_output_destroy(struct veil_output *output) {
 	wl_list_remove(&output->tree_destroy.link);
 	wlr_addon_finish(&output->addon);
 	wl_list_remove(&output->link);
+	veil_control_changed(output->scene->control);
 	free(output->error);
 	free(output);
 }

@@ -10,6 +10,7 @@
 #include <wlr/util/log.h>
 #include <veil/veil.h>
 #include "module/command.h"
+#include "module/control.h"
 #include "module/message.h"
 #include "module/scene.h"
 
@@ -63,6 +64,7 @@ static void scene_finish(struct veil_scene *scene) {
 	if (scene->display == NULL) {
 		return;
 	}
+	veil_control_destroy(scene->control);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -294,6 +296,7 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
 		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
+		veil_control_changed(scene->control);
 	}
 	veil_command_finish(&cmd);
 	free(unused);

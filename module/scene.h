@@ -29,6 +29,7 @@ struct veil_scene {
 	struct veil_source_context ctx;
 	struct wl_list outputs; /* veil_output.link */
 	struct wl_list settings; /* veil_setting.link */
+	struct veil_control *control; /* the control global, NULL unless created */
 
 	struct wl_listener display_destroy;
 	struct wl_listener renderer_destroy;

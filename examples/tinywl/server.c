@@ -15,6 +15,7 @@
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_scene.h>
+#include <wlr/types/wlr_security_context_v1.h>
 #include <wlr/types/wlr_screencopy_v1.h>
 #include <wlr/types/wlr_subcompositor.h>
 #include <wlr/types/wlr_viewporter.h>
@@ -30,6 +31,13 @@
 /* Outputs made by create_output get the size of those that WLR_HEADLESS_OUTPUTS makes. */
 #define CREATED_OUTPUT_WIDTH 1280
 #define CREATED_OUTPUT_HEIGHT 720
+
+/* Hides privileged globals (veil's control) from the clients their filters refuse. */
+static bool filter_global(const struct wl_client *client, const struct wl_global *global,
+		void *data) {
+	struct tw_server *server = data;
+	return veil_scene_filter_global(server->veil, client, global);
+}
 
 /* The protocols clients of a wallpaper test bed need: shm and dmabuf buffers, screenshots. */
 static bool create_globals(struct tw_server *server) {
@@ -58,7 +66,8 @@ static bool create_globals(struct tw_server *server) {
 		wlr_ext_image_copy_capture_manager_v1_create(display,
 			COMPAT_EXT_IMAGE_COPY_CAPTURE_VERSION) != NULL &&
 		wlr_ext_output_image_capture_source_manager_v1_create(display,
-			COMPAT_EXT_OUTPUT_IMAGE_CAPTURE_SOURCE_VERSION) != NULL;
+			COMPAT_EXT_OUTPUT_IMAGE_CAPTURE_SOURCE_VERSION) != NULL &&
+		(server->security_context = wlr_security_context_manager_v1_create(display)) != NULL;
 }
 
 bool server_init(struct tw_server *server) {
@@ -130,6 +139,12 @@ bool server_init(struct tw_server *server) {
 		wlr_log(WLR_ERROR, "cannot create the veil scene");
 		return false;
 	}
+	/* veilctl's protocol, for this user's unsandboxed clients (veil's default filter). */
+	if (!veil_scene_create_control(server->veil, NULL, server->security_context)) {
+		wlr_log(WLR_ERROR, "cannot create veil's control global");
+		return false;
+	}
+	wl_display_set_global_filter(server->display, filter_global, server);
 
 	server->new_output.notify = output_handle_new;
 	wl_signal_add(&server->backend->events.new_output, &server->new_output);

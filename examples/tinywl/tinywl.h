@@ -31,6 +31,7 @@ struct tw_server {
 	struct wlr_scene_tree *fullscreen_layer;
 
 	struct veil_scene *veil;
+	struct wlr_security_context_manager_v1 *security_context;
 
 	struct wlr_output_layout *output_layout;
 	struct wl_list outputs; // tw_output.link

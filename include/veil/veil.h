@@ -97,10 +97,10 @@ bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *
 
 /*
  * The default filter, meant for a desktop session: it trusts a client that runs as the
- * compositor's user and that no wlr_security_context_v1 context confines. data is
- * the compositor's struct wlr_security_context_manager_v1, so that sandboxed clients (Flatpak
- * and other engines that use security contexts) are refused; with NULL, only the user is
- * checked. A compositor's own filter may call it for the clients it has no opinion on.
+ * compositor's user and that no wlr_security_context_v1 context confines. data is the
+ * compositor's struct wlr_security_context_manager_v1, so that sandboxed clients (Flatpak and
+ * other engines that use security contexts) are refused; with NULL, only the user is checked.
+ * A compositor's own filter may call it for the clients it has no opinion on.
  */
 bool veil_scene_control_trusted(const struct wl_client *client, void *data);
 

@@ -20,6 +20,7 @@ import veiltest as vt  # noqa: E402
 t = vt.Test('bad-input')
 OUT = 'HEADLESS-1'
 W, H = 1280, 720  # the headless default
+SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
 media = t.media
 
 good_png = vt.make_png(os.path.join(media, 'good.png'), vt.quadrant_pixels(800, 600))
@@ -106,8 +107,7 @@ with t.compositor(outputs=1, user=user) as c:
         t.check(ok, 'the good wallpaper is accepted', err)
         c.wait_veil(OUT, 'shown', file=good_png)
         baseline = c.settled_screenshot(OUT)
-        t.compare(baseline, vt.expect_fill(good_png, W, H), 'baseline', tolerance=16,
-                  mean_tolerance=3, ignore_edges=4)
+        t.compare(baseline, vt.expect_fill(good_png, W, H), 'baseline', **SCALED)
 
     def unchanged(label):
         v = c.veil(OUT)
@@ -167,7 +167,6 @@ with t.compositor(outputs=1, user=user) as c:
         t.check(v.get('error') is None, 'status error is cleared', repr(v.get('error')))
         shot = c.settled_screenshot(OUT)
         t.compare_structure(shot, vt.expect_stretch(other_png, W, H), 'recovered')
-        t.compare(shot, vt.expect_stretch(other_png, W, H), 'recovered', tolerance=16,
-                  mean_tolerance=3, ignore_edges=4)
+        t.compare(shot, vt.expect_stretch(other_png, W, H), 'recovered', **SCALED)
 
 t.finish()

@@ -16,10 +16,10 @@ W, H = 1920, 1080
 
 # Scaled modes: pixman's bilinear filter is not ffmpeg's, so pixels near sharp edges are left
 # to the structure check and the rest must be close. Unscaled modes must be exact.
-SCALED = dict(tolerance=16, mean_tolerance=3, ignore_edges=4)
+SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
 EXACT = dict(tolerance=0, ignore_border=0)
 # The JPEG is decoded by GStreamer (libjpeg) in veil and by ffmpeg's own decoder here.
-JPEG = dict(tolerance=20, mean_tolerance=4, ignore_edges=4)
+JPEG = dict(tolerance=12, mean_tolerance=2.5, ignore_edges=4)
 
 media = t.media
 quad = vt.quadrant_pixels(800, 600)              # 4:3, scaled up 2.4x / 1.8x

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('outputs')
-SCALED = dict(tolerance=16, mean_tolerance=3, ignore_edges=4)
+SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
 EXACT = dict(tolerance=0, ignore_border=0)
 MAGENTA, CYAN = '#ff00ff', '#00ffff'
 

@@ -187,14 +187,15 @@ class Test:
             problems.append('no pixel left to compare')
         if n_bad > max_bad_fraction * n_checked:
             ys, xs = np.nonzero(bad)
-            worst = int(diff[bad].max())
             problems.append(f'{n_bad} of {n_checked} pixels differ by more than {tolerance} '
                             f'(worst {worst}; first at x={xs[0]} y={ys[0]}: actual '
                             f'{px(actual[ys[0], xs[0]])}, expected '
                             f'{px(expected[ys[0], xs[0]])})')
         if mean_tolerance is not None and mean > mean_tolerance:
             problems.append(f'mean error {mean:.2f} > {mean_tolerance}')
-        summary = f'mean error {mean:.2f}, {n_bad}/{n_checked} over {tolerance}'
+        worst = int(diff[checked].max()) if n_checked else 0
+        summary = (f'mean error {mean:.2f}, worst {worst} where checked, {n_bad}/{n_checked} '
+                   f'over {tolerance}')
         if problems:
             vis = np.clip(diff.astype(np.int32) * 4, 0, 255).astype(np.uint8)
             vis = np.stack([vis, vis, vis], axis=2)

@@ -102,6 +102,8 @@ struct viewer {
 	int signals;
 	int seen[N_COLOURS];
 	enum colour last;
+	double last_time, max_gap; /* between frame signals */
+	int width, height; /* of the frame last signalled */
 };
 
 static enum colour colour_of(struct wlr_buffer *buffer) {
@@ -133,6 +135,13 @@ static enum colour colour_of(struct wlr_buffer *buffer) {
 static void handle_frame(struct wl_listener *listener, void *data) {
 	struct viewer *viewer = wl_container_of(listener, viewer, frame);
 	viewer->signals++;
+	double t = now();
+	if (viewer->last_time > 0 && t - viewer->last_time > viewer->max_gap) {
+		viewer->max_gap = t - viewer->last_time;
+	}
+	viewer->last_time = t;
+	viewer->width = viewer->source->width;
+	viewer->height = viewer->source->height;
 	if (viewer->source->frame != NULL) {
 		viewer->last = colour_of(viewer->source->frame);
 		viewer->seen[viewer->last]++;
@@ -211,7 +220,19 @@ static bool make_media(void) {
 		/* Made 16384x16384 by patching its headers (make_huge). */
 		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=10:d=0.5 "
 			"-c:v mjpeg %s", media("huge.avi")) &&
-		run("cp %s %s", media("colours.mp4"), media("deleted.mp4"));
+		run("cp %s %s", media("colours.mp4"), media("deleted.mp4")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i color=c=0xff0000:s=64x48:r=20:d=0.5 "
+			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -bf 0 -f h264 %s",
+			media("red.h264")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i color=c=0x0000ff:s=32x32:r=20:d=0.5 "
+			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -bf 0 -f h264 %s",
+			media("blue.h264")) &&
+		/* 8200x16: over the limit, and cheap to encode. */
+		run("ffmpeg -nostdin -v error -y -f lavfi -i color=c=0x00ff00:s=8200x16:r=20:d=0.2 "
+			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -bf 0 -f h264 %s",
+			media("wide.h264")) &&
+		run("cat %s %s > %s", media("red.h264"), media("blue.h264"), media("sizes.h264")) &&
+		run("cat %s %s > %s", media("red.h264"), media("wide.h264"), media("later.h264"));
 }
 
 static void test_sniff(void) {
@@ -270,6 +291,8 @@ static void test_playback(struct veil_source_context *ctx) {
 
 	veil_source_add_viewers(source, 1);
 	CHECK(status_is(source, "state", "playing"));
+	dispatch_for(ctx->loop, 0.1);
+	viewer.max_gap = 0;
 	double start = now();
 	dispatch_for(ctx->loop, 2.5);
 	double elapsed = now() - start;
@@ -281,8 +304,9 @@ static void test_playback(struct veil_source_context *ctx) {
 		viewer.seen[OTHER], frames, status_int(source, "dropped"), loops);
 	CHECK(viewer.seen[RED] > 0 && viewer.seen[GREEN] > 0 && viewer.seen[BLUE] > 0);
 	CHECK(viewer.seen[OTHER] == 0);
-	/* 0.9 s a loop: gapless loops, counted. */
+	/* 0.9 s a loop: loops counted, and gapless (a frame every 50 ms, across loops too). */
 	CHECK(loops >= 2, "%" PRId64 " loops", loops);
+	CHECK(viewer.max_gap < 0.12, "%.3f s between two frames", viewer.max_gap);
 	/* 20 fps: about 50 frames, one wake-up and one frame signal each, no more. */
 	CHECK(viewer.signals >= 35 && viewer.signals <= 20 * elapsed + 3, "%d", viewer.signals);
 	CHECK(source->error == NULL);
@@ -314,6 +338,80 @@ static void test_playback(struct veil_source_context *ctx) {
 	veil_source_unref(source);
 	CHECK(colour_of(held) != OTHER);
 	wlr_buffer_unlock(held);
+}
+
+/*
+ * H.264 without a container (its end comes as EOS: looping by flushing seeks), changing size
+ * in the middle: the holders see the new size with the first frame of it.
+ */
+static void test_resize(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("sizes.h264"), false, &err,
+		&message);
+	CHECK(source != NULL, "%d %s", err, message ? message : "");
+	free(message);
+	if (source == NULL) {
+		return;
+	}
+	CHECK(source->width == 64 && source->height == 48);
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	bool resized = false;
+	double start = now(), end = start + 3;
+	while (now() < end && (!resized || status_int(source, "loops") < 2)) {
+		wl_event_loop_dispatch(ctx->loop, 50);
+		if (viewer.width == 32 && viewer.height == 32) {
+			resized = true;
+		}
+	}
+	printf("sizes.h264: %d frames, last %dx%d, %" PRId64 " loops, max gap %.3f s\n",
+		viewer.signals, viewer.width, viewer.height, status_int(source, "loops"),
+		viewer.max_gap);
+	CHECK(resized && viewer.seen[BLUE] > 0 && viewer.seen[RED] > 0);
+	CHECK(status_int(source, "loops") >= 2 && source->error == NULL);
+	/* Paced across loops too: baseparse's loop segments are moved in running time. */
+	CHECK(viewer.signals <= 20 * (now() - start) + 3 && viewer.max_gap < 0.12,
+		"%d frames in %.2f s", viewer.signals, now() - start);
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
+/* Too large from the middle on: an error after creation; the last good frame stays. */
+static void test_too_large_later(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("later.h264"), false, &err,
+		&message);
+	CHECK(source != NULL, "%d %s", err, message ? message : "");
+	free(message);
+	if (source == NULL) {
+		return;
+	}
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	double end = now() + 3;
+	while (now() < end && source->error == NULL) {
+		wl_event_loop_dispatch(ctx->loop, 50);
+	}
+	printf("later.h264: %d frames, error: %s\n", viewer.signals,
+		source->error ? source->error : "none");
+	CHECK(source->error != NULL && strstr(source->error, "8200x16") != NULL);
+	CHECK(source->frame != NULL && colour_of(source->frame) == RED &&
+		source->width == 64 && source->height == 48);
+	CHECK(status_is(source, "state", "stopped"));
+	/* Stopped for good: showing or pausing it again changes nothing. */
+	veil_source_add_viewers(source, -1);
+	veil_source_add_viewers(source, 1);
+	int signals = viewer.signals;
+	dispatch_for(ctx->loop, 0.3);
+	CHECK(viewer.signals == signals);
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
 }
 
 /* The file is deleted after opening: what was opened keeps playing, and looping. */
@@ -710,6 +808,8 @@ int main(void) {
 	int fds_before = count_dir("/proc/self/fd");
 	int threads_before = count_dir("/proc/self/task");
 	test_playback(&ctx);
+	test_resize(&ctx);
+	test_too_large_later(&ctx);
 	test_deleted(&ctx);
 	test_cut(&ctx);
 	CHECK(wl_list_empty(&ctx.sources));
