@@ -181,6 +181,26 @@ static void handle_unknown_type(GstElement *decodebin, GstPad *pad, GstCaps *cap
 }
 
 /*
+ * decodebin has exposed every pad it will. Without a video pad nothing ever reaches the appsink,
+ * and when the file ended during typefinding (a subtitle file, say) no element posts an error
+ * either: end the wait at once rather than at the deadline.
+ */
+static void handle_no_more_pads(GstElement *decodebin, gpointer data) {
+	struct gst_load *load = data;
+	g_mutex_lock(&load->lock);
+	bool linked = load->linked;
+	g_mutex_unlock(&load->lock);
+	if (linked) {
+		return;
+	}
+	GError *error = g_error_new_literal(GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+		"the file holds no picture");
+	gst_element_post_message(decodebin,
+		gst_message_new_error(GST_OBJECT(decodebin), error, NULL));
+	g_error_free(error);
+}
+
+/*
  * Sees the raw caps a decoder offers before the limit filter does: first in the ACCEPT_CAPS query
  * that the pad in front (decodebin's ghost pad) sends before it lets a CAPS event through, then in
  * the event. Caps over the pixel count, which a caps range cannot express, are refused here, so
@@ -623,6 +643,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	g_signal_connect(decodebin, "autoplug-continue", G_CALLBACK(handle_autoplug_continue),
 		&load);
 	g_signal_connect(decodebin, "unknown-type", G_CALLBACK(handle_unknown_type), &load);
+	g_signal_connect(decodebin, "no-more-pads", G_CALLBACK(handle_no_more_pads), &load);
 	GstPad *limit_sink = gst_element_get_static_pad(load.limit, "sink");
 	gst_pad_add_probe(limit_sink,
 		GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,

@@ -206,7 +206,13 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
 		goto error;
 	}
-	/* The constructors take name over, also when they fail. */
+	/* The constructors take name over, also when they fail: keep a copy for the message. */
+	char *shown = strdup(name);
+	if (shown == NULL) {
+		*err = -ENOMEM;
+		veil_message_set(message, "Out of memory");
+		goto error;
+	}
 	if (veil_png_sniff(head, (size_t)n) || !veil_video_sniff(fd)) {
 		source = veil_image_source_create(ctx, fd, name, &st, full_size, err, message);
 	} else {
@@ -216,10 +222,13 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		if (*err == 0) {
 			*err = -EINVAL;
 		}
-		if (*message == NULL) {
-			veil_message_set(message, "Cannot show this file: %s", strerror(-*err));
-		}
+		/* Decoders speak of the contents; a person also needs to know which file. */
+		char *detail = *message;
+		veil_message_set(message, "Cannot show '%s': %s", shown,
+			detail != NULL ? detail : strerror(-*err));
+		free(detail);
 	}
+	free(shown);
 	return source;
 
 error:

@@ -32,16 +32,21 @@
  *
  *   filesrc ! decodebin ! videoconvert ! appsink
  *
- * decodebin plugs a demuxer, a parser and a decoder (hardware first) and exposes raw video only;
- * videoconvert converts only when the renderer can't take the decoder's frames as they are (it is
- * in passthrough otherwise and costs nothing); appsink paces the frames at their presentation
- * time and hands them over without a copy.
+ * decodebin plugs a demuxer, a parser and a decoder (hardware first, VA only on the renderer's
+ * GPU) and exposes raw video only; videoconvert converts only when the renderer can't take the
+ * decoder's frames as they are (it is in passthrough otherwise and costs nothing); appsink paces
+ * the frames at their presentation time and hands them over without a copy.
  *
- * Threads: GStreamer's streaming threads run the appsink callbacks, which put the newest sample
- * into a one-slot mailbox and write an eventfd when the slot was empty. The compositor thread
+ * Threads: GStreamer's streaming threads (our own task pool: they end with the pipeline) run the
+ * appsink callbacks, which put the newest sample into a one-slot mailbox and write an eventfd
+ * when the slot was empty, so the compositor wakes at most once a frame. The compositor thread
  * reads the eventfd, wraps the sample as a wlr_buffer (scene/sample_buffer.c) and sets it as the
- * source's frame. It also drains the pipeline's bus through the bus's poll fd. Nothing else
- * crosses threads: the fields under `lock` are the only shared state.
+ * source's frame. It also drains the pipeline's bus through the bus's poll fd. What the threads
+ * share is under `lock`; the rest is marked with the one thread that uses it.
+ *
+ * Looping: segment seeks (gapless, running time keeps going), flushing seeks where the stream
+ * can't do those. Opening waits (bounded) for the first frame, so that a file that can't play
+ * fails there and never replaces a wallpaper; later failures keep the last good frame.
  */
 
 /* Larger videos are refused, before a decoder allocates frames for them. */
@@ -57,9 +62,13 @@
 #define HELD_FRAMES 3
 /* How long decodebin gets to pass an element's error on or to try another element. */
 #define CHILD_ERROR_GRACE_US 300000
-/* Loops this short, this many times in a row, are a demuxer spinning, not a video. */
-#define FAST_LOOP_US 5000
-#define MAX_FAST_LOOPS 20
+/*
+ * Loops this short, this many times in a row, are timestamps that don't advance (or a video of
+ * a frame or so): looping stops on the last frame rather than wake the compositor for nothing.
+ */
+#define FAST_LOOP_US 20000
+#define MAX_FAST_LOOPS 10
+#define MAX_STILL_LOOPS 3
 
 /* decodebin's GstAutoplugSelectResult; the enum is not in the installed headers. */
 enum autoplug_select_result {
@@ -90,6 +99,7 @@ struct video_source {
 	/* Shared with the streaming threads. */
 	pthread_mutex_t lock;
 	GstSample *mailbox; /* the newest sample the compositor has not taken yet */
+	uint64_t delivered; /* samples put into the mailbox */
 	uint64_t dropped; /* samples replaced in the mailbox before the compositor took them */
 	/* The buffer delivered last (identity only, no reference): a preroll is rendered again. */
 	const GstBuffer *last_buffer;
@@ -101,6 +111,9 @@ struct video_source {
 	unsigned decoder_serial;
 	bool linked; /* a video pad of decodebin is linked */
 	GstMessage *child_error; /* the first error of an element inside decodebin */
+
+	/* The streaming thread of decodebin's video pad only (see handle_caps_probe). */
+	bool caps_refused;
 
 	/* Streaming thread only: running time at appsink (see handle_sink_probe). */
 	GstSegment segment;
@@ -119,7 +132,7 @@ struct video_source {
 	struct veil_sample_format format;
 	char *missing; /* what decodebin reported missing */
 	uint64_t frames, loops;
-	unsigned logged_decoder_serial;
+	unsigned logged_decoder_serial; /* written under lock too */
 	bool visible, paused;
 	bool created, failed;
 	bool push_mode; /* read through fdsrc: no segment seeks */
@@ -127,6 +140,8 @@ struct video_source {
 	bool eos_fallback_logged;
 	gint64 last_loop_time;
 	int fast_loops;
+	uint64_t delivered_at_loop;
+	int still_loops;
 	GstState target;
 };
 
@@ -495,7 +510,8 @@ static GstBusSyncReply handle_child_message(GstBus *bus, GstMessage *msg, gpoint
 				gst_message_new_application(GST_OBJECT(src->pipeline), s));
 		}
 	}
-	gst_bus_post(proxy->parent, gst_message_ref(msg));
+	/* Returning DROP leaves our reference to us: it goes on with the message. */
+	gst_bus_post(proxy->parent, msg);
 	return GST_BUS_DROP;
 }
 
@@ -550,17 +566,30 @@ static void handle_deep_element_added(GstBin *bin, GstBin *sub_bin, GstElement *
 	pthread_mutex_unlock(&src->lock);
 }
 
-/* The first probe to see a decoder's output caps: nothing is allocated downstream yet. */
+/*
+ * decodebin's video pad, its streaming thread: the first to see a decoder's output caps, before
+ * anything downstream allocates for them. Caps that are refused are dropped, and so is every
+ * frame after them: the decoder gets not-negotiated and stops (frames of the refused size must
+ * not reach videoconvert, which still has the caps before).
+ */
 static GstPadProbeReturn handle_caps_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
 	struct video_source *src = data;
+	if (info->type & (GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST)) {
+		if (!src->caps_refused) {
+			return GST_PAD_PROBE_OK;
+		}
+		gst_mini_object_unref(GST_PAD_PROBE_INFO_DATA(info));
+		GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_NOT_NEGOTIATED;
+		return GST_PAD_PROBE_HANDLED;
+	}
 	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 	if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS) {
 		return GST_PAD_PROBE_OK;
 	}
 	GstCaps *caps = NULL;
 	gst_event_parse_caps(event, &caps);
-	/* Dropping the caps makes the stream fail to negotiate: nothing gets allocated. */
-	return check_size(src, caps) ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP;
+	src->caps_refused = !check_size(src, caps);
+	return src->caps_refused ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
 }
 
 /* decodebin, streaming thread: a decoded stream is ready. Only the first video one is shown. */
@@ -588,7 +617,8 @@ static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) 
 		return;
 	}
 
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, handle_caps_probe, src, NULL);
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_BUFFER |
+		GST_PAD_PROBE_TYPE_BUFFER_LIST, handle_caps_probe, src, NULL);
 	GstPad *sink_pad = gst_element_get_static_pad(src->convert, "sink");
 	GstPadLinkReturn ret = gst_pad_link(pad, sink_pad);
 	gst_object_unref(sink_pad);
@@ -815,6 +845,7 @@ static void deliver(struct video_source *src, GstSample *sample) {
 	pthread_mutex_lock(&src->lock);
 	GstSample *older = src->mailbox;
 	src->mailbox = sample;
+	src->delivered++;
 	if (older != NULL) {
 		src->dropped++;
 	}
@@ -867,20 +898,19 @@ static void fail(struct video_source *src, const char *message) {
 	}
 }
 
+/* Compositor thread: says which decoder decodes, once per decoder (decodebin may replace one). */
 static void log_decoder(struct video_source *src) {
 	pthread_mutex_lock(&src->lock);
-	unsigned serial = src->decoder_serial;
-	char *name = src->decoder != NULL ? strdup(src->decoder) : NULL;
+	bool changed = src->decoder_serial != src->logged_decoder_serial;
+	src->logged_decoder_serial = src->decoder_serial;
+	char *name = changed && src->decoder != NULL ? strdup(src->decoder) : NULL;
 	bool hw = src->decoder_hw;
 	pthread_mutex_unlock(&src->lock);
-	if (name != NULL && serial != src->logged_decoder_serial) {
-		src->logged_decoder_serial = serial;
+	if (name != NULL) {
 		wlr_log(WLR_INFO, "%s: video decoder: %s (%s)", src->base.path, name,
 			hw ? "hardware" : "software");
-	} else if (name == NULL && !src->created) {
-		wlr_log(WLR_INFO, "%s: video decoder: none (raw video)", src->base.path);
+		free(name);
 	}
-	free(name);
 }
 
 /*
@@ -1104,6 +1134,16 @@ static void handle_loop_end(struct video_source *src, bool eos) {
 			src->base.path, MAX_FAST_LOOPS, FAST_LOOP_US / 1000);
 		return;
 	}
+	/* A video of one frame: looping would decode that frame again and again. */
+	pthread_mutex_lock(&src->lock);
+	uint64_t frames = src->delivered - src->delivered_at_loop;
+	src->delivered_at_loop = src->delivered;
+	pthread_mutex_unlock(&src->lock);
+	src->still_loops = frames <= 1 ? src->still_loops + 1 : 0;
+	if (src->still_loops >= MAX_STILL_LOOPS) {
+		wlr_log(WLR_INFO, "%s: one frame a loop: it stays, without looping", src->base.path);
+		return;
+	}
 	if (!eos && src->segment_looping) {
 		if (seek_to_start(src, GST_SEEK_FLAG_SEGMENT)) {
 			return;
@@ -1188,10 +1228,59 @@ static int handle_bus(int fd, uint32_t mask, void *data) {
  * stream fails. Returns 0 or a negative errno with a sentence in *message.
  */
 /*
+ * decodebin exposes an element's always pad (y4mdec's raw video) only after starting the
+ * element, and one that pulls its input pushes at once: into a pad that is not linked yet. The
+ * element stops on not-linked, a moment before decodebin links it; its error may even be lost
+ * (see bus_proxy). That is a race, not a broken file: autoplugging starts again (NULL, then
+ * PAUSED), a few times at most. A flushing seek would not do: the element may have pushed its
+ * EOS already, and appsink prerolled on it.
+ */
+#define MAX_RESTARTS 3
+
+static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, int *restarts) {
+	if (*restarts >= MAX_RESTARTS ||
+			!gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg), GST_OBJECT(src->decodebin))) {
+		return false;
+	}
+	char *debug = NULL;
+	gst_message_parse_error(msg, NULL, &debug);
+	/* GStreamer says why a task stopped only in the debug text: "reason not-linked (-1)". */
+	bool not_linked = debug != NULL && strstr(debug, "not-linked") != NULL;
+	g_free(debug);
+	if (!not_linked) {
+		return false;
+	}
+	(*restarts)++;
+	wlr_log(WLR_DEBUG, "%s: not-linked while starting: autoplugging again", src->base.path);
+	gst_element_set_state(src->pipeline, GST_STATE_NULL);
+	/* The streaming threads are gone: start from nothing. */
+	gst_bus_set_flushing(src->bus, TRUE);
+	gst_bus_set_flushing(src->bus, FALSE);
+	pthread_mutex_lock(&src->lock);
+	src->linked = false;
+	GstMessage *child_error = src->child_error;
+	src->child_error = NULL;
+	GstSample *sample = src->mailbox;
+	src->mailbox = NULL;
+	src->last_buffer = NULL;
+	pthread_mutex_unlock(&src->lock);
+	if (child_error != NULL) {
+		gst_message_unref(child_error);
+	}
+	if (sample != NULL) {
+		gst_sample_unref(sample);
+	}
+	src->caps_refused = false;
+	src->have_segment = false;
+	src->end_running_time = 0;
+	return gst_element_set_state(src->pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
+}
+
+/*
  * An element's error that decodebin did not pass on: lost (see bus_proxy) if the element is
  * still in decodebin, filtered on purpose if decodebin removed the element to try another.
  */
-static int check_child_error(struct video_source *src, char **message) {
+static int check_child_error(struct video_source *src, int *restarts, char **message) {
 	pthread_mutex_lock(&src->lock);
 	GstMessage *msg = src->child_error;
 	src->child_error = NULL;
@@ -1207,7 +1296,9 @@ static int check_child_error(struct video_source *src, char **message) {
 	if (plugged) {
 		wlr_log(WLR_DEBUG, "%s: decodebin dropped an error of %s", src->base.path,
 			GST_OBJECT_NAME(element));
-		ret = describe_error(src, msg, message);
+		if (!restart_after_not_linked(src, msg, restarts)) {
+			ret = describe_error(src, msg, message);
+		}
 	}
 	gst_message_unref(msg);
 	return ret;
@@ -1217,13 +1308,14 @@ static int wait_preroll(struct video_source *src, char **message) {
 	gint64 deadline = g_get_monotonic_time() + PREROLL_TIMEOUT / GST_USECOND;
 	/* After an element's error: when decodebin has neither passed it on nor moved on. */
 	gint64 child_deadline = 0;
+	int restarts = 0;
 	GstMessageType types = GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_EOS |
 		GST_MESSAGE_ELEMENT | GST_MESSAGE_APPLICATION;
 	while (true) {
 		gint64 time = g_get_monotonic_time();
 		if (child_deadline != 0 && time >= child_deadline) {
 			child_deadline = 0;
-			int ret = check_child_error(src, message);
+			int ret = check_child_error(src, &restarts, message);
 			if (ret <= 0) {
 				return ret;
 			}
@@ -1243,8 +1335,11 @@ static int wait_preroll(struct video_source *src, char **message) {
 		}
 		int ret = 1;
 		switch (GST_MESSAGE_TYPE(msg)) {
-		case GST_MESSAGE_ASYNC_DONE:
-			ret = 0;
+		case GST_MESSAGE_ASYNC_DONE:;
+			/* Prerolled on an EOS (after a race above) brings no frame: wait on. */
+			pthread_mutex_lock(&src->lock);
+			ret = src->mailbox != NULL ? 0 : 1;
+			pthread_mutex_unlock(&src->lock);
 			break;
 		case GST_MESSAGE_ERROR:
 			/* A refusal or a missing plugin is why the stream failed: say that. */
@@ -1253,6 +1348,8 @@ static int wait_preroll(struct video_source *src, char **message) {
 			pthread_mutex_unlock(&src->lock);
 			if (refused || src->missing != NULL) {
 				ret = take_refusal(src, message);
+			} else if (restart_after_not_linked(src, msg, &restarts)) {
+				child_deadline = 0;
 			} else if (!src_linked(src) && is_missing_plugin_error(msg)) {
 				/* Every stream was discarded, none of them for a missing decoder. */
 				veil_message_set(message, "The file has no video stream");
@@ -1727,6 +1824,9 @@ struct veil_source *veil_video_source_create(struct veil_source_context *ctx, in
 	}
 
 	log_decoder(src);
+	if (src->logged_decoder_serial == 0) {
+		wlr_log(WLR_INFO, "%s: video decoder: none (raw video)", path);
+	}
 	start_looping(src);
 	src->created = true;
 	wlr_log(WLR_INFO, "%s: %dx%d video, pipeline %s", path, src->base.width, src->base.height,

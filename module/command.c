@@ -197,10 +197,11 @@ static int escape_name(const char *name, char **escaped, char **unset, char **me
 		} else if (*p == '$') {
 			bool braced = p[1] == '{';
 			const char *var = p + 1 + braced;
+			size_t len = 0;
 			if (!is_name_start(*var)) {
 				*o++ = '\\';
 			} else {
-				size_t len = 1;
+				len = 1;
 				while (is_name_char(var[len])) {
 					len++;
 				}
@@ -216,6 +217,23 @@ static int escape_name(const char *name, char **escaped, char **unset, char **me
 				const char *end = strchr(var, '}');
 				if (end == NULL) {
 					problem = "has a ${ without its }";
+					goto error;
+				}
+				/*
+				 * But not ${NAME=word} or ${NAME:=word}: wordexp() would setenv() in
+				 * the compositor, whose other threads read the environment. Nor a $
+				 * in the word, which the rules above would not see ($$, $0, nested
+				 * assignments).
+				 */
+				const char *op = var + len;
+				if (op[0] == '=' || (op[0] == ':' && op[1] == '=')) {
+					problem = "assigns a variable (${NAME=...} or ${NAME:=...}): "
+						"veil changes no environment, use ${NAME:-...}";
+					goto error;
+				}
+				if (memchr(op, '$', (size_t)(end - op)) != NULL) {
+					problem = "has a $ inside ${...}: veil expands no nested "
+						"variables";
 					goto error;
 				}
 				memcpy(o, p, (size_t)(end - p));

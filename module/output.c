@@ -8,12 +8,18 @@
 #include <wlr/util/log.h>
 #include "module/control.h"
 #include "module/scene.h"
+#include "scene/tile_buffer.h"
 
 /*
  * Small images in tile mode need a node per copy. Beyond this many the image is refused: a
  * scene with thousands of nodes costs every frame of every client above the wallpaper.
  */
 #define MAX_TILES 4096
+/*
+ * A still smaller than this is repeated into a buffer at least this large before it is tiled:
+ * one pixman pass when it is set keeps a 16x16 pattern on a 4K output to a few dozen nodes.
+ */
+#define TILE_MIN_SIZE 512
 
 static void tile_finish(struct veil_tile_node *tile) {
 	wl_list_remove(&tile->outputs_update.link);
@@ -101,6 +107,38 @@ static bool resize_tiles(struct veil_output *output, int n) {
 	return true;
 }
 
+static void release_tiled(struct veil_output *output) {
+	wlr_buffer_unlock(output->tiled);
+	wlr_buffer_unlock(output->tiled_from);
+	output->tiled = output->tiled_from = NULL;
+}
+
+/* The frame the nodes show: the source's, or for a small still in tile mode a repeated one. */
+static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_buffer *frame) {
+	bool repeat = output->setting->mode == VEIL_MODE_TILE &&
+		output->source->impl->kind == VEIL_SOURCE_IMAGE &&
+		(frame->width < TILE_MIN_SIZE || frame->height < TILE_MIN_SIZE);
+	if (!repeat) {
+		release_tiled(output);
+		return frame;
+	}
+	if (output->tiled_from == frame) {
+		return output->tiled;
+	}
+	release_tiled(output);
+	struct wlr_buffer *tiled = veil_tile_buffer_create(frame, TILE_MIN_SIZE, TILE_MIN_SIZE);
+	if (tiled == NULL) {
+		wlr_log(WLR_ERROR, "%s: cannot repeat a %dx%d frame for tile mode; one node per copy",
+			output->output->name, frame->width, frame->height);
+		return frame;
+	}
+	/* Our lock keeps it; the producer's reference goes with the drop. */
+	output->tiled = wlr_buffer_lock(tiled);
+	wlr_buffer_drop(tiled);
+	output->tiled_from = wlr_buffer_lock(frame);
+	return tiled;
+}
+
 static void color_to_float(uint32_t rgb, float out[static 4]) {
 	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f;
 	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f;
@@ -122,11 +160,17 @@ static void layout(struct veil_output *output) {
 		return;
 	}
 	if (setting == NULL || setting->off || !output->output->enabled) {
+		release_tiled(output);
 		hide(output);
 		return;
 	}
 
 	struct wlr_buffer *frame = output->source != NULL ? output->source->frame : NULL;
+	if (frame != NULL) {
+		frame = frame_to_show(output, frame);
+	} else {
+		release_tiled(output);
+	}
 	struct veil_geometry_in in = {
 		.mode = setting->mode,
 		.image_width = frame != NULL ? frame->width : 1,
@@ -219,7 +263,7 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 		return;
 	}
 	/* A new frame of the same size goes onto the nodes as they are: no geometry work. */
-	bool same_size = output->n_tiles > 0 && output->tiles[0].buffer != NULL &&
+	bool same_size = output->tiled == NULL && output->n_tiles > 0 && output->tiles[0].buffer != NULL &&
 		output->tiles[0].buffer->buffer != NULL &&
 		output->tiles[0].buffer->buffer->width == frame->width &&
 		output->tiles[0].buffer->buffer->height == frame->height;
@@ -380,6 +424,7 @@ void veil_output_destroy(struct veil_output *output) {
 		wlr_scene_node_destroy(&output->tree->node);
 	}
 	set_source(output, NULL);
+	release_tiled(output);
 	wl_list_remove(&output->source_frame.link);
 	wl_list_remove(&output->output_commit.link);
 	wl_list_remove(&output->tree_destroy.link);

@@ -14,6 +14,9 @@
 #include "module/message.h"
 #include "module/scene.h"
 
+/* Smaller videos would need too many nodes in tile mode (stills are repeated instead). */
+#define MIN_TILED_VIDEO 64
+
 static void setting_destroy(struct veil_setting *setting) {
 	if (setting == NULL) {
 		return;
@@ -266,6 +269,17 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 				NULL;
 		} else {
 			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
+		}
+		if (source != NULL && cmd->mode == VEIL_MODE_TILE &&
+				source->impl->kind == VEIL_SOURCE_VIDEO &&
+				(source->width < MIN_TILED_VIDEO || source->height < MIN_TILED_VIDEO)) {
+			/* Each copy of a video is a node updated every frame: keep them few. */
+			veil_message_set(message, "'%s' is %dx%d: too small to tile (a video needs "
+				"%dx%d at least)", source->path, source->width, source->height,
+				MIN_TILED_VIDEO, MIN_TILED_VIDEO);
+			veil_source_unref(source);
+			source = NULL;
+			ret = -EINVAL;
 		}
 		if (source == NULL) {
 			if (ret == 0) {

@@ -56,6 +56,8 @@ struct veil_output {
 
 	const struct veil_setting *setting; /* what resolves for this output; NULL: nothing */
 	struct veil_source *source; /* shown: one reference, NULL for none */
+	/* tile mode, small still: the frame repeated into a larger one (our lock on each). */
+	struct wlr_buffer *tiled, *tiled_from;
 	bool viewing; /* counted in source->viewers */
 	char *error; /* the last failure on this output, NULL when the last command worked */
 	uint64_t frames; /* frames put on this output's nodes */

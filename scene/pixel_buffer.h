@@ -10,9 +10,9 @@ struct veil_image;
 
 /*
  * Wraps the image's pixels without copying them and takes them over: image->data is NULL
- * afterwards. The pixels are freed when the last lock on the buffer goes. The buffer is returned
- * with one lock, its creator's, which it gives up with wlr_buffer_drop(). NULL on failure (the
- * image is then untouched).
+ * afterwards. As with every wlr_buffer, the creator locks it where it keeps it and gives up its
+ * own reference with wlr_buffer_drop(); the pixels are freed once it is dropped and unlocked.
+ * NULL on failure (the image is then untouched).
  */
 struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image);
 

@@ -6,6 +6,7 @@
  * with a control character or longer than PATH_MAX, or an environment that changed (file names
  * are expanded with wordexp(), which must run nothing and assign nothing in the compositor).
  */
+#define _GNU_SOURCE
 #include <limits.h>
 #include "fuzz-common.h"
 #include "module/command.h"

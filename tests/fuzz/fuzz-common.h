@@ -5,7 +5,8 @@
 #ifndef VEIL_FUZZ_COMMON_H
 #define VEIL_FUZZ_COMMON_H
 
-#define _GNU_SOURCE /* memfd_create */
+/* Each target defines _GNU_SOURCE (memfd_create, pipe2) before its first #include. */
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>

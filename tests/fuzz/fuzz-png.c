@@ -3,6 +3,7 @@
  * from a pipe too (the read() path): both must agree on the result and the pixels. A decoded
  * image is then scaled down with veil_image_shrink_to_cover, as a still for a small output is.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include "fuzz-image-check.h"
 

@@ -28,6 +28,8 @@ large_png = vt.make_png(os.path.join(media, 'quad-2560x1600.png'), vt.quadrant_p
 big_png = vt.make_png(os.path.join(media, 'quad-2400x1400.png'), vt.quadrant_pixels(2400, 1400))
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
+small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
+small_png = vt.make_png(os.path.join(media, 'pattern-16x16.png'), small_px)
 # JPEG blocks are 16x16 in 4:2:0: a picture whose quadrant edges fall on block edges keeps them
 # sharp, and ffmpeg and libjpeg then decode it alike.
 jpg_w, jpg_h = 1024, 640  # edges at x 384, y 400
@@ -98,12 +100,29 @@ with t.compositor(outputs=1) as c:
              'center-large', cmp=EXACT, mode='center', file=big_png)
 
     with t.case('tile'):
-        v = show(f'{vt.quote(tile_png)} tile', vt.expect_tile(tile_px, W, H), 'tile',
-                 cmp=EXACT, mode='tile', file=tile_png)
+        show(f'{vt.quote(tile_png)} tile', vt.expect_tile(tile_px, W, H), 'tile', cmp=EXACT,
+             mode='tile', file=tile_png)
 
     with t.case('solid_color'):
-        v = show('#3366cc solid_color', vt.expect_solid('#3366cc', W, H), 'solid',
-                 cmp=EXACT, kind='color', mode='solid_color', color='#3366cc')
+        show('#3366cc solid_color', vt.expect_solid('#3366cc', W, H), 'solid', cmp=EXACT,
+             kind='color', mode='solid_color', color='#3366cc')
+
+    # A small pattern is repeated into a larger buffer before it is tiled: shown whole, with
+    # few scene nodes.
+    with t.case('tile a 16x16 pattern'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(small_png)} tile')
+        t.check(ok, 'a 16x16 pattern in tile mode is accepted', err)
+        if ok:
+            v = c.wait_until(lambda: (lambda v: v.get('file') == small_png and (
+                v.get('state') == 'shown' or v.get('error')) and v)(c.veil(OUT)),
+                'the pattern shown or an error')
+            t.check(v.get('state') == 'shown' and v.get('error') is None,
+                    'an accepted pattern is shown', str(v))
+            # 120x68 copies of the pattern, but a handful of nodes (a 512x512 repeat).
+            t.check(0 < v.get('nodes', 0) <= 64, 'few scene nodes for a small pattern',
+                    str(v.get('nodes')))
+            shot = c.settled_screenshot(OUT)
+            t.compare(shot, vt.expect_tile(small_px, W, H), 'tile-16x16', **EXACT)
 
     with t.case('fill from a larger image'):
         v = show(f'{vt.quote(large_png)} fill', vt.expect_fill(large_png, W, H), 'fill-large',

@@ -23,6 +23,8 @@ tile_px = vt.quadrant_pixels(120, 90)
 tile_png = vt.make_png(os.path.join(media, 'tile-120x90.png'), tile_px)
 tile2_px = vt.quadrant_pixels(100, 70)
 tile2_png = vt.make_png(os.path.join(media, 'tile-100x70.png'), tile2_px)
+odd_px = vt.quadrant_pixels(801, 599)
+odd_png = vt.make_png(os.path.join(media, 'odd-801x599.png'), odd_px)
 
 # name -> physical size (what grim captures, after the transform)
 # Sizes whose logical size is whole at every scale used: grim sizes a capture as the logical
@@ -189,6 +191,16 @@ with t.compositor(outputs=2) as c:
         shot = c.settled_screenshot('HEADLESS-2')
         if t.check(shot.shape == (900, 1440, 3), 'grim gives 1440x900', str(shot.shape)):
             t.check_tiling(shot, tile2_px, 'tile-100x70-scale1.5', max_drop=2)
+
+    with t.case('center of an odd size at scale 1.5'):
+        # Centred at x 319.5, y 150.5: no whole logical position; veil may move the frame or
+        # drop an edge column or row, but never scale it.
+        ok, err = c.msg(f'output HEADLESS-2 veil {vt.quote(odd_png)} center {CYAN}')
+        t.check(ok, '`veil odd-801x599 center #00ffff` accepted', err)
+        c.wait_veil('HEADLESS-2', 'shown', file=odd_png, mode='center')
+        shot = c.settled_screenshot('HEADLESS-2')
+        if t.check(shot.shape == (900, 1440, 3), 'grim gives 1440x900', str(shot.shape)):
+            t.check_centered(shot, odd_px, vt.rgb(CYAN), 'center-801x599-scale1.5')
 
     with t.case('center at scale 2'):
         ok, err = c.msg('output HEADLESS-2 scale 2')

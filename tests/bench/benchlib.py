@@ -1,0 +1,1051 @@
+"""
+benchlib: what bench.py, compare.py and soak.py share.
+
+- Processes under test: veil-tinywl and sway 1.12, both on wlroots' headless backend with the
+  pixman renderer, each in a private XDG_RUNTIME_DIR; GStreamer clients (gst-launch-1.0).
+- sway's IPC (the i3-ipc protocol that swaymsg speaks), on one connection kept open, so a
+  status query costs the compositor one request and not a connection.
+- Sampling from /proc only: CPU time of every thread of a group of processes (user and system
+  apart, /proc/PID/stat), the busiest threads by name (/proc/PID/task/TID/stat), VmRSS and
+  RssAnon, threads, descriptors, context switches of one process's main thread
+  (/proc/PID/task/PID/status), and the machine's own busy time (/proc/stat) so that what other
+  programs used during a run is known and a loaded run is flagged.
+- Statistics (median, percentiles, the soaks' bounds test) and the report's machine facts.
+
+Nothing here decides what is good: the scripts print numbers and the targets they were given.
+"""
+
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+NCPU = os.cpu_count() or 1
+
+# A run is flagged as loaded when programs other than the ones measured (and this harness)
+# used more than this share of one core on average over the sampled window, or more than
+# LOADED_PEAK of one core in any one interval.
+LOADED_MEAN = 0.25
+LOADED_PEAK = 1.0
+
+READY_TIMEOUT = 60.0
+IPC_TIMEOUT = 60.0
+
+
+class BenchError(Exception):
+    """Something the run cannot go on without; its message says what."""
+
+
+def say(*args):
+    print(*args, flush=True)
+
+
+def quote(path):
+    """A path as one word of a sway command."""
+    if re.fullmatch(r'[A-Za-z0-9_./+=:@%-]+', path):
+        return path
+    if '"' in path or '\\' in path:
+        raise BenchError(f'cannot quote {path!r} for a command')
+    return '"' + path + '"'
+
+
+def need(*tools):
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        raise BenchError(f'missing {", ".join(missing)} (run inside tools/devroot)')
+
+
+# --- /proc ---
+
+def read_text(path):
+    with open(path, 'rb') as f:
+        return f.read().decode('utf-8', 'replace')
+
+
+def proc_stat(pid, tid=None):
+    """(comm, utime, stime, threads, starttime) of a process or thread, in clock ticks."""
+    path = f'/proc/{pid}/stat' if tid is None else f'/proc/{pid}/task/{tid}/stat'
+    text = read_text(path)
+    lp, rp = text.index('('), text.rindex(')')
+    comm = text[lp + 1:rp]
+    f = text[rp + 2:].split()
+    # f[0] is field 3 (state): utime is field 14, stime 15, num_threads 20, starttime 22.
+    return comm, int(f[11]), int(f[12]), int(f[17]), int(f[19])
+
+
+def proc_status(pid, tid=None):
+    path = f'/proc/{pid}/status' if tid is None else f'/proc/{pid}/task/{tid}/status'
+    out = {}
+    for line in read_text(path).splitlines():
+        k, _, v = line.partition(':')
+        v = v.strip()
+        if v.endswith(' kB'):
+            v = v[:-3]
+        out[k] = v
+    return out
+
+
+def count_fds(pid):
+    try:
+        return len(os.listdir(f'/proc/{pid}/fd'))
+    except OSError:
+        return 0
+
+
+def ppid_of(pid):
+    try:
+        text = read_text(f'/proc/{pid}/stat')
+    except OSError:
+        return None
+    return int(text[text.rindex(')') + 2:].split()[1])
+
+
+def descendants(pid):
+    """Every live process below pid (not pid itself)."""
+    children = {}
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        p = ppid_of(int(name))
+        if p is not None:
+            children.setdefault(p, []).append(int(name))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def uptime_ticks():
+    return float(read_text('/proc/uptime').split()[0]) * CLK_TCK
+
+
+def machine_ticks():
+    """(busy, total) clock ticks of every CPU since boot, from /proc/stat."""
+    f = [int(x) for x in read_text('/proc/stat').splitlines()[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
+    # in user.
+    total = sum(f[:8])
+    idle = f[3] + f[4]
+    return total - idle, total
+
+
+def loadavg():
+    return tuple(float(x) for x in read_text('/proc/loadavg').split()[:3])
+
+
+def self_ticks():
+    t = os.times()
+    return (t.user + t.system + t.children_user + t.children_system) * CLK_TCK
+
+
+# --- statistics ---
+
+def percentile(values, q):
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    if len(v) == 1:
+        return v[0]
+    pos = (len(v) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def median(values):
+    return percentile(values, 50)
+
+
+def mean(values):
+    v = [x for x in values if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def slope(xs, ys):
+    """Least-squares slope of ys over xs."""
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    n = len(pts)
+    if n < 2:
+        return 0.0
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return 0.0
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx
+
+
+def bounds_rise(xs, ys):
+    """
+    The soaks' test of a level that should not rise (the client daemon's method): over the
+    window given, the lowest value of the last quarter against the lowest of the first quarter,
+    and the highest against the highest; of the two rises the one nearer to zero, divided by the
+    distance between the quarters' centres (in units of xs). Memory kept for good raises both
+    bounds; a level that jumps about moves one. Returns (rise per x, low rise, high rise).
+    """
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    n = len(pts)
+    if n < 8:
+        return 0.0, 0, 0
+    q = max(1, n // 4)
+    first, last = pts[:q], pts[-q:]
+    lo = min(y for _, y in last) - min(y for _, y in first)
+    hi = max(y for _, y in last) - max(y for _, y in first)
+    rise = lo if abs(lo) < abs(hi) else hi
+    span = mean([x for x, _ in last]) - mean([x for x, _ in first])
+    return (rise / span if span > 0 else 0.0), lo, hi
+
+
+def fmt(v, digits=1, unit=''):
+    if v is None:
+        return 'n/a'
+    if isinstance(v, int):
+        return f'{v}{unit}'
+    return f'{v:.{digits}f}{unit}'
+
+
+# --- sway IPC ---
+
+IPC_MAGIC = b'i3-ipc'
+RUN_COMMAND, GET_OUTPUTS, GET_TREE, GET_VERSION = 0, 3, 4, 7
+
+
+class Ipc:
+    """One connection to a sway-IPC socket (veil-tinywl's or sway's)."""
+
+    def __init__(self, path, timeout=IPC_TIMEOUT):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.requests = 0
+
+    def _recv(self, n):
+        buf = b''
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise BenchError(f'{self.path}: the compositor closed the IPC connection')
+            buf += chunk
+        return buf
+
+    def request(self, kind, payload=''):
+        data = payload.encode()
+        self.sock.sendall(IPC_MAGIC + struct.pack('<II', len(data), kind) + data)
+        self.requests += 1
+        head = self._recv(14)
+        if head[:6] != IPC_MAGIC:
+            raise BenchError(f'{self.path}: not an i3-ipc reply')
+        n, _ = struct.unpack('<II', head[6:])
+        return json.loads(self._recv(n))
+
+    def command(self, cmd):
+        """Runs a command; returns (ok, error text)."""
+        reply = self.request(RUN_COMMAND, cmd)
+        errors = [r.get('error', 'failed') for r in reply if not r.get('success')]
+        return not errors, '; '.join(errors)
+
+    def must(self, cmd):
+        ok, err = self.command(cmd)
+        if not ok:
+            raise BenchError(f'{cmd!r} failed: {err}')
+
+    def outputs(self):
+        return {o['name']: o for o in self.request(GET_OUTPUTS)}
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+# --- processes ---
+
+class Runtime:
+    """A private XDG_RUNTIME_DIR (0700), removed at the end."""
+
+    def __init__(self, prefix='veil-bench'):
+        self.dir = tempfile.mkdtemp(prefix=prefix + '.', dir='/tmp')
+        os.chmod(self.dir, 0o700)
+
+    def path(self, *p):
+        return os.path.join(self.dir, *p)
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def base_env():
+    env = dict(os.environ)
+    for k in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK', 'I3SOCK'):
+        env.pop(k, None)
+    return env
+
+
+def stop_process(proc, timeout=10.0, ipc=None):
+    """Asks nicely (IPC exit when given), then SIGTERM, then SIGKILL; returns the status."""
+    if proc is None:
+        return None
+    if proc.poll() is None and ipc is not None:
+        try:
+            ipc.command('exit')
+        except Exception:
+            pass
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
+class Compositor:
+    """
+    veil-tinywl (kind 'veil') or sway (kind 'sway') on the headless backend with pixman, with
+    `outputs` outputs of `size` (set before any client starts). Environment extras go in env.
+    After start(): .pid, .ipc, .client_env (for clients and grim), .log_path.
+    """
+
+    def __init__(self, kind, binary, outdir, outputs=1, size=(1920, 1080), env=None,
+                 debug=False, name=None, sway_config_extra=()):
+        self.kind = kind
+        self.binary = binary
+        self.outdir = outdir
+        self.n_outputs = outputs
+        self.size = size
+        self.extra_env = dict(env or {})
+        self.debug = debug
+        self.name = name or kind
+        self.sway_config_extra = list(sway_config_extra)
+        self.proc = None
+        self.ipc = None
+        self.rt = None
+        self.pid = None
+        self.log_path = os.path.join(outdir, f'{self.name}.log')
+        self.output_names = [f'HEADLESS-{i + 1}' for i in range(outputs)]
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def start(self):
+        self.rt = Runtime(f'veil-bench-{self.kind}')
+        env = base_env()
+        env.update({
+            'XDG_RUNTIME_DIR': self.rt.dir,
+            'WLR_BACKENDS': 'headless',
+            'WLR_RENDERER': 'pixman',
+            'WLR_HEADLESS_OUTPUTS': str(self.n_outputs),
+            'WLR_LIBINPUT_NO_DEVICES': '1',
+        })
+        env.update(self.extra_env)
+        w, h = self.size
+        log = open(self.log_path, 'wb')
+        if self.kind == 'veil':
+            env['SWAYSOCK'] = self.rt.path('veil-tinywl.sock')
+            argv = [self.binary] + (['-d'] if self.debug else [])
+            self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=log,
+                                         stdin=subprocess.DEVNULL)
+            line = self._read_ready()
+            m = re.search(r'WAYLAND_DISPLAY=(\S+) SWAYSOCK=(\S+)', line)
+            if not m:
+                raise BenchError(f'veil-tinywl said {line!r}')
+            display, sock = m.group(1), m.group(2)
+        else:
+            config = self.rt.path('sway.config')
+            with open(config, 'w') as f:
+                for name in self.output_names:
+                    f.write(f'output {name} resolution {w}x{h}\n')
+                f.write('xwayland disable\ndefault_border none\n'
+                        'default_floating_border none\nfocus_on_window_activation none\n')
+                for line in self.sway_config_extra:
+                    f.write(line + '\n')
+            sock = env['SWAYSOCK'] = self.rt.path('sway.sock')
+            argv = [self.binary, '-c', config] + (['-d'] if self.debug else [])
+            self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=log,
+                                         stdin=subprocess.DEVNULL)
+            display = self._wait_sway_display(sock)
+        self.pid = self.proc.pid
+        self.ipc = Ipc(sock)
+        self.client_env = base_env()
+        self.client_env.update({'XDG_RUNTIME_DIR': self.rt.dir, 'WAYLAND_DISPLAY': display,
+                                'SWAYSOCK': sock})
+        if self.kind == 'veil':
+            for name in self.output_names:
+                self.ipc.must(f'output {name} resolution {w}x{h}')
+        self.wait_modes()
+        return self
+
+    def _read_ready(self):
+        deadline = time.monotonic() + READY_TIMEOUT
+        fd = self.proc.stdout.fileno()
+        buf = b''
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BenchError(f'{self.binary} exited ({self.proc.returncode}) before it '
+                                 f'was ready; see {self.log_path}')
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                chunk = os.read(fd, 4096)
+                buf += chunk
+                for line in buf.decode(errors='replace').splitlines():
+                    if line.startswith('ready '):
+                        # Keep draining stdout so that the compositor never blocks on it.
+                        threading.Thread(target=self._drain, daemon=True).start()
+                        return line
+        raise BenchError(f'{self.binary} was not ready after {READY_TIMEOUT:.0f} s')
+
+    def _drain(self):
+        try:
+            for _ in self.proc.stdout:
+                pass
+        except Exception:
+            pass
+
+    def _wait_sway_display(self, sock):
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BenchError(f'sway exited ({self.proc.returncode}); see {self.log_path}')
+            names = [n for n in os.listdir(self.rt.dir)
+                     if n.startswith('wayland-') and not n.endswith('.lock')]
+            if names and os.path.exists(sock):
+                try:
+                    Ipc(sock, timeout=5).close()
+                    return sorted(names)[0]
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        raise BenchError(f'sway was not ready after {READY_TIMEOUT:.0f} s')
+
+    def wait_modes(self):
+        w, h = self.size
+
+        def ok():
+            outs = self.ipc.outputs()
+            for name in self.output_names:
+                m = (outs.get(name) or {}).get('current_mode') or {}
+                if (m.get('width'), m.get('height')) != (w, h):
+                    return False
+            return True
+        wait_until(ok, f'outputs at {w}x{h}', alive=self.alive)
+
+    def alive(self):
+        if self.proc.poll() is not None:
+            raise BenchError(f'{self.name} exited ({self.proc.returncode}); see '
+                             f'{self.log_path}')
+
+    def veil_status(self):
+        """{output name: veil status dict} (veil-tinywl only)."""
+        return {n: o.get('veil') or {} for n, o in self.ipc.outputs().items()}
+
+    def tree_pids(self):
+        """The compositor and everything it started (swaybg and its loaders)."""
+        return [self.pid] + descendants(self.pid)
+
+    def stop(self):
+        if self.proc is not None:
+            kids = descendants(self.pid) if self.proc.poll() is None else []
+            rc = stop_process(self.proc, ipc=self.ipc)
+            # What the compositor started and left behind (swaybg): only those pids.
+            for pid in kids:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+            self.exit_status = rc
+            self.proc = None
+        if self.ipc is not None:
+            self.ipc.close()
+            self.ipc = None
+        if self.rt is not None:
+            self.rt.remove()
+            self.rt = None
+
+
+def wait_until(pred, what, timeout=READY_TIMEOUT, interval=0.05, alive=None):
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            v = pred()
+        except BenchError:
+            raise
+        except Exception as e:
+            v, last = None, e
+        if v:
+            return v
+        if alive is not None:
+            alive()
+        if time.monotonic() > deadline:
+            raise BenchError(f'waited {timeout:.0f} s for {what}' +
+                             (f' (last error: {last})' if last else ''))
+        time.sleep(interval)
+
+
+def wait_veil_shown(comp, outputs=None, path=None, timeout=READY_TIMEOUT):
+    """Until every output shows path (state shown, frames > 0, no error); returns the status."""
+    names = outputs or comp.output_names
+
+    def pred():
+        st = comp.veil_status()
+        for n in names:
+            v = st.get(n) or {}
+            if v.get('error'):
+                raise BenchError(f'{n}: veil reports an error: {v["error"]}')
+            if v.get('state') != 'shown' or not v.get('frames'):
+                return None
+            if path is not None and v.get('file') != path:
+                return None
+        return st
+    return wait_until(pred, f'the wallpaper on {", ".join(names)}', timeout=timeout,
+                      alive=comp.alive)
+
+
+class GstClient:
+    """
+    gst-launch-1.0 -v with a pipeline; remembers the decoders it plugged and, with an
+    fpsdisplaysink, the frames its sink rendered and dropped (from last-message).
+    """
+
+    FPS_RE = re.compile(r'last-message = rendered: (\d+), dropped: (\d+)')
+    DEC_RE = re.compile(r'/(?:GstDecodeBin|GstURIDecodeBin)[^/]*/([A-Za-z0-9_]+):')
+
+    def __init__(self, pipeline, env, log_path, name='client'):
+        self.pipeline = pipeline
+        self.env = env
+        self.log_path = log_path
+        self.name = name
+        self.rendered = 0
+        self.dropped = 0
+        self.decoders = set()
+        self.proc = None
+        self.lines = 0
+
+    def start(self):
+        argv = ['gst-launch-1.0', '-v'] + shlex.split(self.pipeline)
+        self.log = open(self.log_path, 'w')
+        self.log.write('$ ' + shlex.join(argv) + '\n')
+        self.proc = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     text=True, errors='replace')
+        self.pid = self.proc.pid
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        return self
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines += 1
+            m = self.FPS_RE.search(line)
+            if m:
+                self.rendered, self.dropped = int(m.group(1)), int(m.group(2))
+                continue  # one a second: not worth keeping in the log
+            for d in self.DEC_RE.findall(line):
+                if 'dec' in d.lower() and not d.startswith('Gst'):
+                    self.decoders.add(d)
+            self.log.write(line)
+
+    def alive(self):
+        if self.proc.poll() is not None:
+            raise BenchError(f'{self.name} exited ({self.proc.returncode}); see '
+                             f'{self.log_path}')
+
+    def stop(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGINT)  # gst-launch stops the pipeline
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+            stop_process(self.proc, timeout=5)
+            self.thread.join(2)
+            self.log.close()
+            self.proc = None
+
+
+def decoder_names(element_names):
+    """'avdec_h264-0' -> 'avdec_h264'."""
+    return sorted({re.sub(r'-\d+$', '', n) for n in element_names})
+
+
+# --- sampling ---
+
+class Group:
+    """
+    Processes measured together: pids() gives the current members (looked up again at every
+    sample: swaybg may be started again). main is the pid whose main thread's context switches
+    count as wake-ups.
+    """
+
+    def __init__(self, name, pids, main=None):
+        self.name = name
+        self.pids = pids
+        self.main = main
+        self.last = {}       # pid -> (starttime, utime, stime)
+        self.threads = {}    # (pid, tid) -> (starttime, comm, ticks)
+        self.by_thread = {}  # thread name -> ticks over the sampled window
+        self.last_main = None
+
+    def baseline(self):
+        self.sample(None, record=False)
+
+    def _cpu(self, pid, since):
+        """(user, system) ticks of pid since the previous sample."""
+        try:
+            comm, ut, st, nthr, start = proc_stat(pid)
+        except (OSError, ValueError):
+            return 0, 0, None
+        prev = self.last.get(pid)
+        if prev is not None and prev[0] == start:
+            du, ds = ut - prev[1], st - prev[2]
+        elif since is not None and start >= since:
+            du, ds = ut, st  # started during the interval: all its time is in it
+        else:
+            du, ds = 0, 0    # first seen now: a baseline
+        self.last[pid] = (start, ut, st)
+        return du, ds, nthr
+
+    def _threads(self, pid, since, record):
+        try:
+            tids = os.listdir(f'/proc/{pid}/task')
+        except OSError:
+            return
+        for tid in tids:
+            try:
+                comm, ut, st, _, start = proc_stat(pid, tid)
+            except (OSError, ValueError):
+                continue
+            key = (pid, int(tid))
+            prev = self.threads.get(key)
+            if prev is not None and prev[0] == start:
+                d = ut + st - prev[2]
+            elif since is not None and start >= since:
+                d = ut + st
+            else:
+                d = 0
+            self.threads[key] = (start, comm, ut + st)
+            if record and d:
+                self.by_thread[comm] = self.by_thread.get(comm, 0) + d
+
+    def sample(self, since, record=True):
+        """One sample: totals over the current members; CPU since the previous sample."""
+        pids = [p for p in self.pids() if p is not None]
+        row = {'user_ticks': 0, 'sys_ticks': 0, 'rss_kib': 0, 'rss_anon_kib': 0,
+               'threads': 0, 'fds': 0, 'procs': 0}
+        for pid in pids:
+            du, ds, nthr = self._cpu(pid, since)
+            if nthr is None:
+                continue
+            row['user_ticks'] += du
+            row['sys_ticks'] += ds
+            try:
+                st = proc_status(pid)
+            except OSError:
+                continue
+            row['rss_kib'] += int(st.get('VmRSS', 0) or 0)
+            row['rss_anon_kib'] += int(st.get('RssAnon', 0) or 0)
+            row['threads'] += int(st.get('Threads', 0) or 0)
+            row['fds'] += count_fds(pid)
+            row['procs'] += 1
+            self._threads(pid, since, record)
+        if self.main is not None:
+            try:
+                st = proc_status(self.main, self.main)
+                cur = (int(st['voluntary_ctxt_switches']),
+                       int(st['nonvoluntary_ctxt_switches']))
+            except (OSError, KeyError, ValueError):
+                cur = None
+            if cur is not None and self.last_main is not None:
+                row['main_vcsw'] = cur[0] - self.last_main[0]
+                row['main_nvcsw'] = cur[1] - self.last_main[1]
+            self.last_main = cur
+        return row
+
+    def top_threads(self, seconds, n=6):
+        """[(name, % of a core)] of the busiest thread names over the window."""
+        items = sorted(self.by_thread.items(), key=lambda kv: -kv[1])[:n]
+        return [(name, 100.0 * ticks / CLK_TCK / seconds) for name, ticks in items]
+
+
+class Sampler:
+    """
+    Samples groups once per interval. extra() is called at each sample and its dict merged
+    into the row (veil's status, a client's frame counts). Each row has t_s, per group
+    <g>_cpu_pct, <g>_user_pct, <g>_sys_pct, <g>_rss_kib, <g>_rss_anon_kib, <g>_threads,
+    <g>_fds, and <g>_wakeups_per_s / <g>_nvcsw_per_s when the group has a main thread, plus
+    others_pct (what other programs used, % of one core), harness_pct and load1.
+    """
+
+    def __init__(self, groups, interval=1.0, extra=None, alive=None):
+        self.groups = groups
+        self.interval = interval
+        self.extra = extra
+        self.alive = alive
+        self.rows = []
+
+    def run(self, duration, on_row=None):
+        for g in self.groups:
+            g.baseline()
+        self.t0 = time.monotonic()
+        prev_t = self.t0
+        prev_up = uptime_ticks()
+        prev_busy, prev_total = machine_ticks()
+        prev_self = self_ticks()
+        n = int(round(duration / self.interval))
+        for i in range(1, n + 1):
+            target = self.t0 + i * self.interval
+            while True:
+                now = time.monotonic()
+                if now >= target:
+                    break
+                time.sleep(min(0.25, target - now))
+            if self.alive is not None:
+                self.alive()
+            now = time.monotonic()
+            dt = now - prev_t
+            row = {'t_s': round(now - self.t0, 3)}
+            ours = 0
+            for g in self.groups:
+                r = g.sample(prev_up)
+                cpu = r['user_ticks'] + r['sys_ticks']
+                ours += cpu
+                p = g.name + '_'
+                row[p + 'cpu_pct'] = 100.0 * cpu / CLK_TCK / dt
+                row[p + 'user_pct'] = 100.0 * r['user_ticks'] / CLK_TCK / dt
+                row[p + 'sys_pct'] = 100.0 * r['sys_ticks'] / CLK_TCK / dt
+                row[p + 'ticks'] = cpu
+                for k in ('rss_kib', 'rss_anon_kib', 'threads', 'fds', 'procs'):
+                    row[p + k] = r[k]
+                if 'main_vcsw' in r:
+                    row[p + 'wakeups_per_s'] = r['main_vcsw'] / dt
+                    row[p + 'nvcsw_per_s'] = r['main_nvcsw'] / dt
+            busy, total = machine_ticks()
+            me = self_ticks()
+            harness = me - prev_self
+            row['harness_pct'] = 100.0 * harness / CLK_TCK / dt
+            others = (busy - prev_busy) - ours - harness
+            row['others_pct'] = max(0.0, 100.0 * others / CLK_TCK / dt)
+            row['machine_busy_pct'] = 100.0 * (busy - prev_busy) / CLK_TCK / dt
+            row['load1'] = loadavg()[0]
+            if self.extra is not None:
+                row.update(self.extra(dt))
+            self.rows.append(row)
+            if on_row is not None:
+                on_row(row)
+            prev_t, prev_up = now, uptime_ticks()
+            prev_busy, prev_total, prev_self = busy, total, me
+        self.seconds = time.monotonic() - self.t0
+        return self.rows
+
+
+def loaded(rows):
+    """(flagged, mean others %, peak others %) of a run's rows."""
+    others = [r['others_pct'] for r in rows]
+    m, p = mean(others) or 0.0, max(others) if others else 0.0
+    return (m > 100 * LOADED_MEAN or p > 100 * LOADED_PEAK), m, p
+
+
+def write_csv(path, rows, columns=None):
+    if not rows:
+        open(path, 'w').close()
+        return
+    if columns is None:
+        columns = []
+        for r in rows:
+            for k in r:
+                if k not in columns:
+                    columns.append(k)
+    with open(path, 'w') as f:
+        f.write(','.join(columns) + '\n')
+        for r in rows:
+            vals = []
+            for c in columns:
+                v = r.get(c)
+                if v is None:
+                    vals.append('')
+                elif isinstance(v, float):
+                    vals.append(f'{v:.3f}')
+                else:
+                    vals.append(str(v).replace(',', ';'))
+            f.write(','.join(vals) + '\n')
+
+
+def read_csv(path):
+    rows = []
+    with open(path) as f:
+        head = f.readline().strip().split(',')
+        for line in f:
+            vals = line.rstrip('\n').split(',')
+            row = {}
+            for k, v in zip(head, vals):
+                if v == '':
+                    row[k] = None
+                    continue
+                try:
+                    row[k] = int(v)
+                except ValueError:
+                    try:
+                        row[k] = float(v)
+                    except ValueError:
+                        row[k] = v
+            rows.append(row)
+    return rows
+
+
+# --- veil's status ---
+
+class VeilCounters:
+    """
+    Frames shown (the outputs' `frames`: frames put on the output's nodes, summed over the
+    outputs), and per source (shared by outputs: counted once, by pipeline name) the decoded
+    frames, the frames dropped and the loops, as deltas per sample.
+    """
+
+    def __init__(self, comp, outputs=None):
+        self.comp = comp
+        self.outputs = outputs or comp.output_names
+        self.prev = None
+        self.last_status = None
+
+    def read(self):
+        st = self.comp.veil_status()
+        self.last_status = st
+        shown = sum(int((st.get(n) or {}).get('frames') or 0) for n in self.outputs)
+        sources = {}
+        states = []
+        for n in self.outputs:
+            v = st.get(n) or {}
+            states.append(v.get('state') or 'none')
+            s = v.get('source') or {}
+            key = s.get('pipeline') or v.get('file')
+            if key and 'frames' in s:
+                sources[key] = (int(s.get('frames') or 0), int(s.get('dropped') or 0),
+                                int(s.get('loops') or 0))
+        dec = sum(x[0] for x in sources.values())
+        drop = sum(x[1] for x in sources.values())
+        loops = sum(x[2] for x in sources.values())
+        return shown, dec, drop, loops, '/'.join(states)
+
+    def __call__(self, dt):
+        cur = self.read()
+        row = {'veil_state': cur[4], 'loops': cur[3]}
+        if self.prev is not None:
+            row['frames_per_s'] = (cur[0] - self.prev[0]) / dt
+            row['decoded_per_s'] = (cur[1] - self.prev[1]) / dt
+            row['dropped'] = cur[2] - self.prev[2]
+        self.prev = cur
+        return row
+
+
+# --- the machine and the build ---
+
+def cpu_model():
+    for line in read_text('/proc/cpuinfo').splitlines():
+        if line.startswith('model name'):
+            return line.split(':', 1)[1].strip()
+    return 'unknown'
+
+
+def run_text(argv, cwd=None):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=cwd)
+        return r.stdout.strip() if r.returncode == 0 else ''
+    except (OSError, subprocess.TimeoutExpired):
+        return ''
+
+
+def build_info(build_dir):
+    """The veil build: version, commit, dirty files, buildtype, wlroots."""
+    info = {}
+    git = ['git', '-c', 'safe.directory=*', '-C', ROOT]
+    info['commit'] = run_text(git + ['rev-parse', '--short', 'HEAD']) or 'unknown'
+    try:
+        dirty = subprocess.run(git + ['status', '--porcelain', '--untracked-files=no'],
+                               capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        dirty = ''
+    files = [line[3:] for line in dirty.splitlines() if len(line) > 3]
+    info['dirty'] = ', '.join(files)
+    opts = os.path.join(build_dir, 'meson-info', 'intro-buildoptions.json')
+    try:
+        for o in json.load(open(opts)):
+            if o['name'] in ('buildtype', 'wlroots', 'b_sanitize', 'optimization'):
+                info[o['name']] = o['value']
+    except (OSError, ValueError):
+        pass
+    proj = os.path.join(build_dir, 'meson-info', 'intro-projectinfo.json')
+    try:
+        info['version'] = json.load(open(proj)).get('version')
+    except (OSError, ValueError):
+        pass
+    binary = os.path.join(build_dir, 'examples', 'veil-tinywl')
+    try:
+        info['binary_mtime'] = time.strftime('%Y-%m-%d %H:%M:%S',
+                                             time.localtime(os.path.getmtime(binary)))
+    except OSError:
+        pass
+    return info
+
+
+def mem_total_mib():
+    for line in read_text('/proc/meminfo').splitlines():
+        if line.startswith('MemTotal:'):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def machine_lines():
+    gst = run_text(['gst-launch-1.0', '--version']).splitlines()
+    return [
+        f'CPU: {cpu_model()}, {NCPU} CPUs online, {mem_total_mib()} MiB memory',
+        f'Kernel: {os.uname().release}',
+        f'GStreamer: {gst[1] if len(gst) > 1 else "unknown"}; '
+        f'{run_text(["sway", "--version"]) or "sway unknown"}; '
+        f'{(run_text(["ffmpeg", "-version"]).splitlines() or ["ffmpeg unknown"])[0]}',
+    ]
+
+
+def build_lines(build_dir):
+    b = build_info(build_dir)
+    dirty = (f' (the working tree at run time also has uncommitted changes in '
+             f'{b["dirty"]})' if b.get('dirty') else '')
+    return [f'veil {b.get("version", "?")}, commit {b["commit"]}{dirty}',
+            f'build: {build_dir} (buildtype {b.get("buildtype", "?")}, wlroots option '
+            f'{b.get("wlroots", "?")}, veil-tinywl built {b.get("binary_mtime", "?")})']
+
+
+def clip_line(path):
+    if path.lower().endswith('.png'):
+        r = run_text(['ffprobe', '-v', 'error', '-select_streams', 'v:0', '-show_entries',
+                      'stream=width,height,pix_fmt', '-of', 'default=nw=1', path])
+        i = dict(line.split('=', 1) for line in r.splitlines() if '=' in line)
+        return (f'{os.path.basename(path)}: PNG {i.get("width")}x{i.get("height")} '
+                f'{i.get("pix_fmt")}, {os.path.getsize(path)} bytes')
+    r = run_text(['ffprobe', '-v', 'error', '-select_streams', 'v:0', '-show_entries',
+                  'stream=codec_name,profile,width,height,avg_frame_rate,pix_fmt,nb_frames:'
+                  'format=duration,bit_rate', '-of', 'default=nw=1', path])
+    i = dict(line.split('=', 1) for line in r.splitlines() if '=' in line)
+    try:
+        num, den = i.get('avg_frame_rate', '0/1').split('/')
+        rate = f'{int(num) / int(den):.4g}'
+    except (ValueError, ZeroDivisionError):
+        rate = '?'
+    try:
+        br = f'{int(i.get("bit_rate")) / 1e6:.1f} Mbit/s'
+    except (TypeError, ValueError):
+        br = '? Mbit/s'
+    return (f'{os.path.basename(path)}: {i.get("codec_name")} {i.get("profile")} '
+            f'{i.get("width")}x{i.get("height")} {i.get("pix_fmt")}, {rate} fps, '
+            f'{float(i.get("duration", 0)):.2f} s, {br}')
+
+
+def clip_rate(path):
+    r = run_text(['ffprobe', '-v', 'error', '-select_streams', 'v:0', '-show_entries',
+                  'stream=avg_frame_rate', '-of', 'csv=p=0', path])
+    try:
+        num, den = r.split('/')
+        return int(num) / int(den)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def stamp():
+    return time.strftime('%Y%m%d-%H%M%S')
+
+
+def default_build():
+    return os.path.join(ROOT, 'build-bench')
+
+
+def compositor_path(build_dir):
+    p = os.path.join(build_dir, 'examples', 'veil-tinywl')
+    if not os.access(p, os.X_OK):
+        raise BenchError(f'{p} is not built (tools/devroot meson compile -C {build_dir})')
+    return p
+
+
+def scanout_probe(log_path):
+    """What a debug log says about direct scan-out: 'enabled', 'disabled', or None."""
+    state = None
+    try:
+        for line in open(log_path, errors='replace'):
+            m = re.search(r'Direct scan-out (enabled|disabled)', line)
+            if m:
+                state = m.group(1)
+    except OSError:
+        pass
+    return state
+
+
+def column(rows, key):
+    return [r.get(key) for r in rows if r.get(key) is not None]
+
+
+def summarize(rows, g, seconds):
+    """The numbers of one group over a run's rows (g is the group's column prefix)."""
+    p = g + '_'
+    cpu = column(rows, p + 'cpu_pct')
+    s = {
+        'cpu_mean': mean(cpu), 'cpu_median': median(cpu),
+        'cpu_p10': percentile(cpu, 10), 'cpu_p90': percentile(cpu, 90),
+        'user_mean': mean(column(rows, p + 'user_pct')),
+        'sys_mean': mean(column(rows, p + 'sys_pct')),
+        'ticks': sum(column(rows, p + 'ticks')),
+        'rss_first': (column(rows, p + 'rss_kib') or [None])[0],
+        'rss_last': (column(rows, p + 'rss_kib') or [None])[-1],
+        'rss_median': median(column(rows, p + 'rss_kib')),
+        'rss_min': min(column(rows, p + 'rss_kib'), default=None),
+        'rss_max': max(column(rows, p + 'rss_kib'), default=None),
+        'anon_first': (column(rows, p + 'rss_anon_kib') or [None])[0],
+        'anon_last': (column(rows, p + 'rss_anon_kib') or [None])[-1],
+        'anon_median': median(column(rows, p + 'rss_anon_kib')),
+        'threads_min': min(column(rows, p + 'threads'), default=None),
+        'threads_max': max(column(rows, p + 'threads'), default=None),
+        'fds_min': min(column(rows, p + 'fds'), default=None),
+        'fds_max': max(column(rows, p + 'fds'), default=None),
+        'seconds': seconds,
+    }
+    wk = column(rows, p + 'wakeups_per_s')
+    if wk:
+        s['wakeups_median'] = median(wk)
+        s['wakeups_mean'] = mean(wk)
+        s['nvcsw_mean'] = mean(column(rows, p + 'nvcsw_per_s'))
+    return s
+
+
+def mib(kib):
+    return None if kib is None else kib / 1024.0
+
+
+def range_text(lo, hi):
+    if lo is None:
+        return 'n/a'
+    return f'{lo}' if lo == hi else f'{lo} to {hi}'
