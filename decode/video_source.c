@@ -24,6 +24,7 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/source.h"
+#include "decode/task_pool.h"
 #include "module/message.h"
 #include "scene/sample_buffer.h"
 
@@ -126,6 +127,7 @@ struct video_source {
 	GstCaps *pool_caps;
 	GstVideoInfo pool_info;
 	bool pool_activated; /* by us, to copy frames that did not come from it */
+	bool logged_upload;
 
 	/* Compositor thread only. */
 	GstCaps *caps; /* of the frames, parsed into format */
@@ -148,95 +150,12 @@ struct video_source {
 static const struct veil_source_impl video_source_impl;
 
 /*
- * Streaming threads of our own: one thread per task, joined when the task is joined (going to
- * NULL). GStreamer's default pool hands its threads to GLib's shared pool, which keeps idle ones
- * around for 15 s after a video is gone.
- */
-typedef struct {
-	GstTaskPool parent;
-} VeilTaskPool;
-typedef struct {
-	GstTaskPoolClass parent_class;
-} VeilTaskPoolClass;
-static GType veil_task_pool_get_type(void);
-G_DEFINE_TYPE(VeilTaskPool, veil_task_pool, GST_TYPE_TASK_POOL)
-
-struct task_job {
-	GstTaskPoolFunction func;
-	gpointer data;
-};
-
-static gpointer run_task_job(gpointer data) {
-	struct task_job job = *(struct task_job *)data;
-	free(data);
-	job.func(job.data);
-	return NULL;
-}
-
-static void task_pool_prepare(GstTaskPool *pool, GError **error) {
-	/* Nothing to prepare: threads are made per task. */
-}
-
-static void task_pool_cleanup(GstTaskPool *pool) {
-	/* Every thread was joined with its task. */
-}
-
-static gpointer task_pool_push(GstTaskPool *pool, GstTaskPoolFunction func, gpointer data,
-		GError **error) {
-	struct task_job *job = malloc(sizeof(*job));
-	if (job == NULL) {
-		g_set_error_literal(error, G_THREAD_ERROR, G_THREAD_ERROR_AGAIN, "out of memory");
-		return NULL;
-	}
-	*job = (struct task_job){ .func = func, .data = data };
-	GThread *thread = g_thread_try_new("veil-video", run_task_job, job, error);
-	if (thread == NULL) {
-		free(job);
-	}
-	return thread;
-}
-
-static void task_pool_join(GstTaskPool *pool, gpointer id) {
-	if (id != NULL) {
-		g_thread_join(id);
-	}
-}
-
-static void task_pool_dispose_handle(GstTaskPool *pool, gpointer id) {
-	if (id != NULL) {
-		g_thread_unref(id);
-	}
-}
-
-static void veil_task_pool_class_init(VeilTaskPoolClass *klass) {
-	GstTaskPoolClass *pool_class = GST_TASK_POOL_CLASS(klass);
-	pool_class->prepare = task_pool_prepare;
-	pool_class->cleanup = task_pool_cleanup;
-	pool_class->push = task_pool_push;
-	pool_class->join = task_pool_join;
-	pool_class->dispose_handle = task_pool_dispose_handle;
-}
-
-static void veil_task_pool_init(VeilTaskPool *pool) {
-}
-
-/*
  * Any thread, synchronously as a task is made: gives it our pool. Touches nothing but the task;
  * the message is still queued for the bus handler, which ignores it.
  */
 static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointer data) {
 	struct video_source *src = data;
-	if (GST_MESSAGE_TYPE(msg) != GST_MESSAGE_STREAM_STATUS) {
-		return GST_BUS_PASS;
-	}
-	GstStreamStatusType type;
-	GstElement *owner;
-	gst_message_parse_stream_status(msg, &type, &owner);
-	const GValue *value = gst_message_get_stream_status_object(msg);
-	if (type == GST_STREAM_STATUS_TYPE_CREATE && value != NULL &&
-			G_VALUE_HOLDS(value, GST_TYPE_TASK)) {
-		gst_task_set_pool(g_value_get_object(value), src->task_pool);
-	}
+	veil_task_pool_adopt(src->task_pool, msg);
 	return GST_BUS_PASS;
 }
 
@@ -481,7 +400,6 @@ static int handle_autoplug_select(GstElement *decodebin, GstPad *pad, GstCaps *c
 	return AUTOPLUG_SELECT_SKIP;
 }
 
-/* Any thread of the pipeline: an element was added somewhere inside. */
 /*
  * decodebin drops the errors of an element it is plugging until the element is PAUSED and
  * linked: an error the element's own streaming thread posts in between (a demuxer running in
@@ -816,6 +734,11 @@ static GstSample *upload_to_udmabuf(struct video_source *src, GstSample *sample)
 	if (!copied) {
 		gst_buffer_unref(out);
 		return sample;
+	}
+	if (!src->logged_upload) {
+		src->logged_upload = true;
+		wlr_log(WLR_INFO, "%s: the decoder doesn't write into the udmabuf pool: one copy "
+			"a frame", src->base.path);
 	}
 	gst_buffer_copy_into(out, in, GST_BUFFER_COPY_TIMESTAMPS, 0, (gsize)-1);
 	GstSample *uploaded = gst_sample_new(out, caps, gst_sample_get_segment(sample), NULL);
@@ -1481,6 +1404,17 @@ static GstCaps *build_sink_caps(struct video_source *src, struct wlr_renderer *r
 }
 
 /* What the renderer can take, looked at once: its DRM device and whether it imports dmabufs. */
+/*
+ * For tests only: an allocator used instead of the udmabuf one (a memfd-backed dmabuf allocator,
+ * where /dev/udmabuf is missing), so that the pool path runs somewhere. Not in any header.
+ */
+void veil_video_source_set_test_allocator(GstAllocator *allocator);
+static GstAllocator *test_allocator;
+
+void veil_video_source_set_test_allocator(GstAllocator *allocator) {
+	gst_object_replace((GstObject **)&test_allocator, GST_OBJECT(allocator));
+}
+
 static void inspect_renderer(struct video_source *src, struct wlr_renderer *renderer) {
 	if (renderer == NULL) {
 		return;
@@ -1495,7 +1429,8 @@ static void inspect_renderer(struct video_source *src, struct wlr_renderer *rend
 		return;
 	}
 	/* NULL when /dev/udmabuf can't be opened: frames then stay where decoders put them. */
-	src->udmabuf = gst_udmabuf_allocator_get();
+	src->udmabuf = test_allocator != NULL ? gst_object_ref(test_allocator) :
+		gst_udmabuf_allocator_get();
 	if (src->udmabuf == NULL) {
 		wlr_log(WLR_INFO, "%s: no udmabuf allocator (/dev/udmabuf): system-memory "
 			"video frames go to the renderer as data", src->base.path);
@@ -1610,8 +1545,7 @@ static int build_pipeline(struct video_source *src, char **message) {
 		return -EINVAL;
 	}
 	src->bus = gst_element_get_bus(src->pipeline);
-	src->task_pool = g_object_new(veil_task_pool_get_type(), NULL);
-	gst_object_ref_sink(src->task_pool);
+	src->task_pool = veil_task_pool_new();
 	gst_bus_set_sync_handler(src->bus, handle_sync_message, src, NULL);
 	return 0;
 }

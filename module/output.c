@@ -8,6 +8,7 @@
 #include <wlr/util/log.h>
 #include "module/control.h"
 #include "module/scene.h"
+#include "scene/sample_buffer.h"
 #include "scene/tile_buffer.h"
 
 /*
@@ -139,6 +140,16 @@ static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_b
 	return tiled;
 }
 
+/* Puts a frame on a node; a YUV dmabuf also tells the renderer how to convert it. */
+static void show_frame(struct wlr_scene_buffer *node, struct wlr_buffer *frame) {
+	enum veil_yuv_matrix matrix;
+	bool full_range;
+	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range)) {
+		veil_compat_set_yuv(node, matrix, full_range);
+	}
+	wlr_scene_buffer_set_buffer_with_damage(node, frame, NULL);
+}
+
 static void color_to_float(uint32_t rgb, float out[static 4]) {
 	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f;
 	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f;
@@ -243,7 +254,7 @@ static void layout(struct veil_output *output) {
 		struct wlr_fbox src = {
 			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
 		};
-		wlr_scene_buffer_set_buffer_with_damage(buffer, frame, NULL);
+		show_frame(buffer, frame);
 		wlr_scene_buffer_set_source_box(buffer, &src);
 		wlr_scene_buffer_set_dest_size(buffer, t->width, t->height);
 		wlr_scene_node_set_position(&buffer->node, t->x, t->y);
@@ -273,7 +284,7 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 	}
 	for (int i = 0; i < output->n_tiles; i++) {
 		if (output->tiles[i].buffer != NULL) {
-			wlr_scene_buffer_set_buffer_with_damage(output->tiles[i].buffer, frame, NULL);
+			show_frame(output->tiles[i].buffer, frame);
 		}
 	}
 	output->frames++;

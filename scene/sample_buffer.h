@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include "scene/compat.h"
 
 struct wlr_buffer;
 
@@ -18,7 +19,10 @@ struct wlr_buffer;
  * a frame, so a producer parses them once per caps change and wraps every frame with them.
  */
 struct veil_sample_format {
-	/* Layout of system-memory frames and the default layout of linear dmabufs. */
+	/*
+	 * Layout of system-memory frames and the default layout of linear dmabufs; its colorimetry
+	 * (matrix, range) is what a YUV dmabuf needs on wlroots 0.20's scene buffers.
+	 */
 	GstVideoInfo info;
 	int width, height;
 	uint32_t drm_format; /* DRM fourcc, DRM_FORMAT_INVALID when it has none */
@@ -50,6 +54,12 @@ struct wlr_buffer *veil_sample_buffer_create_with_format(GstSample *sample,
 	const struct veil_sample_format *fmt);
 
 bool veil_sample_buffer_is(struct wlr_buffer *buffer);
+/*
+ * Whether buffer is a YUV frame (a dmabuf: system-memory YUV is never wrapped), and then its
+ * matrix and range, for the renderer's conversion.
+ */
+bool veil_sample_buffer_get_yuv(struct wlr_buffer *buffer, enum veil_yuv_matrix *matrix,
+	bool *full_range);
 /* The sample behind a sample buffer (not a new reference). */
 GstSample *veil_sample_buffer_get_sample(struct wlr_buffer *buffer);
 

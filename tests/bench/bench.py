@@ -48,9 +48,10 @@ def probe_path(binary, outdir, n_outputs, size, env, command_words, path, second
         comp.ipc.must(command_words)
         bl.wait_veil_shown(comp, path=path)
         time.sleep(seconds)
+        # What was logged while the wallpaper was up (not what the teardown logs).
+        return bl.scanout_probe(comp.log_path)
     finally:
         comp.stop()
-    return bl.scanout_probe(comp.log_path)
 
 
 def run(args):
@@ -78,6 +79,10 @@ def run(args):
         bl.say('bench: probing the render path (a short run with -d)')
         scanout = probe_path(binary, out, args.outputs, size, env, cmd, path)
 
+    if args.quiet_wait > 0:
+        waited, busy = bl.wait_quiet(args.quiet_wait)
+        if waited > 3.5:
+            bl.say(f'bench: waited {waited:.0f} s for a quiet machine (others {busy:.0f} %)')
     load_before = bl.loadavg()
     comp = bl.Compositor('veil', binary, out, args.outputs, size, env=env,
                          name='veil-tinywl')
@@ -234,6 +239,8 @@ def main():
     p.add_argument('--no-scanout', action='store_true',
                    help='WLR_SCENE_DISABLE_DIRECT_SCANOUT=1: composite every frame')
     p.add_argument('--no-probe', action='store_true', help='skip the -d run')
+    p.add_argument('--quiet-wait', type=float, default=120.0,
+                   help='wait up to this many s for a quiet machine first (0: do not)')
     p.add_argument('--allow-loaded', action='store_true',
                    help='exit 0 even when the run is flagged LOADED')
     args = p.parse_args()

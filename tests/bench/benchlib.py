@@ -1049,3 +1049,21 @@ def range_text(lo, hi):
     if lo is None:
         return 'n/a'
     return f'{lo}' if lo == hi else f'{lo} to {hi}'
+
+
+def wait_quiet(max_wait=120.0, window=3.0, threshold=LOADED_MEAN):
+    """
+    Waits (at most max_wait s) until the machine's busy time over `window` s, less this
+    harness's own, is under `threshold` of one core. Returns (seconds waited, last busy share in
+    % of a core).
+    """
+    t0 = time.monotonic()
+    while True:
+        b0, _ = machine_ticks()
+        s0 = self_ticks()
+        time.sleep(window)
+        b1, _ = machine_ticks()
+        busy = 100.0 * ((b1 - b0) - (self_ticks() - s0)) / CLK_TCK / window
+        waited = time.monotonic() - t0
+        if busy < 100 * threshold or waited >= max_wait:
+            return waited, busy

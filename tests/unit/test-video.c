@@ -24,6 +24,9 @@
 #include <gst/video/video.h>
 #include <json-c/json.h>
 #include <wayland-server-core.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/render/interface.h>
+#include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/source.h"
@@ -221,6 +224,8 @@ static bool make_media(void) {
 			"-loop 0 %s", media("anim.gif")) &&
 		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=20:d=0.3 "
 			"-pix_fmt yuv420p %s", media("raw.y4m")) &&
+		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=20:d=0.05 "
+			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p %s", media("one.mp4")) &&
 		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=32x32:d=0.1 -frames:v 1 "
 			"%s", media("still.png")) &&
 		/* Without moov (it is at the end): not playable at all. */
@@ -468,6 +473,169 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	veil_source_add_viewers(source, -1);
 	wl_list_remove(&viewer.frame.link);
 	veil_source_unref(source);
+
+	/* One frame of 50 ms: looping it would wake the compositor 20 times a second for nothing. */
+	source = veil_source_open(ctx, media("one.mp4"), false, &err, &message);
+	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
+	free(message);
+	if (source == NULL) {
+		return;
+	}
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, 1.0);
+	CHECK(viewer.signals <= 6 && status_int(source, "loops") <= 4 && source->frame != NULL,
+		"%d frames, %" PRId64 " loops", viewer.signals, status_int(source, "loops"));
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
+/*
+ * A renderer that says it imports dmabufs (NV12 linear and tiled, XRGB8888), as a GPU renderer
+ * does. No GPU here: what can be checked is that the DMA_DRM caps offered first don't get in the
+ * way of a software decoder, which ends in system-memory XRGB8888 as with pixman.
+ */
+struct fake_renderer {
+	struct wlr_renderer base;
+	struct wlr_drm_format_set dmabuf, data;
+};
+
+static const struct wlr_drm_format_set *fake_get_texture_formats(struct wlr_renderer *renderer,
+		uint32_t caps) {
+	struct fake_renderer *fake = wl_container_of(renderer, fake, base);
+	if (caps & WLR_BUFFER_CAP_DMABUF) {
+		return &fake->dmabuf;
+	}
+	return caps & WLR_BUFFER_CAP_DATA_PTR ? &fake->data : NULL;
+}
+
+static struct wlr_render_pass *fake_begin_buffer_pass(struct wlr_renderer *renderer,
+		struct wlr_buffer *buffer, const struct wlr_buffer_pass_options *options) {
+	return NULL;
+}
+
+static const struct wlr_renderer_impl fake_renderer_impl = {
+	.get_texture_formats = fake_get_texture_formats,
+	.begin_buffer_pass = fake_begin_buffer_pass,
+};
+
+/*
+ * What /dev/udmabuf would give (memfd pages as dmabufs), without it: the same allocator minus
+ * the UDMABUF_CREATE ioctl, so the pool veil offers decoders can be tested here. The fds are
+ * memfds, which no GPU could import; the bookkeeping is what is tested.
+ */
+typedef struct {
+	GstDmaBufAllocator parent;
+} TestMemfdAllocator;
+typedef struct {
+	GstDmaBufAllocatorClass parent_class;
+} TestMemfdAllocatorClass;
+static GType test_memfd_allocator_get_type(void);
+G_DEFINE_TYPE(TestMemfdAllocator, test_memfd_allocator, GST_TYPE_DMABUF_ALLOCATOR)
+
+static GstMemory *memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params) {
+	gsize maxsize = size + params->prefix + params->padding;
+	int fd = memfd_create("veil-test-pool", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)maxsize) != 0) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return NULL;
+	}
+	GstMemory *mem = gst_dmabuf_allocator_alloc_with_flags(allocator, fd, maxsize,
+		GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+	if (mem != NULL) {
+		gst_memory_resize(mem, (gssize)params->prefix, size);
+	}
+	return mem;
+}
+
+static void test_memfd_allocator_class_init(TestMemfdAllocatorClass *klass) {
+	GST_ALLOCATOR_CLASS(klass)->alloc = memfd_alloc;
+}
+
+static void test_memfd_allocator_init(TestMemfdAllocator *allocator) {
+	GST_OBJECT_FLAG_UNSET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+void veil_video_source_set_test_allocator(GstAllocator *allocator);
+
+static void test_dmabuf_renderer(struct veil_source_context *ctx) {
+	struct fake_renderer fake = {0};
+	wlr_renderer_init(&fake.base, &fake_renderer_impl, WLR_BUFFER_CAP_DMABUF);
+	wlr_drm_format_set_add(&fake.dmabuf, DRM_FORMAT_NV12, DRM_FORMAT_MOD_LINEAR);
+	wlr_drm_format_set_add(&fake.dmabuf, DRM_FORMAT_NV12, I915_FORMAT_MOD_Y_TILED);
+	wlr_drm_format_set_add(&fake.dmabuf, DRM_FORMAT_NV12, DRM_FORMAT_MOD_INVALID);
+	wlr_drm_format_set_add(&fake.dmabuf, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_LINEAR);
+	wlr_drm_format_set_add(&fake.dmabuf, DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_LINEAR);
+	wlr_drm_format_set_add(&fake.data, DRM_FORMAT_XRGB8888, DRM_FORMAT_MOD_INVALID);
+	wlr_drm_format_set_add(&fake.data, DRM_FORMAT_ARGB8888, DRM_FORMAT_MOD_INVALID);
+
+	struct wlr_renderer *before = ctx->renderer;
+	ctx->renderer = &fake.base;
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("faststart.mp4"), false, &err,
+		&message);
+	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
+	free(message);
+	if (source != NULL) {
+		CHECK(status_is(source, "format", "BGRx") && colour_of(source->frame) == RED);
+		struct viewer viewer;
+		watch(&viewer, source);
+		veil_source_add_viewers(source, 1);
+		dispatch_for(ctx->loop, 0.5);
+		CHECK(viewer.signals >= 5 && viewer.seen[OTHER] == 0, "%d frames", viewer.signals);
+		veil_source_add_viewers(source, -1);
+		wl_list_remove(&viewer.frame.link);
+		veil_source_unref(source);
+	}
+
+	/*
+	 * With (an imitation of) udmabuf: videoconvert writes NV12 into the pool veil offers, and
+	 * the frames reach the renderer as dmabufs, never through a data pointer.
+	 */
+	GstAllocator *allocator = g_object_new(test_memfd_allocator_get_type(), NULL);
+	gst_object_ref_sink(allocator);
+	veil_video_source_set_test_allocator(allocator);
+	source = veil_source_open(ctx, media("faststart.mp4"), false, &err, &message);
+	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
+	free(message);
+	if (source != NULL) {
+		CHECK(status_is(source, "format", "NV12"));
+		struct viewer viewer;
+		watch(&viewer, source);
+		veil_source_add_viewers(source, 1);
+		dispatch_for(ctx->loop, 0.5);
+		CHECK(viewer.signals >= 5, "%d frames", viewer.signals);
+		struct wlr_dmabuf_attributes a = {0};
+		bool ok = source->frame != NULL && wlr_buffer_get_dmabuf(source->frame, &a);
+		CHECK(ok && a.format == DRM_FORMAT_NV12 && a.modifier == DRM_FORMAT_MOD_LINEAR &&
+			a.n_planes == 2 && a.width == 64 && a.height == 48 && a.stride[0] >= 64);
+		/* The luma of the frame shown, read through its fd as a GPU would: not black. */
+		if (ok) {
+			size_t len = a.offset[0] + (size_t)a.stride[0] * 48;
+			uint8_t *y = mmap(NULL, len, PROT_READ, MAP_SHARED, a.fd[0], 0);
+			CHECK(y != MAP_FAILED && y[a.offset[0] + 24 * a.stride[0] + 32] > 30);
+			if (y != MAP_FAILED) {
+				munmap(y, len);
+			}
+		}
+		void *data;
+		uint32_t format;
+		size_t stride;
+		CHECK(source->frame != NULL && !wlr_buffer_begin_data_ptr_access(source->frame,
+			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride));
+		veil_source_add_viewers(source, -1);
+		wl_list_remove(&viewer.frame.link);
+		veil_source_unref(source);
+	}
+	veil_video_source_set_test_allocator(NULL);
+	gst_object_unref(allocator);
+	ctx->renderer = before;
+	wlr_drm_format_set_finish(&fake.dmabuf);
+	wlr_drm_format_set_finish(&fake.data);
 }
 
 /* The file is deleted after opening: what was opened keeps playing, and looping. */
@@ -868,6 +1036,7 @@ int main(void) {
 	test_too_large_later(&ctx);
 	test_deleted(&ctx);
 	test_other_formats(&ctx);
+	test_dmabuf_renderer(&ctx);
 	test_cut(&ctx);
 	CHECK(wl_list_empty(&ctx.sources));
 

@@ -1,0 +1,223 @@
+"""
+faultlib: what the fault tests add to veiltest (tests/integration/veiltest.py), whose Test,
+Compositor, msg and screenshot helpers they use as they are:
+
+  - the compositor's resources from /proc: resident memory, open descriptors, CPU time;
+  - Bounded, which records them around rounds of a fault and checks that the later rounds
+    grow neither (a leak grows every round; a cache or an allocator's arena grows once);
+  - a raw sway IPC client, for what swaymsg never sends (bad magic, huge lengths, truncated
+    messages, clients that vanish or never read);
+  - still_shows(), which tells whether an output still shows the wallpaper it was given.
+"""
+import json
+import os
+import socket
+import struct
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+import veiltest as vt  # noqa: E402
+
+IPC_MAGIC = b'i3-ipc'
+IPC_COMMAND = 0
+IPC_GET_OUTPUTS = 3
+IPC_GET_VERSION = 7
+
+
+# --- the compositor's resources ---
+
+def rss_kb(pid):
+    with open(f'/proc/{pid}/status') as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+def fd_count(pid):
+    return len(os.listdir(f'/proc/{pid}/fd'))
+
+
+def thread_count(pid):
+    return len(os.listdir(f'/proc/{pid}/task'))
+
+
+def cpu_seconds(pid):
+    """User and system CPU time the process (all its threads) has used."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    ticks = os.sysconf('SC_CLK_TCK')
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+class Bounded:
+    """
+    Samples a process's memory, descriptors and threads after each round of a fault. The first
+    round may grow them (caches, allocator arenas, a GStreamer plugin loaded once); check() then
+    asks that the last rounds stay within slack of the first.
+    """
+
+    def __init__(self, test, pid, what):
+        self.test = test
+        self.pid = pid
+        self.what = what
+        self.start = self.sample()
+        self.rounds = []
+        vt._say(f'   {what}: start {self._fmt(self.start)}')
+
+    def sample(self):
+        return {'rss_kb': rss_kb(self.pid), 'fds': fd_count(self.pid),
+                'threads': thread_count(self.pid)}
+
+    @staticmethod
+    def _fmt(s):
+        return f'RSS {s["rss_kb"] / 1024:.1f} MiB, {s["fds"]} fds, {s["threads"]} threads'
+
+    def round_done(self, label):
+        s = self.sample()
+        self.rounds.append((label, s))
+        vt._say(f'   {self.what}: after {label}: {self._fmt(s)}')
+        return s
+
+    def check(self, rss_slack_mb=24, fd_slack=2, thread_slack=2):
+        t = self.test
+        if len(self.rounds) < 2:
+            return t.fail(f'{self.what}: bounded', 'fewer than two rounds measured')
+        first = self.rounds[0][1]
+        last = self.rounds[-1][1]
+        peak = max(s['rss_kb'] for _, s in self.rounds[1:])
+        grew = (peak - first['rss_kb']) / 1024
+        t.check(grew <= rss_slack_mb,
+                f'{self.what}: memory bounded (first round {first["rss_kb"] / 1024:.1f} MiB, '
+                f'later rounds at most {peak / 1024:.1f} MiB: +{grew:.1f} MiB, slack '
+                f'{rss_slack_mb} MiB)',
+                ', '.join(f'{label}: {s["rss_kb"] / 1024:.1f}' for label, s in self.rounds))
+        t.check(last['fds'] <= self.start['fds'] + fd_slack,
+                f'{self.what}: descriptors back to {self.start["fds"]} (+{fd_slack}): '
+                f'{last["fds"]}',
+                ', '.join(f'{label}: {s["fds"]}' for label, s in self.rounds))
+        t.check(last['threads'] <= max(s['threads'] for _, s in self.rounds[:1]) + thread_slack,
+                f'{self.what}: threads bounded: {last["threads"]}',
+                ', '.join(f'{label}: {s["threads"]}' for label, s in self.rounds))
+        return grew
+
+
+# --- raw IPC ---
+
+class RawClient:
+    """One connection to the IPC socket, speaking (or mangling) sway's framing."""
+
+    def __init__(self, path, timeout=10.0):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        # A full listen backlog answers EAGAIN at once (swaymsg's blocking connect waits):
+        # wait for the compositor to accept, as swaymsg would, but not forever.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock.connect(path)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self.sock.close()
+                    raise
+                time.sleep(0.005)
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def send(self, kind, payload=b''):
+        if isinstance(payload, str):
+            payload = payload.encode()
+        self.send_raw(IPC_MAGIC + struct.pack('=II', len(payload), kind) + payload)
+
+    def _recv_exact(self, n):
+        buf = b''
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise EOFError(f'connection closed after {len(buf)} of {n} bytes')
+            buf += chunk
+        return buf
+
+    def recv(self):
+        """(type, payload) of the next reply."""
+        head = self._recv_exact(14)
+        if head[:6] != IPC_MAGIC:
+            raise ValueError(f'bad magic in reply: {head[:6]!r}')
+        length, kind = struct.unpack('=II', head[6:])
+        return kind, self._recv_exact(length)
+
+    def request(self, kind, payload=b''):
+        self.send(kind, payload)
+        return self.recv()
+
+    def closed_by_peer(self, timeout=5.0):
+        """Whether the compositor closes the connection within timeout (reading what comes)."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                if not self.sock.recv(65536):
+                    return True
+        except socket.timeout:
+            return False
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def ipc_alive(c):
+    """The compositor answers GET_VERSION on a fresh connection, with JSON."""
+    r = RawClient(c.swaysock)
+    try:
+        kind, payload = r.request(IPC_GET_VERSION)
+        return kind == IPC_GET_VERSION and isinstance(json.loads(payload), dict)
+    finally:
+        r.close()
+
+
+# --- pictures ---
+
+def still_shows(c, output, expected, label, **cmp):
+    """The output's picture (settled) matches expected; records the check."""
+    return c.test.compare(c.settled_screenshot(output), expected, label, **cmp)
+
+
+def classes_present(img, classes=(4, 2, 1, 6)):
+    """The quadrant picture's colour classes (red, green, blue, yellow) are all on screen."""
+    cls = vt.colour_class(img)
+    return all(int((cls == k).sum()) > img.shape[0] * img.shape[1] // 50 for k in classes)
+
+
+def wait_frames(c, output, more, what, timeout=60):
+    """Waits until the output's frame counter has grown by more; returns the new count."""
+    start = c.veil(output).get('frames', 0)
+    c.wait_until(lambda: c.veil(output).get('frames', 0) >= start + more, what,
+                 timeout=timeout)
+    return c.veil(output).get('frames', 0)
+
+
+def make_video(path, seconds=2, size='320x240', rate=25, pattern=None):
+    """An H.264 MP4 of the quadrant picture (or an ffmpeg lavfi source), ffmpeg-made."""
+    if pattern is None:
+        w, h = (int(v) for v in size.split('x'))
+        still = path + '.png'
+        vt.make_png(still, vt.quadrant_pixels(w, h))
+        src = ['-loop', '1', '-framerate', str(rate), '-i', still]
+    else:
+        src = ['-f', 'lavfi', '-i', f'{pattern}=size={size}:rate={rate}']
+    vt._ffmpeg(src + ['-t', str(seconds), '-c:v', 'libx264', '-preset', 'veryfast',
+                      '-g', str(rate), '-pix_fmt', 'yuv420p', '-movflags', '+faststart', path])
+    os.chmod(path, 0o644)
+    return path
+
+
+def elapsed(start):
+    return f'{time.monotonic() - start:.1f} s'
