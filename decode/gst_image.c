@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "decode/image.h"
+#include "decode/task_pool.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
@@ -562,6 +563,12 @@ out:
 	return ret;
 }
 
+/* Any thread, as a task is made: runs it on our pool. */
+static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointer data) {
+	veil_task_pool_adopt(data, msg);
+	return GST_BUS_PASS;
+}
+
 int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -602,6 +609,11 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	g_mutex_init(&load.lock);
 	int ret = -ENOTSUP;
 	GstElement *pipeline = gst_pipeline_new("veil-image");
+	/* Streaming threads that end with the pipeline, not 15 s later in GLib's pool. */
+	GstTaskPool *pool = veil_task_pool_new();
+	GstBus *pool_bus = gst_element_get_bus(pipeline);
+	gst_bus_set_sync_handler(pool_bus, handle_sync_message, pool, NULL);
+	gst_object_unref(pool_bus);
 	GstElement *src = add_element(pipeline, "fdsrc", message);
 	GstElement *decodebin = src ? add_element(pipeline, "decodebin", message) : NULL;
 	load.limit = decodebin ? add_element(pipeline, "capsfilter", message) : NULL;
@@ -656,6 +668,7 @@ out:
 	/* Stops the streaming threads: nothing touches load or copy after this. */
 	gst_element_set_state(pipeline, GST_STATE_NULL);
 	gst_object_unref(pipeline);
+	gst_object_unref(pool);
 	free(load.other_type);
 	g_mutex_clear(&load.lock);
 	close(copy);

@@ -11,6 +11,7 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/image.h"
+#include "decode/sniff.h"
 #include "decode/source.h"
 #include "module/message.h"
 
@@ -199,13 +200,15 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		return veil_source_ref(source);
 	}
 
-	unsigned char head[16];
-	ssize_t n = pread(fd, head, sizeof(head), 0);
-	if (n < 0) {
-		*err = -errno;
-		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
+	const char *type;
+	enum veil_media_kind kind = veil_media_sniff(fd, &type);
+	if (kind == VEIL_MEDIA_AUDIO) {
+		*err = -EINVAL;
+		veil_message_set(message, "'%s' is sound (%s): there is no picture to show", name,
+			type);
 		goto error;
 	}
+
 	/* The constructors take name over, also when they fail: keep a copy for the message. */
 	char *shown = strdup(name);
 	if (shown == NULL) {
@@ -213,7 +216,7 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		veil_message_set(message, "Out of memory");
 		goto error;
 	}
-	if (veil_png_sniff(head, (size_t)n) || !veil_video_sniff(fd)) {
+	if (kind != VEIL_MEDIA_VIDEO) {
 		source = veil_image_source_create(ctx, fd, name, &st, full_size, err, message);
 	} else {
 		source = veil_video_source_create(ctx, fd, name, &st, err, message);

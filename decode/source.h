@@ -113,7 +113,5 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	char *path, const struct stat *st, bool full_size, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
-/* Whether the first bytes of a file look like a video GStreamer should play. */
-bool veil_video_sniff(int fd);
 
 #endif

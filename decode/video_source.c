@@ -55,7 +55,6 @@
 /* How long opening a video may take until its first frame is decoded. */
 #define PREROLL_TIMEOUT (5 * GST_SECOND)
 /* What typefinding reads: MPEG-TS needs a few packets, the rest far less. */
-#define SNIFF_BYTES (64 * 1024)
 /*
  * Frames veil keeps out of the decoder's pool at once: the mailbox, the source's frame and what
  * the renderer still reads (texture, scanout).
@@ -174,54 +173,6 @@ static bool init_gstreamer(char **message) {
 		return false;
 	}
 	return true;
-}
-
-static bool contains(const guint8 *data, size_t len, const char *needle) {
-	size_t n = strlen(needle);
-	for (size_t i = 0; i + n <= len; i++) {
-		if (memcmp(data + i, needle, n) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-bool veil_video_sniff(int fd) {
-	if (!init_gstreamer(NULL)) {
-		return false;
-	}
-	guint8 *head = malloc(SNIFF_BYTES);
-	if (head == NULL) {
-		return false;
-	}
-	ssize_t n = pread(fd, head, SNIFF_BYTES, 0);
-	if (n <= 0) {
-		free(head);
-		return false;
-	}
-
-	GstTypeFindProbability prob = GST_TYPE_FIND_NONE;
-	GstCaps *caps = gst_type_find_helper_for_data(NULL, head, (gsize)n, &prob);
-	bool video = false;
-	if (caps != NULL && prob >= GST_TYPE_FIND_POSSIBLE && !gst_caps_is_empty(caps)) {
-		const char *type = gst_structure_get_name(gst_caps_get_structure(caps, 0));
-		video = g_str_has_prefix(type, "video/") ||
-			strcmp(type, "application/ogg") == 0 ||
-			strcmp(type, "application/x-yuv4mpeg") == 0 ||
-			strcmp(type, "application/mxf") == 0 ||
-			strcmp(type, "application/vnd.rn-realmedia") == 0;
-		/* A GIF moves when it has a looping extension; a still GIF is an image. */
-		if (strcmp(type, "image/gif") == 0) {
-			video = contains(head, (size_t)n, "NETSCAPE2.0") ||
-				contains(head, (size_t)n, "ANIMEXTS1.0");
-		}
-		wlr_log(WLR_DEBUG, "typefind: %s (probability %d)", type, (int)prob);
-	}
-	if (caps != NULL) {
-		gst_caps_unref(caps);
-	}
-	free(head);
-	return video;
 }
 
 /* The sysfs device behind a DRM node: primary and render nodes of one GPU give the same. */

@@ -11,6 +11,7 @@ open() fails with EACCES for real. Every other case behaves the same for nobody.
 does not run as root, the compositor runs as the same user and mode 000 is enough.
 """
 import os
+import subprocess
 import re
 import sys
 
@@ -51,6 +52,10 @@ fifo = m('fifo.png')
 os.mkfifo(fifo, 0o644)
 os.chmod(fifo, 0o644)
 long_name = '/' + '/'.join(['d' * 200] * 25) + '.png'  # > PATH_MAX (4096)
+# Sound and no picture: refused from its type, before any decoder is built.
+audio = m('tone.ogg')
+subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1',
+                '-c:a', 'libvorbis', audio], check=True)
 
 user = (65534, 65534) if os.geteuid() == 0 else None
 
@@ -77,6 +82,7 @@ FILE_CASES = [
     ('empty file', vt.quote(empty), r'empty', empty),
     ('FIFO', vt.quote(fifo), r'not a regular file|fifo|pipe|regular', fifo),
     ('name longer than PATH_MAX', vt.quote(long_name), r'too long', None),
+    ('audio file, no picture', vt.quote(audio), r'sound|no picture|no video', audio),
 ]
 
 CMD_CASES = [

@@ -1057,3 +1057,60 @@ def quote(path):
     if '"' in path or '\\' in path:
         raise ValueError(f'cannot quote {path!r} for a command')
     return '"' + path + '"'
+
+
+# --- a process's threads and descriptors (/proc), fast screenshots ---
+
+def proc_threads(pid):
+    """{tid: (name, CPU ticks: utime + stime)} of a process's threads (vanished ones left out)."""
+    out = {}
+    try:
+        tids = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f'/proc/{pid}/task/{tid}/comm') as f:
+                name = f.read().strip()
+            with open(f'/proc/{pid}/task/{tid}/stat') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(')') + 2:].split()  # fields from the 3rd (state) on
+        out[int(tid)] = (name, int(fields[11]) + int(fields[12]))
+    return out
+
+
+def thread_count(pid):
+    return len(os.listdir(f'/proc/{pid}/task'))
+
+
+def fd_count(pid):
+    return len(os.listdir(f'/proc/{pid}/fd'))
+
+
+def other_threads_cpu(pid, before, after):
+    """CPU ticks the threads other than the main one used from snapshot before to after."""
+    return sum(ticks - before.get(tid, (None, 0))[1]
+               for tid, (_, ticks) in after.items() if tid != pid)
+
+
+def grab(c, output):
+    """A screenshot through `grim -t ppm` on a pipe: no files, no ffmpeg (for sampling)."""
+    c._require_alive('grim')
+    argv = ['grim', '-t', 'ppm', '-o', output, '-']
+    try:
+        r = subprocess.run(argv, env=c.client_env, capture_output=True, timeout=IPC_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure(f'{shlex.join(argv)} timed out: the compositor hangs')
+    if r.returncode != 0:
+        raise Failure(f'{shlex.join(argv)} failed ({r.returncode}): '
+                      f'{r.stderr.decode(errors="replace").strip()}')
+    m = re.match(rb'P6\s+(\d+)\s+(\d+)\s+(\d+)\s', r.stdout)
+    if not m or m.group(3) != b'255':
+        raise Failure(f'grim wrote no 8-bit PPM: {r.stdout[:40]!r}')
+    w, h = int(m.group(1)), int(m.group(2))
+    data = r.stdout[m.end():m.end() + w * h * 3]
+    if len(data) != w * h * 3:
+        raise Failure(f'grim: {len(data)} bytes of pixels for {w}x{h}')
+    return np.frombuffer(data, np.uint8).reshape(h, w, 3).copy()

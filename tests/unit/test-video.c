@@ -29,6 +29,7 @@
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "decode/sniff.h"
 #include "decode/source.h"
 #include "scene/sample_buffer.h"
 
@@ -267,7 +268,8 @@ static void test_sniff(void) {
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int fd = open(media(cases[i].name), O_RDONLY | O_CLOEXEC);
-		CHECK(fd >= 0 && veil_video_sniff(fd) == cases[i].video, "%s", cases[i].name);
+		bool video = fd >= 0 && veil_media_sniff(fd, NULL) == VEIL_MEDIA_VIDEO;
+		CHECK(fd >= 0 && video == cases[i].video, "%s", cases[i].name);
 		close(fd);
 	}
 }

@@ -1,0 +1,20 @@
+/* What a file holds, from its first bytes, before any decoder is built. */
+#ifndef VEIL_DECODE_SNIFF_H
+#define VEIL_DECODE_SNIFF_H
+
+enum veil_media_kind {
+	VEIL_MEDIA_UNKNOWN, /* no type found: left to GStreamer's image decoders to refuse */
+	VEIL_MEDIA_PNG, /* libpng decodes it */
+	VEIL_MEDIA_IMAGE, /* a still GStreamer decodes (JPEG, WebP, a still GIF, ...) */
+	VEIL_MEDIA_VIDEO, /* moving pictures: a container, an elementary stream, an animated GIF */
+	VEIL_MEDIA_AUDIO, /* sound and no picture */
+};
+
+/*
+ * Types the file open at fd (read from offset 0, the offset is left alone) with GStreamer's
+ * typefinders on its first 64 KiB. *type, when not NULL, is set to GStreamer's media type (a
+ * static string, "" when none was found).
+ */
+enum veil_media_kind veil_media_sniff(int fd, const char **type);
+
+#endif
