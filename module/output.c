@@ -316,8 +316,12 @@ static void set_source(struct veil_output *output, struct veil_source *source) {
 }
 
 void veil_output_update(struct veil_output *output) {
-	output->setting = veil_scene_resolve(output->scene, output->output->name);
-	const struct veil_setting *setting = output->setting;
+	const struct veil_setting *setting = veil_scene_resolve(output->scene, output->output->name);
+	if (setting == output->setting) {
+		/* Another output's command: nothing to redo, nothing to damage here. */
+		return;
+	}
+	output->setting = setting;
 	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
 	layout(output);
 	/* Tiles that kept their node kept their visibility: count it for the new source. */

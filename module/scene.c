@@ -220,20 +220,26 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	/* Errors of the commands before are void; the layout below may record new ones. */
 	record_error(scene, name, NULL);
 
-	/* The new setting goes in before the old one goes, so a shared source stays open. */
-	struct veil_setting *old = find_setting(scene, name);
-	wl_list_insert(&scene->settings, &setting->link);
-	if (setting_is_wildcard_off(setting)) {
+	/*
+	 * The settings the new one replaces leave the table first and are freed after the outputs
+	 * moved on: a source they share with the new setting stays open, and no output points at
+	 * a freed setting meanwhile.
+	 */
+	struct wl_list replaced;
+	wl_list_init(&replaced);
+	struct veil_setting *other, *tmp;
+	wl_list_for_each_safe(other, tmp, &scene->settings, link) {
 		/* `output * veil off` turns every output off, whatever it had of its own. */
-		struct veil_setting *other, *tmp;
-		wl_list_for_each_safe(other, tmp, &scene->settings, link) {
-			if (other != setting && other != old) {
-				setting_destroy(other);
-			}
+		if (strcmp(other->name, name) == 0 || setting_is_wildcard_off(setting)) {
+			wl_list_remove(&other->link);
+			wl_list_insert(&replaced, &other->link);
 		}
 	}
+	wl_list_insert(&scene->settings, &setting->link);
 	update_outputs(scene);
-	setting_destroy(old);
+	wl_list_for_each_safe(other, tmp, &replaced, link) {
+		setting_destroy(other);
+	}
 	return 0;
 }
 
