@@ -54,7 +54,6 @@
 #define MAX_SIDE 8192
 /* How long opening a video may take until its first frame is decoded. */
 #define PREROLL_TIMEOUT (5 * GST_SECOND)
-/* What typefinding reads: MPEG-TS needs a few packets, the rest far less. */
 /*
  * Frames veil keeps out of the decoder's pool at once: the mailbox, the source's frame and what
  * the renderer still reads (texture, scanout).

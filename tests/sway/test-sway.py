@@ -97,7 +97,7 @@ def find_source(workdir, outdir):
     os.makedirs(apt_dir, exist_ok=True)
     log = os.path.join(outdir, 'apt-get-source.log')
     rc, tail = run_logged(['apt-get', '-o', 'Acquire::Check-Valid-Until=false', 'source',
-                           'sway'], log, cwd=apt_dir, timeout=900)
+                           'sway'], log, cwd=apt_dir, timeout=600)
     trees = sorted(os.path.join(apt_dir, d) for d in os.listdir(apt_dir)
                    if d.startswith('sway-') and is_sway_tree(os.path.join(apt_dir, d)))
     if rc == 0 and trees:
@@ -306,6 +306,8 @@ def drive(t, sway, swaymsg_built, sanitized):
             t.compare(shot, expect_cfg, 'config-fit', **SCALED)
 
         with t.case('swaybg below'):
+            if not t.check(shutil.which('swaybg'), 'swaybg is installed (sway runs it for bg)'):
+                raise vt.Failure('no swaybg in PATH')
             set_veil('off')
             v = c.wait_veil(OUT, 'off')
             t.check(v.get('kind') == 'off', 'status kind off', json.dumps(v))
