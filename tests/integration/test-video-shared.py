@@ -9,7 +9,6 @@ too; an output powered off stops being a viewer while the other keeps playing.
 """
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
@@ -17,7 +16,12 @@ import veiltest as vt  # noqa: E402
 t = vt.Test('video-shared')
 A, B = 'HEADLESS-1', 'HEADLESS-2'
 W, H = 1280, 720  # the headless default
-VIDEO = dict(tolerance=16, mean_tolerance=4.5, ignore_edges=4)
+# Lossy video on both sides. These clips are scaled up 3.75 to 5.6 times: wlroots 0.19's pixman
+# renderer samples outside a buffer as transparent, which darkens half a source pixel (up to
+# 3 output pixels) along a scaled frame's own edges, here the output's border.
+VIDEO = dict(tolerance=16, mean_tolerance=4.5, ignore_edges=4, ignore_border=3)
+# GLib's shared pool workers (pool-N) come and go on their own: counts may differ by that much.
+SLACK = 2
 BARS = '#202020'
 
 
@@ -86,7 +90,8 @@ with t.compositor(outputs=2) as c:
         t.check(s1.get('outputs') == 1, 'one viewer', str(s1))
         threads1 = settled_threads(c, pid, 'one output')
         vt._say(f'   {threads1} threads with the video on one output')
-        t.check(threads1 > threads0, 'a pipeline has threads of its own (the count is a measure)',
+        t.check(threads1 > threads0 + SLACK,
+                'a pipeline has threads of its own (the count is a measure)',
                 f'{threads0} -> {threads1}')
 
     with t.case('two outputs, one file'):
@@ -105,13 +110,13 @@ with t.compositor(outputs=2) as c:
                 f'{sa.get("outputs")} / {sb.get("outputs")}')
         threads2 = settled_threads(c, pid, 'two outputs')
         vt._say(f'   {threads2} threads with the video on two outputs')
-        t.check(threads2 <= threads1 + 1, 'the thread count does not grow with the second '
+        t.check(threads2 <= threads1 + SLACK, 'the thread count does not grow with the second '
                 'output', f'one output {threads1}, two {threads2} (none {threads0})')
-        # One source, one counter: both outputs read the same numbers at the same time.
-        va, vb = c.veil(A), c.veil(B)
-        t.check(va['source'].get('frames') == vb['source'].get('frames') or
-                abs(va['source'].get('frames', 0) - vb['source'].get('frames', 0)) <= 2,
-                'one decoded-frame counter for both', f'{va["source"]} / {vb["source"]}')
+        # One source, one counter: one get_outputs reply gives both outputs the same numbers.
+        outs = c.outputs()
+        sa, sb = outs[A]['veil'].get('source') or {}, outs[B]['veil'].get('source') or {}
+        t.check(sa.get('frames') == sb.get('frames') and sa.get('loops') == sb.get('loops'),
+                'one decoded-frame counter for both', f'{sa} / {sb}')
         shot_a, shot_b = c.screenshot(A), c.screenshot(B)
         t.compare(shot_a, vt.expect_fill(clip, W, H), 'shared-fill', **VIDEO)
         t.compare_structure(shot_b, vt.expect_fit(clip, W, H, BARS), 'shared-fit', bars=None)
@@ -144,7 +149,7 @@ with t.compositor(outputs=2) as c:
                 f'{sa.get("outputs")} / {sb.get("outputs")}')
         threads3 = settled_threads(c, pid, 'two files')
         vt._say(f'   {threads3} threads with two files')
-        t.check(threads3 > threads1 + 1, 'a second pipeline adds threads (what sharing saves)',
+        t.check(threads3 > threads1 + SLACK, 'a second pipeline adds threads (what sharing saves)',
                 f'one pipeline {threads1}, two {threads3}')
 
     with t.case('output * and a second name of the file'):
@@ -172,7 +177,7 @@ with t.compositor(outputs=2) as c:
         t.check(sb.get('outputs') == 2, '"outputs": 2', str(sb))
         vt._say(f'   file reported for the second name: {v.get("file")}')
         threads4 = settled_threads(c, pid, '* and a second name')
-        t.check(threads4 <= threads1 + 1, 'the thread count is that of one pipeline',
+        t.check(threads4 <= threads1 + SLACK, 'the thread count is that of one pipeline',
                 f'one pipeline {threads1}, now {threads4}')
         shot_b = c.screenshot(B)
         t.compare(shot_b, vt.expect_fill(other, W, H), 'second-name-fill', **VIDEO)
