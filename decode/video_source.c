@@ -23,6 +23,7 @@
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "decode/sniff.h"
 #include "decode/source.h"
 #include "decode/task_pool.h"
 #include "module/message.h"
@@ -1397,15 +1398,23 @@ static GstElement *make_file_source(struct video_source *src) {
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", src->file_fd);
 	GstElement *element = NULL;
-	if (access(proc, R_OK) == 0) {
+	/*
+	 * A parser that outputs raw video in pull mode (y4mdec) starts pushing before decodebin has
+	 * linked its pad: "not-linked" on about one start in three on a loaded machine. Such
+	 * streams are read in push mode, where decodebin's typefind feeds them after linking.
+	 */
+	const char *type;
+	veil_media_sniff(src->file_fd, &type);
+	bool pull = strcmp(type, "application/x-yuv4mpeg") != 0;
+	if (pull && access(proc, R_OK) == 0) {
 		element = gst_element_factory_make("filesrc", NULL);
 		if (element != NULL) {
 			g_object_set(element, "location", proc, NULL);
 			return element;
 		}
 	}
-	wlr_log(WLR_INFO, "%s: no /proc/self/fd: reading through fdsrc, looping with flushing "
-		"seeks", src->base.path);
+	wlr_log(WLR_INFO, "%s: %s: reading through fdsrc, looping with flushing seeks",
+		src->base.path, pull ? "no /proc/self/fd" : "raw video in its container");
 	src->push_mode = true;
 	element = gst_element_factory_make("fdsrc", NULL);
 	if (element != NULL) {
