@@ -48,6 +48,14 @@
 /* How long a decode may take, all of it: typefinding, decoding and conversion. */
 #define TIMEOUT_SECONDS 5
 
+/*
+ * fdsrc's buffer size. Decoders with no parser in front (avdec_bmp, avdec_tiff) take each buffer
+ * for a whole picture, so a regular file goes in as one buffer, up to the size of the largest
+ * uncompressed picture veil accepts; a larger file (or a pipe) goes in blocks.
+ */
+#define BLOCK_SIZE (64 * 1024)
+#define WHOLE_FILE_MAX ((off_t)VEIL_IMAGE_MAX_PIXELS * 4 + 1024 * 1024)
+
 #define OUTPUT_CAPS "video/x-raw, format=(string){ BGRA, BGRx }"
 
 struct gst_load {
@@ -629,7 +637,11 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 		gst_util_set_object_arg(G_OBJECT(flip), "video-direction", "auto");
 	}
 
-	g_object_set(src, "fd", copy, "blocksize", 64 * 1024, NULL);
+	guint blocksize = BLOCK_SIZE;
+	if (S_ISREG(st.st_mode) && st.st_size > BLOCK_SIZE && st.st_size <= WHOLE_FILE_MAX) {
+		blocksize = (guint)st.st_size;
+	}
+	g_object_set(src, "fd", copy, "blocksize", blocksize, NULL);
 	GstCaps *limit_caps = gst_caps_new_simple("video/x-raw",
 		"width", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE,
 		"height", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE, NULL);

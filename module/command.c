@@ -221,14 +221,23 @@ static int escape_name(const char *name, char **escaped, char **unset, char **me
 				}
 				/*
 				 * But not ${NAME=word} or ${NAME:=word}: wordexp() would setenv() in
-				 * the compositor, whose other threads read the environment. Nor a $
-				 * in the word, which the rules above would not see ($$, $0, nested
-				 * assignments).
+				 * the compositor, whose other threads read the environment; nor
+				 * ${NAME?word} or ${NAME:?word}, whose word wordexp() prints on the
+				 * compositor's stderr. Nor a $ in the word, which the rules above would
+				 * not see ($$, $0, nested assignments).
 				 */
 				const char *op = var + len;
-				if (op[0] == '=' || (op[0] == ':' && op[1] == '=')) {
+				if (op[0] == ':') {
+					op++;
+				}
+				if (op[0] == '=') {
 					problem = "assigns a variable (${NAME=...} or ${NAME:=...}): "
 						"veil changes no environment, use ${NAME:-...}";
+					goto error;
+				}
+				if (op[0] == '?') {
+					problem = "has ${NAME?...} or ${NAME:?...}: use ${NAME} or "
+						"${NAME:-...}";
 					goto error;
 				}
 				if (memchr(op, '$', (size_t)(end - op)) != NULL) {

@@ -11,8 +11,8 @@ default), sets `output * veil FILE MODE`, waits until every output shows it, war
   CPU of the compositor process (every thread, user and system apart, /proc/PID/stat), the
   busiest threads by name, VmRSS and RssAnon, threads, descriptors, wake-ups of the main thread
   (voluntary context switches, /proc/PID/task/PID/status; involuntary ones apart), and from
-  veil's status (get_outputs, one query a sample on one IPC connection): frames put on the
-  outputs, frames decoded, dropped, loops.
+  veil's status (get_outputs, one query a sample on one IPC connection; --no-status: only
+  before and after the samples): frames put on the outputs, frames decoded, dropped, loops.
 
 Writes <out>/samples.csv, <out>/report.txt (also printed) and the compositor's log; <out> is
 build-bench/bench/<date>-<file>/ unless --out. The report names the clip (ffprobe), the decoder
@@ -100,9 +100,9 @@ def run(args):
                f'{t_shown * 1000:.0f} ms; warming up {args.warmup:g} s')
         time.sleep(args.warmup)
         counters = bl.VeilCounters(comp)
-        counters.read()
-        counters.prev = counters.read()
-        sampler = bl.Sampler([group], args.interval, extra=counters, alive=comp.alive)
+        first = counters.prev = counters.read()
+        sampler = bl.Sampler([group], args.interval,
+                             extra=None if args.no_status else counters, alive=comp.alive)
         progress = max(1, int(10 / args.interval))
 
         def on_row(r):
@@ -111,6 +111,7 @@ def run(args):
                        f'frames/s {bl.fmt(r.get("frames_per_s"))}  '
                        f'others {r["others_pct"]:.0f} %')
         rows = sampler.run(args.duration, on_row)
+        last = counters.read()
         status = counters.last_status
         load_after = bl.loadavg()
     finally:
@@ -132,10 +133,11 @@ def run(args):
     first = next(iter(status.values())) if status else {}
     src = first.get('source') or {}
     kind = first.get('kind')
-    fps = bl.mean(bl.column(rows, 'frames_per_s'))
-    dec = bl.mean(bl.column(rows, 'decoded_per_s'))
-    dropped = sum(bl.column(rows, 'dropped'))
-    loops = bl.column(rows, 'loops')
+    # Totals over the window, from veil's counters read just before and just after it.
+    fps = (last[0] - first[0]) / sampler.seconds
+    dec = (last[1] - first[1]) / sampler.seconds
+    dropped = last[2] - first[2]
+    loops = [first[3], last[3]]
     rate = bl.clip_rate(path) if kind == 'video' else None
 
     lines.append(f'veil bench: {name} on {args.outputs} x {size[0]}x{size[1]}, mode '
@@ -178,13 +180,15 @@ def run(args):
                  f'{bl.fmt(s["cpu_p90"])}; user {bl.fmt(s["user_mean"], 2)}, system '
                  f'{bl.fmt(s["sys_mean"], 2)}; {s["ticks"]} ticks of 1/{bl.CLK_TCK} s in '
                  f'{s["seconds"]:.0f} s')
-    top = comp_top = group.top_threads(s['seconds'])
+    top = group.top_threads(s['seconds'])
     lines.append('Busiest threads: ' + (', '.join(f'{n} {p:.1f} %' for n, p in top)
                                           if top else 'none used a tick'))
     per_frame = (s['wakeups_mean'] / fps) if fps else None
     lines.append(f'Main thread: {bl.fmt(s.get("wakeups_mean"), 1)} wake-ups per s (median '
-                 f'{bl.fmt(s.get("wakeups_median"), 1)}; the status query is 1 a sample), '
-                 f'{bl.fmt(s.get("nvcsw_mean"), 2)} involuntary switches per s'
+                 f'{bl.fmt(s.get("wakeups_median"), 1)}; '
+                 + ('no status query while sampling' if args.no_status else
+                    f'the status query is {1 / args.interval:g} a second') + '), '
+                 + f'{bl.fmt(s.get("nvcsw_mean"), 2)} involuntary switches per s'
                  + (f'; {per_frame:.2f} wake-ups per frame shown' if per_frame else ''))
     lines.append(f'RSS: {bl.fmt(bl.mib(ready["rss_kib"]))} MiB before the wallpaper, '
                  f'{bl.fmt(bl.mib(s["rss_first"]))} at the first sample, '
@@ -239,11 +243,14 @@ def main():
     p.add_argument('--no-scanout', action='store_true',
                    help='WLR_SCENE_DISABLE_DIRECT_SCANOUT=1: composite every frame')
     p.add_argument('--no-probe', action='store_true', help='skip the -d run')
+    p.add_argument('--no-status', action='store_true',
+                   help='no status query while sampling (frames from before and after only)')
     p.add_argument('--quiet-wait', type=float, default=120.0,
                    help='wait up to this many s for a quiet machine first (0: do not)')
     p.add_argument('--allow-loaded', action='store_true',
                    help='exit 0 even when the run is flagged LOADED')
     args = p.parse_args()
+    bl.exit_on_signals()
     try:
         return run(args)
     except bl.BenchError as e:

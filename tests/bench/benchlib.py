@@ -1067,3 +1067,13 @@ def wait_quiet(max_wait=120.0, window=3.0, threshold=LOADED_MEAN):
         waited = time.monotonic() - t0
         if busy < 100 * threshold or waited >= max_wait:
             return waited, busy
+
+
+def exit_on_signals():
+    """SIGTERM and SIGHUP end the run like Ctrl-C: the compositors and clients are stopped."""
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, handler)
+    # A job started in the background of a shell ignores SIGINT; take it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -24,8 +24,11 @@ Scenarios (--scenarios, comma-separated; default all):
   1080p60      h264-1080p60.mp4; A, B, C.
   two-outputs  two outputs, one file (1080p30); A decodes once, B runs two clients, C is one
                decode.
-  covered      1080p30, then a fullscreen client (a still picture, waylandsink) covers the
-               wallpaper: --covered seconds (20) sampled while covered; A and B.
+  covered      1080p30, then a fullscreen client (a still picture, waylandsink, committed
+               once) covers the wallpaper: --covered seconds (20) sampled while covered; A and
+               B. The cover's own CPU is sampled apart and not counted. --cover moving makes the
+               cover commit the same picture again and again (imagefreeze), which measures
+               what compositing such a window costs each compositor.
   switch       --switches (200) wallpaper changes between still-1080p.png and
                still-1080p-b.png (every pixel differs). Per switch: the command's own time,
                and the time from the command's return until the new picture is on the output,
@@ -366,11 +369,18 @@ class Run:
 
     def start_cover(self):
         w, h = self.cfg.size
-        # One frame, committed once; the second branch only keeps gst-launch from ending.
-        pipeline = (f'videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width={w},'
-                    f'height={h} ! videoconvert ! waylandsink fullscreen=true '
-                    f'videotestsrc is-live=true ! video/x-raw,width=16,height=16,'
-                    f'framerate=1/1 ! fakesink')
+        if self.cfg.cover == 'still':
+            # One frame, committed once; the second branch only keeps gst-launch from ending.
+            pipeline = (f'videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width={w},'
+                        f'height={h} ! videoconvert ! waylandsink fullscreen=true '
+                        f'videotestsrc is-live=true ! video/x-raw,width=16,height=16,'
+                        f'framerate=1/1 ! fakesink')
+        else:
+            # The same picture pushed again and again (imagefreeze at framerate 0/1): a window
+            # that keeps committing, whose compositing lands on the compositor.
+            pipeline = (f'videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,width={w},'
+                        f'height={h},framerate=0/1 ! imagefreeze ! videoconvert ! '
+                        f'waylandsink fullscreen=true')
         self.cover = bl.GstClient(pipeline, self.comp.client_env,
                                   os.path.join(self.dir, f'{self.system}-cover.log'),
                                   name='cover').start()
@@ -709,6 +719,9 @@ def main():
     p.add_argument('--covered', type=float, default=20.0)
     p.add_argument('--settle', type=float, default=2.0,
                    help='covered: seconds between the cover and the samples')
+    p.add_argument('--cover', choices=['still', 'moving'], default='still',
+                   help='covered: a window that commits once (still) or keeps committing '
+                        '(moving: imagefreeze)')
     p.add_argument('--switches', type=int, default=200)
     p.add_argument('--switch-pause', type=float, default=0.1,
                    help='seconds between a switch seen and the next command')
@@ -729,6 +742,7 @@ def main():
     p.add_argument('--quiet-wait', type=float, default=120.0,
                    help='before each run, wait up to this many s for a quiet machine')
     cfg = p.parse_args()
+    bl.exit_on_signals()
     try:
         return compare(cfg)
     except bl.BenchError as e:
@@ -789,7 +803,7 @@ def compare(cfg):
 
     results = {'started': time.strftime('%Y-%m-%d %H:%M:%S'), 'size': cfg.size,
                'pairs': cfg.pairs, 'duration': cfg.duration, 'warmup': cfg.warmup,
-               'env': cfg.env, 'anchor_sink': cfg.anchor_sink,
+               'env': cfg.env, 'anchor_sink': cfg.anchor_sink, 'cover': cfg.cover,
                'load_before': bl.loadavg(), 'scenarios': {}}
     results['machine'] = bl.machine_lines()
     results['build'] = bl.build_lines(cfg.build)

@@ -240,6 +240,7 @@ def main():
     p.add_argument('--out')
     p.add_argument('--env', action='append', default=[], metavar='K=V')
     args = p.parse_args()
+    bl.exit_on_signals()
     if args.duration is None:
         args.duration = 180.0 if args.short else 600.0
     if args.switches is None:

@@ -28,6 +28,20 @@ IPC_GET_VERSION = 7
 
 # --- the compositor's resources ---
 
+def compositor_env():
+    """
+    The environment the fault tests give the compositor. glibc gives each thread that allocates
+    an arena of its own and keeps what the arenas once held: GStreamer's streaming threads come
+    and go with each video, and the resident size then climbs by a few MiB a round for many
+    rounds without a byte leaked (LeakSanitizer finds nothing; with one arena it stays flat).
+    One arena makes the memory a fault leaves behind show as growth and nothing else does.
+    VEIL_FAULT_ARENAS=default measures glibc's default instead (docs/reliability.md has both).
+    """
+    if os.environ.get('VEIL_FAULT_ARENAS') == 'default':
+        return {}
+    return {'GLIBC_TUNABLES': 'glibc.malloc.arena_max=1'}
+
+
 def rss_kb(pid):
     with open(f'/proc/{pid}/status') as f:
         for line in f:
@@ -42,6 +56,18 @@ def fd_count(pid):
 
 def thread_count(pid):
     return len(os.listdir(f'/proc/{pid}/task'))
+
+
+def sanitized(pid):
+    """Whether the process runs with AddressSanitizer (linked in, or libasan loaded)."""
+    try:
+        with open(f'/proc/{pid}/maps') as f:
+            if 'libasan' in f.read():
+                return True
+        with open(f'/proc/{pid}/exe', 'rb') as f:
+            return b'__asan_init' in f.read()
+    except OSError:
+        return False
 
 
 def cpu_seconds(pid):
@@ -63,6 +89,7 @@ class Bounded:
         self.test = test
         self.pid = pid
         self.what = what
+        self.sanitized = sanitized(pid)
         self.start = self.sample()
         self.rounds = []
         vt._say(f'   {what}: start {self._fmt(self.start)}')
@@ -89,11 +116,17 @@ class Bounded:
         last = self.rounds[-1][1]
         peak = max(s['rss_kb'] for _, s in self.rounds[1:])
         grew = (peak - first['rss_kb']) / 1024
-        t.check(grew <= rss_slack_mb,
-                f'{self.what}: memory bounded (first round {first["rss_kb"] / 1024:.1f} MiB, '
-                f'later rounds at most {peak / 1024:.1f} MiB: +{grew:.1f} MiB, slack '
-                f'{rss_slack_mb} MiB)',
-                ', '.join(f'{label}: {s["rss_kb"] / 1024:.1f}' for label, s in self.rounds))
+        if self.sanitized:
+            # AddressSanitizer holds freed memory back (its quarantine) and adds shadow
+            # memory: the resident size says nothing there. LeakSanitizer checks at exit.
+            vt._say(f'   {self.what}: memory +{grew:.1f} MiB under AddressSanitizer, not '
+                    f'checked (LeakSanitizer runs when the compositor exits)')
+        else:
+            t.check(grew <= rss_slack_mb,
+                    f'{self.what}: memory bounded (first round {first["rss_kb"] / 1024:.1f} '
+                    f'MiB, later rounds at most {peak / 1024:.1f} MiB: +{grew:.1f} MiB, slack '
+                    f'{rss_slack_mb} MiB)',
+                    ', '.join(f'{label}: {s["rss_kb"] / 1024:.1f}' for label, s in self.rounds))
         t.check(last['fds'] <= self.start['fds'] + fd_slack,
                 f'{self.what}: descriptors back to {self.start["fds"]} (+{fd_slack}): '
                 f'{last["fds"]}',

@@ -22,7 +22,7 @@ VIDEO = dict(tolerance=24, mean_tolerance=4, ignore_edges=4)
 video = fl.make_video(os.path.join(t.media, 'clip-512x320.mp4'), seconds=2, size='512x320')
 expected = vt.expect_fill(video, W, H)
 
-with t.compositor(outputs=1) as c:
+with t.compositor(outputs=1, env=fl.compositor_env()) as c:
     pid = c.proc.pid
     with t.case('setup'):
         ok, err = c.msg(f'output * veil {vt.quote(video)} fill')

@@ -28,7 +28,7 @@ def tried(what, n=1):
     counts[what] = counts.get(what, 0) + n
 
 
-with t.compositor(outputs=1) as c:
+with t.compositor(outputs=1, env=fl.compositor_env()) as c:
     pid = c.proc.pid
     with t.case('setup'):
         ok, err = c.msg(f'output {OUT} veil {png} fill')

@@ -115,7 +115,7 @@ class Place:
 
 counts = {}
 
-with t.compositor(outputs=1) as c:
+with t.compositor(outputs=1, env=fl.compositor_env()) as c:
     pid = c.proc.pid
     with t.case('baseline'):
         ok, err = c.msg(f'output * veil {clip} fill')

@@ -77,7 +77,7 @@ def burst(c, seed):
     return results
 
 
-with t.compositor(outputs=len(OUTS)) as c:
+with t.compositor(outputs=len(OUTS), env=fl.compositor_env()) as c:
     pid = c.proc.pid
     with t.case('setup'):
         ok, err = c.msg(f'output * veil {final} fill')
