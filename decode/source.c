@@ -48,6 +48,7 @@ void veil_source_set_error(struct veil_source *source, const char *fmt, ...) {
 	vsnprintf(buf, sizeof(buf), fmt, args);
 	va_end(args);
 
+	veil_message_sanitize(buf);
 	wlr_log(WLR_ERROR, "%s: %s", source->path, buf);
 	free(source->error);
 	source->error = strdup(buf);
@@ -159,6 +160,8 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		bool full_size, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
+	/* name is for people only (the status, messages): keep it valid UTF-8. */
+	veil_message_sanitize(name);
 	struct veil_source *source = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <wordexp.h>
 #include "module/command.h"
+#include "module/message.h"
 
 /* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
 #define SHOWN_SIZE 64
@@ -46,34 +47,6 @@ static int fail(char **message, int err, const char *fmt, ...) {
 	return err;
 }
 
-/* The length of the valid UTF-8 sequence at p, or 0 if there is none. */
-static size_t utf8_length(const unsigned char *p) {
-	size_t len;
-	if (p[0] < 0x80) {
-		return 1;
-	} else if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-	} else {
-		return 0;
-	}
-	/* The second byte's range rules out overlong forms, surrogates and code points too high. */
-	unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
-	unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
-	if (p[1] < lo || p[1] > hi) {
-		return 0;
-	}
-	for (size_t i = 2; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80) {
-			return 0;
-		}
-	}
-	return len;
-}
-
 /*
  * A word as a message may quote it. Messages end up in logs and in swaymsg's JSON replies, so
  * control characters and bytes that are not UTF-8 become '?', and long words are cut.
@@ -82,7 +55,7 @@ static const char *show(char shown[static SHOWN_SIZE], const char *word) {
 	const unsigned char *p = (const unsigned char *)word;
 	size_t len = 0;
 	while (*p != '\0') {
-		size_t n = utf8_length(p);
+		size_t n = veil_utf8_length(p);
 		if (len + (n > 0 ? n : 1) > SHOWN_SIZE - sizeof("...")) {
 			memcpy(shown + len, "...", sizeof("..."));
 			return shown;

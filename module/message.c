@@ -36,3 +36,48 @@ void veil_message_set(char **dst, const char *fmt, ...) {
 	*dst = format(fmt, args);
 	va_end(args);
 }
+
+size_t veil_utf8_length(const unsigned char *p) {
+	size_t len;
+	if (p[0] < 0x80) {
+		return 1;
+	} else if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+	} else {
+		return 0;
+	}
+	/* The second byte's range rules out overlong forms, surrogates and code points too high. */
+	unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+	if (p[1] < lo || p[1] > hi) {
+		return 0;
+	}
+	for (size_t i = 2; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+	}
+	return len;
+}
+
+char *veil_message_sanitize(char *str) {
+	if (str == NULL) {
+		return NULL;
+	}
+	unsigned char *p = (unsigned char *)str;
+	while (*p != '\0') {
+		size_t len = veil_utf8_length(p);
+		if (len == 0) {
+			*p++ = '?';
+		} else if (len == 1 && *p < 0x20) {
+			*p++ = ' ';
+		} else {
+			p += len;
+		}
+	}
+	return str;
+}

@@ -8,4 +8,16 @@ char *veil_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Sets *dst (when dst is not NULL) to a new message, freeing nothing. */
 void veil_message_set(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+#include <stddef.h>
+
+/* The length of the valid UTF-8 sequence at p, or 0 if there is none. */
+size_t veil_utf8_length(const unsigned char *p);
+
+/*
+ * Makes str fit for JSON and logs, in place: bytes that are not UTF-8 become '?', control
+ * characters spaces (file names may hold both; the status and IPC replies must stay valid).
+ * Returns str.
+ */
+char *veil_message_sanitize(char *str);
+
 #endif

@@ -243,7 +243,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	return 0;
 }
 
-int veil_scene_run(struct veil_scene *scene, const char *output_name,
+static int run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	*message = NULL;
 	if (scene == NULL || scene->display == NULL) {
@@ -302,6 +302,14 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 	if (ret == -ENOMEM) {
 		veil_message_set(message, "Out of memory");
 	}
+	return ret;
+}
+
+int veil_scene_run(struct veil_scene *scene, const char *output_name,
+		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	int ret = run(scene, output_name, cmd, fd, label, message);
+	/* Messages name files, whose names need not be UTF-8; replies are JSON. */
+	veil_message_sanitize(*message);
 	return ret;
 }
 

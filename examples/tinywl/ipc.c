@@ -26,6 +26,7 @@
 #define IPC_MAX_PAYLOAD (1u << 20)
 #define IPC_MAX_QUEUED (4u << 20)
 #define IPC_MAX_CLIENTS 64
+#define IPC_ACCEPT_RETRY_MS 200
 #define IPC_READ_CHUNK 16384
 
 enum ipc_type {
@@ -54,6 +55,8 @@ struct tw_ipc {
 	int fd;
 	char path[sizeof(((struct sockaddr_un *)NULL)->sun_path)];
 	struct wl_event_source *source;
+	/* Re-enables accepting after it failed for want of descriptors or memory. */
+	struct wl_event_source *retry;
 	struct wl_list clients; // ipc_client.link
 	int client_count;
 };
@@ -311,11 +314,28 @@ static int client_handle_event(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
+static int handle_retry(void *data) {
+	struct tw_ipc *ipc = data;
+	wl_event_source_fd_update(ipc->source, WL_EVENT_READABLE);
+	return 0;
+}
+
 static int handle_connection(int fd, uint32_t mask, void *data) {
 	struct tw_ipc *ipc = data;
 	int client_fd = accept(fd, NULL, NULL);
 	if (client_fd < 0) {
-		wlr_log_errno(WLR_ERROR, "IPC: accept failed");
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			/*
+			 * The waiting connection stays readable: without a pause the loop would spin
+			 * on it. Stop listening for a while; the client waits in the backlog.
+			 */
+			wlr_log_errno(WLR_ERROR, "IPC: cannot accept a client now; retrying in %d ms",
+				IPC_ACCEPT_RETRY_MS);
+			wl_event_source_fd_update(ipc->source, 0);
+			wl_event_source_timer_update(ipc->retry, IPC_ACCEPT_RETRY_MS);
+		} else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+			wlr_log_errno(WLR_ERROR, "IPC: accept failed");
+		}
 		return 0;
 	}
 	if (fcntl(client_fd, F_SETFD, FD_CLOEXEC) < 0 ||
@@ -423,6 +443,11 @@ struct tw_ipc *ipc_create(struct tw_server *server) {
 	if (ipc->source == NULL) {
 		goto error_bound;
 	}
+	ipc->retry = wl_event_loop_add_timer(server->loop, handle_retry, ipc);
+	if (ipc->retry == NULL) {
+		wl_event_source_remove(ipc->source);
+		goto error_bound;
+	}
 	setenv("SWAYSOCK", ipc->path, true);
 	return ipc;
 
@@ -451,6 +476,7 @@ void ipc_destroy(struct tw_ipc *ipc) {
 		}
 		client_destroy(client);
 	}
+	wl_event_source_remove(ipc->retry);
 	wl_event_source_remove(ipc->source);
 	close(ipc->fd);
 	unlink(ipc->path);
