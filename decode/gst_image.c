@@ -20,8 +20,11 @@
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
  * call:
  *
- *   fdsrc ! decodebin ! capsfilter (size limit) ! videoflip (EXIF orientation) ! videoconvert
+ *   fdsrc ! decodebin ! capsfilter (size limit) ! videoconvert ! videoflip (EXIF orientation)
  *     ! appsink caps=BGRA/BGRx
+ *
+ * (videoflip after videoconvert: it takes no palette, planar RGB, 4:2:2, 4:1:1 or 16-bit RGB,
+ * which BMP and TIFF decoders give.)
  *
  * The first decoded picture is the appsink's preroll sample. Nothing here runs a main loop: the
  * calling thread waits on the bus with a deadline, then tears the pipeline down.
@@ -166,12 +169,33 @@ out:
 }
 
 /*
+ * Whether caps are of a stream that holds no picture: sound, subtitles. A still needs none of
+ * their decoders, each of which is more code a file can crash (libgme did, through gmedec, on a
+ * file typefound as game music: docs/reliability.md).
+ */
+static bool holds_no_picture(GstCaps *caps) {
+	if (caps == NULL || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) {
+		return false;
+	}
+	const char *name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	return g_str_has_prefix(name, "audio/") || g_str_has_prefix(name, "text/") ||
+		g_str_has_prefix(name, "subpicture/") ||
+		g_str_has_prefix(name, "application/x-subtitle") ||
+		strcmp(name, "application/x-ssa") == 0 || strcmp(name, "application/x-ass") == 0;
+}
+
+/*
  * Called for every pad decodebin may plug an element behind, with caps that typefinders and
- * parsers (pngparse, jpegparse, h264parse, ...) fill in from the file's header: a picture over
- * the limits stops here, before a decoder exists.
+ * parsers (pngparse, jpegparse, h264parse, ...) fill in from the file's header: a stream without
+ * pictures is exposed undecoded (and left unlinked), and a picture over the limits stops here,
+ * before a decoder exists.
  */
 static gboolean handle_autoplug_continue(GstElement *decodebin, GstPad *pad, GstCaps *caps,
 		gpointer data) {
+	if (holds_no_picture(caps)) {
+		note_other_type(data, caps);
+		return FALSE;
+	}
 	if (!check_caps(data, caps)) {
 		return TRUE;
 	}
@@ -461,6 +485,198 @@ static bool header_size(int fd, uint32_t *width, uint32_t *height) {
 }
 
 /*
+ * Layouts that crash GStreamer. avdec_tiff and avdec_bmp (gst-libav 1.28) take any pixel format
+ * libavcodec's decoder picks, and when GStreamer has no format of its own for it (1-bit grey,
+ * grey with alpha, 12-bit grey, 16-bit and float RGB, YUV 4:4:0, RGB 4:4:4 in 16 bits) they go on
+ * with an invalid video info and dereference NULL in the streaming thread: the compositor dies.
+ * These formats come from the header, so the layouts GStreamer is known to decode are let
+ * through and every other TIFF or BMP is refused before a pipeline exists. (Found by fuzzing;
+ * docs/reliability.md lists what was tried.)
+ */
+#define TIFF_MAX_TAGS 1024
+#define TIFF_MAX_VALUES 16
+
+/* Value index of an IFD entry of type SHORT or LONG, in the entry or where it points. */
+static bool tiff_value(int fd, const uint8_t entry[static 12], bool big_endian, uint32_t index,
+		uint32_t *value) {
+	uint32_t type = read_uint(entry + 2, 2, big_endian);
+	uint32_t count = read_uint(entry + 4, 4, big_endian);
+	int size = type == 3 ? 2 : type == 4 ? 4 : 0;
+	if (size == 0 || count == 0 || count > TIFF_MAX_VALUES || index >= count) {
+		return false;
+	}
+	uint8_t buf[4];
+	if (count * (uint32_t)size <= 4) {
+		memcpy(buf, entry + 8 + index * (uint32_t)size, (size_t)size);
+	} else if (!read_at(fd, (off_t)read_uint(entry + 8, 4, big_endian) +
+			(off_t)index * size, buf, (size_t)size)) {
+		return false;
+	}
+	*value = read_uint(buf, size, big_endian);
+	return true;
+}
+
+/* Every value of the entry, which must all be the same. */
+static bool tiff_same_values(int fd, const uint8_t entry[static 12], bool big_endian,
+		uint32_t *value, uint32_t *count) {
+	*count = read_uint(entry + 4, 4, big_endian);
+	for (uint32_t i = 0; i < *count; i++) {
+		uint32_t v;
+		if (!tiff_value(fd, entry, big_endian, i, &v) || (i > 0 && v != *value)) {
+			return false;
+		}
+		*value = v;
+	}
+	return *count > 0;
+}
+
+/* Whether avdec_tiff turns this layout into a format GStreamer has (tried one by one). */
+static bool tiff_layout_known(uint32_t photometric, uint32_t samples, uint32_t bits,
+		uint32_t planar, const uint32_t sub[static 2]) {
+	switch (photometric) {
+	case 0: /* grey, white is zero */
+	case 1: /* grey, black is zero */
+		return samples == 1 && (bits == 2 || bits == 4 || bits == 8 || bits == 16);
+	case 2: /* RGB, RGBA; planar too */
+		return (samples == 3 || samples == 4) && bits == 8;
+	case 3: /* palette */
+		return samples == 1 && (bits == 1 || bits == 2 || bits == 4 || bits == 8);
+	case 5: /* CMYK */
+		return samples == 4 && bits == 8 && planar == 1;
+	case 6: /* YCbCr: 4:4:4, 4:2:2, 4:1:1, 4:2:0 and 4:1:0, not 4:4:0 */
+		return samples == 3 && bits == 8 && planar == 1 &&
+			((sub[0] == 1 && sub[1] == 1) || (sub[0] == 2 && sub[1] == 1) ||
+			(sub[0] == 4 && sub[1] == 1) || (sub[0] == 2 && sub[1] == 2) ||
+			(sub[0] == 4 && sub[1] == 4));
+	default:
+		return false;
+	}
+}
+
+/* The first IFD's layout, as libavcodec reads it (its defaults for tags left out). */
+static int check_tiff(int fd, const uint8_t head[static 30], char **message) {
+	bool big_endian;
+	if (memcmp(head, "II*\0", 4) == 0) {
+		big_endian = false;
+	} else if (memcmp(head, "MM\0*", 4) == 0) {
+		big_endian = true;
+	} else {
+		return 0;
+	}
+	uint32_t ifd = read_uint(head + 4, 4, big_endian);
+	uint8_t count_bytes[2];
+	if (!read_at(fd, ifd, count_bytes, sizeof(count_bytes))) {
+		set_message(message, "corrupt TIFF file: its first directory is past its end");
+		return -EINVAL;
+	}
+	uint32_t n_entries = read_uint(count_bytes, 2, big_endian);
+	if (n_entries > TIFF_MAX_TAGS) {
+		set_message(message, "corrupt TIFF file: %" PRIu32 " tags in a directory",
+			n_entries);
+		return -EINVAL;
+	}
+	uint32_t photometric = UINT32_MAX, samples = 1, bits = 1, bits_count = 1, planar = 1;
+	uint32_t format = 1, sub[2] = { 2, 2 };
+	uint32_t seen = 0;
+	for (uint32_t i = 0; i < n_entries; i++) {
+		uint8_t entry[12];
+		if (!read_at(fd, (off_t)ifd + 2 + 12 * (off_t)i, entry, sizeof(entry))) {
+			set_message(message, "corrupt TIFF file: its first directory is cut short");
+			return -EINVAL;
+		}
+		uint32_t tag = read_uint(entry, 2, big_endian);
+		uint32_t count = read_uint(entry + 4, 4, big_endian), format_count;
+		int bit;
+		bool ok;
+		switch (tag) {
+		case 258: /* BitsPerSample */
+			bit = 0;
+			ok = tiff_same_values(fd, entry, big_endian, &bits, &bits_count);
+			break;
+		case 262: /* PhotometricInterpretation */
+			bit = 1;
+			ok = count == 1 && tiff_value(fd, entry, big_endian, 0, &photometric);
+			break;
+		case 277: /* SamplesPerPixel */
+			bit = 2;
+			ok = count == 1 && tiff_value(fd, entry, big_endian, 0, &samples);
+			break;
+		case 284: /* PlanarConfiguration */
+			bit = 3;
+			ok = count == 1 && tiff_value(fd, entry, big_endian, 0, &planar);
+			break;
+		case 339: /* SampleFormat */
+			bit = 4;
+			ok = tiff_same_values(fd, entry, big_endian, &format, &format_count);
+			break;
+		case 530: /* YCbCrSubSampling */
+			bit = 5;
+			ok = count == 2 && tiff_value(fd, entry, big_endian, 0, &sub[0]) &&
+				tiff_value(fd, entry, big_endian, 1, &sub[1]);
+			break;
+		case 330: /* SubIFDs */
+		case 50706: /* DNGVersion */
+			set_message(message, "TIFF raw photos (DNG) are not supported");
+			return -ENOTSUP;
+		default:
+			continue;
+		}
+		if (!ok || (seen & (1u << bit)) != 0) {
+			set_message(message, "corrupt TIFF file: tag %" PRIu32 " is malformed or "
+				"repeated", tag);
+			return -EINVAL;
+		}
+		seen |= 1u << bit;
+	}
+	if (photometric == UINT32_MAX || (bits_count != 1 && bits_count != samples)) {
+		set_message(message, "corrupt TIFF file: no colour model, or bits for %" PRIu32
+			" samples of %" PRIu32, bits_count, samples);
+		return -EINVAL;
+	}
+	if (format != 1 || !tiff_layout_known(photometric, samples, bits, planar, sub)) {
+		set_message(message, "TIFF layout veil does not pass to GStreamer, whose decoder "
+			"crashes on some (colour model %" PRIu32 ", %" PRIu32 " samples of %" PRIu32
+			" bits, sample format %" PRIu32 ")", photometric, samples, bits, format);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* 16-bit BMPs with colour masks: libavcodec knows 5:6:5, 5:5:5 and 4:4:4, GStreamer not 4:4:4. */
+static int check_bmp(int fd, const uint8_t head[static 30], char **message) {
+	uint8_t bmp[66];
+	if (memcmp(head, "BM", 2) != 0 || !read_at(fd, 0, bmp, sizeof(bmp))) {
+		return 0;
+	}
+	uint32_t header_size = read_uint(bmp + 14, 4, false);
+	uint32_t depth = read_uint(bmp + 28, 2, false);
+	uint32_t compression = read_uint(bmp + 30, 4, false);
+	if (header_size < 40 || depth != 16 || compression != 3 /* BI_BITFIELDS */) {
+		return 0;
+	}
+	uint32_t r = read_uint(bmp + 54, 4, false), g = read_uint(bmp + 58, 4, false);
+	uint32_t b = read_uint(bmp + 62, 4, false);
+	if ((r == 0xf800 && g == 0x07e0 && b == 0x001f) ||
+			(r == 0x7c00 && g == 0x03e0 && b == 0x001f)) {
+		return 0;
+	}
+	set_message(message, "BMP layout veil does not pass to GStreamer, whose decoder crashes "
+		"on some (16 bits with colour masks %04" PRIx32 ", %04" PRIx32 ", %04" PRIx32 ")",
+		r, g, b);
+	return -ENOTSUP;
+}
+
+/* 0, or why GStreamer must not see the file. */
+static int check_layout(int fd, char **message) {
+	uint8_t head[30];
+	if (!read_at(fd, 0, head, sizeof(head))) {
+		return 0;
+	}
+	int ret = check_tiff(fd, head, message);
+	return ret < 0 ? ret : check_bmp(fd, head, message);
+}
+
+/*
  * A descriptor of our own for fdsrc, reading from the start: a regular file opened again through
  * /proc has an offset of its own, leaving the caller's alone. Otherwise (no /proc, or a pipe,
  * which opening again could block on) a dup shares the caller's offset, rewound when it can be.
@@ -606,6 +822,10 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 		set_size_message(message, width, height);
 		return -EFBIG;
 	}
+	int refused = check_layout(fd, message);
+	if (refused < 0) {
+		return refused;
+	}
 
 	int copy = open_copy(fd, &st);
 	if (copy < 0) {
@@ -654,7 +874,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 
 	bool linked = gst_element_link(src, decodebin);
 	if (flip != NULL) {
-		linked = linked && gst_element_link_many(load.limit, flip, convert, sink, NULL);
+		linked = linked && gst_element_link_many(load.limit, convert, flip, sink, NULL);
 	} else {
 		linked = linked && gst_element_link_many(load.limit, convert, sink, NULL);
 	}
