@@ -61,8 +61,16 @@
 
 #define OUTPUT_CAPS "video/x-raw, format=(string){ BGRA, BGRx }"
 
+/*
+ * What the callbacks share with the caller. On the heap and counted: each signal handler and the
+ * probe hold a reference, dropped when GStreamer lets go of them. A streaming thread of decodebin
+ * may still be running its handlers after the pipeline went to NULL and the call returned (an
+ * element decodebin plugs while the pipeline stops is not stopped with it; fuzz-gst-image caught
+ * a pad-added writing to the caller's stack that way).
+ */
 struct gst_load {
-	GstElement *limit;
+	gint refs; /* atomic */
+	GWeakRef limit; /* the capsfilter (weak: its pad's probe holds load) */
 	/* Written by streaming threads, read once the pipeline is stopped. */
 	GMutex lock;
 	int width, height; /* of the last raw caps offered to the limit filter */
@@ -70,6 +78,26 @@ struct gst_load {
 	bool linked; /* a video pad of decodebin's is linked */
 	char *other_type; /* decodebin's first pad that was not video, or a type it cannot decode */
 };
+
+static struct gst_load *load_ref(struct gst_load *load) {
+	g_atomic_int_inc(&load->refs);
+	return load;
+}
+
+static void load_unref(gpointer data) {
+	struct gst_load *load = data;
+	if (!g_atomic_int_dec_and_test(&load->refs)) {
+		return;
+	}
+	g_weak_ref_clear(&load->limit);
+	free(load->other_type);
+	g_mutex_clear(&load->lock);
+	free(load);
+}
+
+static void load_closure_notify(gpointer data, GClosure *closure) {
+	load_unref(data);
+}
 
 __attribute__((format(printf, 2, 3)))
 static void set_message(char **message, const char *fmt, ...) {
@@ -154,13 +182,18 @@ static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) 
 		goto out;
 	}
 
-	GstPad *sink = gst_element_get_static_pad(load->limit, "sink");
+	GstElement *limit = g_weak_ref_get(&load->limit);
+	if (limit == NULL) {
+		goto out; /* the pipeline is gone */
+	}
+	GstPad *sink = gst_element_get_static_pad(limit, "sink");
 	if (!gst_pad_is_linked(sink) && GST_PAD_LINK_SUCCESSFUL(gst_pad_link(pad, sink))) {
 		g_mutex_lock(&load->lock);
 		load->linked = true;
 		g_mutex_unlock(&load->lock);
 	}
 	gst_object_unref(sink);
+	gst_object_unref(limit);
 
 out:
 	if (caps != NULL) {
@@ -833,19 +866,29 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 		return copy;
 	}
 
-	struct gst_load load = {0};
-	g_mutex_init(&load.lock);
+	struct gst_load *load = calloc(1, sizeof(*load));
+	if (load == NULL) {
+		close(copy);
+		set_message(message, "out of memory");
+		return -ENOMEM;
+	}
+	load->refs = 1;
+	g_weak_ref_init(&load->limit, NULL);
+	g_mutex_init(&load->lock);
 	int ret = -ENOTSUP;
 	GstElement *pipeline = gst_pipeline_new("veil-image");
 	/* Streaming threads that end with the pipeline, not 15 s later in GLib's pool. */
 	GstTaskPool *pool = veil_task_pool_new();
 	GstBus *pool_bus = gst_element_get_bus(pipeline);
-	gst_bus_set_sync_handler(pool_bus, handle_sync_message, pool, NULL);
+	/* The handler keeps the pool for as long as the bus keeps the handler (see gst_load). */
+	gst_bus_set_sync_handler(pool_bus, handle_sync_message, gst_object_ref(pool),
+		gst_object_unref);
 	gst_object_unref(pool_bus);
 	GstElement *src = add_element(pipeline, "fdsrc", message);
 	GstElement *decodebin = src ? add_element(pipeline, "decodebin", message) : NULL;
-	load.limit = decodebin ? add_element(pipeline, "capsfilter", message) : NULL;
-	GstElement *convert = load.limit ? add_element(pipeline, "videoconvert", message) : NULL;
+	GstElement *limit = decodebin ? add_element(pipeline, "capsfilter", message) : NULL;
+	g_weak_ref_set(&load->limit, limit);
+	GstElement *convert = limit ? add_element(pipeline, "videoconvert", message) : NULL;
 	GstElement *sink = convert ? add_element(pipeline, "appsink", message) : NULL;
 	if (sink == NULL) {
 		goto out;
@@ -865,7 +908,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	GstCaps *limit_caps = gst_caps_new_simple("video/x-raw",
 		"width", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE,
 		"height", GST_TYPE_INT_RANGE, 1, VEIL_IMAGE_MAX_SIDE, NULL);
-	g_object_set(load.limit, "caps", limit_caps, NULL);
+	g_object_set(limit, "caps", limit_caps, NULL);
 	gst_caps_unref(limit_caps);
 	GstCaps *output_caps = gst_caps_from_string(OUTPUT_CAPS);
 	gst_app_sink_set_caps(GST_APP_SINK(sink), output_caps);
@@ -874,35 +917,45 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 
 	bool linked = gst_element_link(src, decodebin);
 	if (flip != NULL) {
-		linked = linked && gst_element_link_many(load.limit, convert, flip, sink, NULL);
+		linked = linked && gst_element_link_many(limit, convert, flip, sink, NULL);
 	} else {
-		linked = linked && gst_element_link_many(load.limit, convert, sink, NULL);
+		linked = linked && gst_element_link_many(limit, convert, sink, NULL);
 	}
 	if (!linked) {
 		set_message(message, "cannot link a GStreamer pipeline");
 		ret = -EINVAL;
 		goto out;
 	}
-	g_signal_connect(decodebin, "pad-added", G_CALLBACK(handle_pad_added), &load);
-	g_signal_connect(decodebin, "autoplug-continue", G_CALLBACK(handle_autoplug_continue),
-		&load);
-	g_signal_connect(decodebin, "unknown-type", G_CALLBACK(handle_unknown_type), &load);
-	g_signal_connect(decodebin, "no-more-pads", G_CALLBACK(handle_no_more_pads), &load);
-	GstPad *limit_sink = gst_element_get_static_pad(load.limit, "sink");
+	static const struct {
+		const char *signal;
+		GCallback handler;
+	} handlers[] = {
+		{ "pad-added", G_CALLBACK(handle_pad_added) },
+		{ "autoplug-continue", G_CALLBACK(handle_autoplug_continue) },
+		{ "unknown-type", G_CALLBACK(handle_unknown_type) },
+		{ "no-more-pads", G_CALLBACK(handle_no_more_pads) },
+	};
+	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+		g_signal_connect_data(decodebin, handlers[i].signal, handlers[i].handler,
+			load_ref(load), load_closure_notify, 0);
+	}
+	GstPad *limit_sink = gst_element_get_static_pad(limit, "sink");
 	gst_pad_add_probe(limit_sink,
 		GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-		handle_probe, &load, NULL);
+		handle_probe, load_ref(load), load_unref);
 	gst_object_unref(limit_sink);
 
-	ret = run(pipeline, sink, &load, image, message);
+	ret = run(pipeline, sink, load, image, message);
 
 out:
-	/* Stops the streaming threads: nothing touches load or copy after this. */
+	/*
+	 * Stops the streaming threads (fdsrc's, so copy may be closed); the callbacks' references
+	 * keep load for any decodebin thread that outlives the pipeline.
+	 */
 	gst_element_set_state(pipeline, GST_STATE_NULL);
 	gst_object_unref(pipeline);
 	gst_object_unref(pool);
-	free(load.other_type);
-	g_mutex_clear(&load.lock);
+	load_unref(load);
 	close(copy);
 	return ret;
 }
