@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "module/message.h"
 
+__attribute__((format(printf, 1, 0)))
 static char *format(const char *fmt, va_list args) {
 	va_list copy;
 	va_copy(copy, args);
