@@ -278,6 +278,13 @@ def main():
                  f'({time.strftime("%Y-%m-%d %H:%M")})')
     lines += bl.build_lines(build)
     lines += bl.machine_lines()
+    # What the allocator does decides what "kept" means: say how the compositor's was set.
+    eff = {k: env.get(k, os.environ.get(k)) for k in ('MALLOC_ARENA_MAX', 'MALLOC_PERTURB_')}
+    lines.append(f'Allocator of veil-tinywl: MALLOC_ARENA_MAX='
+                 f'{eff["MALLOC_ARENA_MAX"] or "unset (glibc: 8 arenas per core)"}, '
+                 f'MALLOC_PERTURB_={eff["MALLOC_PERTURB_"] or "unset"}'
+                 + (' (freed memory is written: pages stay resident, the heap looks larger)'
+                    if eff['MALLOC_PERTURB_'] not in (None, '', '0') else ''))
     load_before = bl.loadavg()
     comp = bl.Compositor('veil', binary, out, 1, (int(w), int(h)), env=env,
                          name='veil-tinywl')
