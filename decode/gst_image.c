@@ -5,7 +5,6 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 #include "decode/image.h"
 #include "decode/task_pool.h"
+#include "module/message.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
@@ -99,27 +99,6 @@ static void load_closure_notify(gpointer data, GClosure *closure) {
 	load_unref(data);
 }
 
-__attribute__((format(printf, 2, 3)))
-static void set_message(char **message, const char *fmt, ...) {
-	if (message == NULL) {
-		return;
-	}
-	va_list args;
-	va_start(args, fmt);
-	int len = vsnprintf(NULL, 0, fmt, args);
-	va_end(args);
-	if (len < 0) {
-		*message = NULL;
-		return;
-	}
-	char *str = malloc((size_t)len + 1);
-	if (str != NULL) {
-		va_start(args, fmt);
-		vsnprintf(str, (size_t)len + 1, fmt, args);
-		va_end(args);
-	}
-	*message = str;
-}
 
 static bool exceeds_limits(int64_t width, int64_t height) {
 	return width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE ||
@@ -128,10 +107,10 @@ static bool exceeds_limits(int64_t width, int64_t height) {
 
 static void set_size_message(char **message, int width, int height) {
 	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
-		set_message(message, "image is %dx%d pixels, larger than veil's limit of %dx%d",
+		veil_message_set(message, "image is %dx%d pixels, larger than veil's limit of %dx%d",
 			width, height, VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
 	} else {
-		set_message(message, "image is %dx%d pixels, more than veil's limit of %d pixels",
+		veil_message_set(message, "image is %dx%d pixels, more than veil's limit of %d pixels",
 			width, height, VEIL_IMAGE_MAX_PIXELS);
 	}
 }
@@ -338,11 +317,11 @@ static int report_error(struct gst_load *load, GstMessage *msg, char **message) 
 
 	int ret;
 	if (!linked && other_type != NULL) {
-		set_message(message, "not an image GStreamer can decode: no picture decoder for %s",
+		veil_message_set(message, "not an image GStreamer can decode: no picture decoder for %s",
 			other_type);
 		ret = -ENOTSUP;
 	} else {
-		set_message(message, "not an image GStreamer can decode: %s", error->message);
+		veil_message_set(message, "not an image GStreamer can decode: %s", error->message);
 		ret = errno_from_gerror(error);
 	}
 	free(other_type);
@@ -359,12 +338,12 @@ static int copy_sample(GstSample *sample, struct veil_image *image, char **messa
 	GstCaps *caps = gst_sample_get_caps(sample);
 	GstBuffer *buffer = gst_sample_get_buffer(sample);
 	if (caps == NULL || buffer == NULL || !gst_video_info_from_caps(&info, caps)) {
-		set_message(message, "not an image GStreamer can decode: no picture came out");
+		veil_message_set(message, "not an image GStreamer can decode: no picture came out");
 		return -EINVAL;
 	}
 	int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
 	if (width <= 0 || height <= 0) {
-		set_message(message, "not an image GStreamer can decode: it is %dx%d pixels",
+		veil_message_set(message, "not an image GStreamer can decode: it is %dx%d pixels",
 			width, height);
 		return -EINVAL;
 	}
@@ -376,14 +355,14 @@ static int copy_sample(GstSample *sample, struct veil_image *image, char **messa
 
 	GstVideoFrame frame;
 	if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) {
-		set_message(message, "cannot map the picture GStreamer decoded");
+		veil_message_set(message, "cannot map the picture GStreamer decoded");
 		return -EINVAL;
 	}
 	size_t stride = (size_t)width * 4;
 	uint8_t *data = malloc(stride * (size_t)height);
 	if (data == NULL) {
 		gst_video_frame_unmap(&frame);
-		set_message(message, "out of memory for a %dx%d image", width, height);
+		veil_message_set(message, "out of memory for a %dx%d image", width, height);
 		return -ENOMEM;
 	}
 	const uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
@@ -599,12 +578,12 @@ static int check_tiff(int fd, const uint8_t head[static 30], char **message) {
 	uint32_t ifd = read_uint(head + 4, 4, big_endian);
 	uint8_t count_bytes[2];
 	if (!read_at(fd, ifd, count_bytes, sizeof(count_bytes))) {
-		set_message(message, "corrupt TIFF file: its first directory is past its end");
+		veil_message_set(message, "corrupt TIFF file: its first directory is past its end");
 		return -EINVAL;
 	}
 	uint32_t n_entries = read_uint(count_bytes, 2, big_endian);
 	if (n_entries > TIFF_MAX_TAGS) {
-		set_message(message, "corrupt TIFF file: %" PRIu32 " tags in a directory",
+		veil_message_set(message, "corrupt TIFF file: %" PRIu32 " tags in a directory",
 			n_entries);
 		return -EINVAL;
 	}
@@ -614,7 +593,7 @@ static int check_tiff(int fd, const uint8_t head[static 30], char **message) {
 	for (uint32_t i = 0; i < n_entries; i++) {
 		uint8_t entry[12];
 		if (!read_at(fd, (off_t)ifd + 2 + 12 * (off_t)i, entry, sizeof(entry))) {
-			set_message(message, "corrupt TIFF file: its first directory is cut short");
+			veil_message_set(message, "corrupt TIFF file: its first directory is cut short");
 			return -EINVAL;
 		}
 		uint32_t tag = read_uint(entry, 2, big_endian);
@@ -649,25 +628,25 @@ static int check_tiff(int fd, const uint8_t head[static 30], char **message) {
 			break;
 		case 330: /* SubIFDs */
 		case 50706: /* DNGVersion */
-			set_message(message, "TIFF raw photos (DNG) are not supported");
+			veil_message_set(message, "TIFF raw photos (DNG) are not supported");
 			return -ENOTSUP;
 		default:
 			continue;
 		}
 		if (!ok || (seen & (1u << bit)) != 0) {
-			set_message(message, "corrupt TIFF file: tag %" PRIu32 " is malformed or "
+			veil_message_set(message, "corrupt TIFF file: tag %" PRIu32 " is malformed or "
 				"repeated", tag);
 			return -EINVAL;
 		}
 		seen |= 1u << bit;
 	}
 	if (photometric == UINT32_MAX || (bits_count != 1 && bits_count != samples)) {
-		set_message(message, "corrupt TIFF file: no colour model, or bits for %" PRIu32
+		veil_message_set(message, "corrupt TIFF file: no colour model, or bits for %" PRIu32
 			" samples of %" PRIu32, bits_count, samples);
 		return -EINVAL;
 	}
 	if (format != 1 || !tiff_layout_known(photometric, samples, bits, planar, sub)) {
-		set_message(message, "TIFF layout veil does not pass to GStreamer, whose decoder "
+		veil_message_set(message, "TIFF layout veil does not pass to GStreamer, whose decoder "
 			"crashes on some (colour model %" PRIu32 ", %" PRIu32 " samples of %" PRIu32
 			" bits, sample format %" PRIu32 ")", photometric, samples, bits, format);
 		return -ENOTSUP;
@@ -693,7 +672,7 @@ static int check_bmp(int fd, const uint8_t head[static 30], char **message) {
 			(r == 0x7c00 && g == 0x03e0 && b == 0x001f)) {
 		return 0;
 	}
-	set_message(message, "BMP layout veil does not pass to GStreamer, whose decoder crashes "
+	veil_message_set(message, "BMP layout veil does not pass to GStreamer, whose decoder crashes "
 		"on some (16 bits with colour masks %04" PRIx32 ", %04" PRIx32 ", %04" PRIx32 ")",
 		r, g, b);
 	return -ENOTSUP;
@@ -734,7 +713,7 @@ static int open_copy(int fd, const struct stat *st) {
 static GstElement *add_element(GstElement *pipeline, const char *factory, char **message) {
 	GstElement *element = gst_element_factory_make(factory, NULL);
 	if (element == NULL) {
-		set_message(message, "GStreamer has no %s element (is gst-plugins-base installed?)",
+		veil_message_set(message, "GStreamer has no %s element (is gst-plugins-base installed?)",
 			factory);
 		return NULL;
 	}
@@ -755,7 +734,7 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 		if (msg != NULL) {
 			ret = report_error(load, msg, message);
 		} else {
-			set_message(message, "cannot start a GStreamer pipeline");
+			veil_message_set(message, "cannot start a GStreamer pipeline");
 			ret = -EINVAL;
 		}
 		goto out;
@@ -765,7 +744,7 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 	while (true) {
 		gint64 remaining = deadline - g_get_monotonic_time();
 		if (remaining <= 0) {
-			set_message(message, "GStreamer took more than %d seconds to decode "
+			veil_message_set(message, "GStreamer took more than %d seconds to decode "
 				"the image", TIMEOUT_SECONDS);
 			ret = -ETIMEDOUT;
 			goto out;
@@ -788,7 +767,7 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 
 	sample = gst_app_sink_try_pull_preroll(GST_APP_SINK(sink), 0);
 	if (sample == NULL) {
-		set_message(message, "not an image GStreamer can decode: it holds no picture");
+		veil_message_set(message, "not an image GStreamer can decode: it holds no picture");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -833,7 +812,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	if (!gst_is_initialized()) {
 		GError *error = NULL;
 		if (!gst_init_check(NULL, NULL, &error)) {
-			set_message(message, "cannot start GStreamer: %s",
+			veil_message_set(message, "cannot start GStreamer: %s",
 				error != NULL ? error->message : "unknown error");
 			g_clear_error(&error);
 			return -ENOTSUP;
@@ -843,11 +822,11 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int err = errno;
-		set_message(message, "cannot read the file: %s", strerror(err));
+		veil_message_set(message, "cannot read the file: %s", strerror(err));
 		return -err;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_message(message, "cannot read the file: %s", strerror(EISDIR));
+		veil_message_set(message, "cannot read the file: %s", strerror(EISDIR));
 		return -EISDIR;
 	}
 	uint32_t width, height;
@@ -862,14 +841,14 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 
 	int copy = open_copy(fd, &st);
 	if (copy < 0) {
-		set_message(message, "cannot read the file: %s", strerror(-copy));
+		veil_message_set(message, "cannot read the file: %s", strerror(-copy));
 		return copy;
 	}
 
 	struct gst_load *load = calloc(1, sizeof(*load));
 	if (load == NULL) {
 		close(copy);
-		set_message(message, "out of memory");
+		veil_message_set(message, "out of memory");
 		return -ENOMEM;
 	}
 	load->refs = 1;
@@ -922,7 +901,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 		linked = linked && gst_element_link_many(limit, convert, sink, NULL);
 	}
 	if (!linked) {
-		set_message(message, "cannot link a GStreamer pipeline");
+		veil_message_set(message, "cannot link a GStreamer pipeline");
 		ret = -EINVAL;
 		goto out;
 	}

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <png.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "decode/image.h"
+#include "module/message.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations
@@ -49,27 +49,6 @@ struct png_load {
 	char error[256]; /* libpng's message for the error that ended decoding */
 };
 
-__attribute__((format(printf, 2, 3)))
-static void set_message(char **message, const char *fmt, ...) {
-	if (message == NULL) {
-		return;
-	}
-	va_list args;
-	va_start(args, fmt);
-	int len = vsnprintf(NULL, 0, fmt, args);
-	va_end(args);
-	if (len < 0) {
-		*message = NULL;
-		return;
-	}
-	char *str = malloc((size_t)len + 1);
-	if (str != NULL) {
-		va_start(args, fmt);
-		vsnprintf(str, (size_t)len + 1, fmt, args);
-		va_end(args);
-	}
-	*message = str;
-}
 
 static ssize_t read_some(struct reader *reader, void *dst, size_t len) {
 	while (true) {
@@ -157,13 +136,13 @@ static uint32_t read_be32(const uint8_t *p) {
 
 static int check_size(uint64_t width, uint64_t height, const char *what, char **message) {
 	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
-		set_message(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
 			"limit of %dx%d", what, width, height, VEIL_IMAGE_MAX_SIDE,
 			VEIL_IMAGE_MAX_SIDE);
 		return -EFBIG;
 	}
 	if (width * height > VEIL_IMAGE_MAX_PIXELS) {
-		set_message(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
 			"limit of %d pixels", what, width, height, VEIL_IMAGE_MAX_PIXELS);
 		return -EFBIG;
 	}
@@ -203,26 +182,26 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	if (setjmp(png_jmpbuf(png))) {
 		struct reader *reader = &load->reader;
 		if (reader->error != 0) {
-			set_message(message, "cannot read the PNG file: %s",
+			veil_message_set(message, "cannot read the PNG file: %s",
 				strerror(reader->error));
 			return -reader->error;
 		}
 		if (reader->eof) {
-			set_message(message, "PNG file is truncated");
+			veil_message_set(message, "PNG file is truncated");
 			return -EINVAL;
 		}
 		if (strstr(load->error, "user limit") != NULL) {
 			/* Not reached after check_header(), unless libpng's limits differ. */
-			set_message(message, "PNG image is larger than veil's limit of %dx%d",
+			veil_message_set(message, "PNG image is larger than veil's limit of %dx%d",
 				VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
 			return -EFBIG;
 		}
 		if (strstr(load->error, "Out of memory") != NULL ||
 				strstr(load->error, "out of memory") != NULL) {
-			set_message(message, "out of memory decoding the PNG file");
+			veil_message_set(message, "out of memory decoding the PNG file");
 			return -ENOMEM;
 		}
-		set_message(message, "corrupt PNG file: %s", load->error);
+		veil_message_set(message, "corrupt PNG file: %s", load->error);
 		return -EINVAL;
 	}
 
@@ -252,13 +231,13 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 
 	size_t stride = (size_t)width * 4;
 	if (png_get_rowbytes(png, info) != stride) {
-		set_message(message, "PNG image has a layout veil cannot convert");
+		veil_message_set(message, "PNG image has a layout veil cannot convert");
 		return -EINVAL;
 	}
 	load->pixels = malloc(stride * height);
 	load->rows = malloc(height * sizeof(*load->rows));
 	if (load->pixels == NULL || load->rows == NULL) {
-		set_message(message, "out of memory for a %" PRIu32 "x%" PRIu32 " image",
+		veil_message_set(message, "out of memory for a %" PRIu32 "x%" PRIu32 " image",
 			(uint32_t)width, (uint32_t)height);
 		return -ENOMEM;
 	}
@@ -290,20 +269,20 @@ bool veil_png_sniff(const void *head, size_t len) {
 static int check_header(struct reader *reader, char **message) {
 	size_t len = peek(reader, HEADER_LEN);
 	if (reader->error != 0) {
-		set_message(message, "cannot read the file: %s", strerror(reader->error));
+		veil_message_set(message, "cannot read the file: %s", strerror(reader->error));
 		return -reader->error;
 	}
 	if (len == 0) {
-		set_message(message, "the file is empty");
+		veil_message_set(message, "the file is empty");
 		return -EINVAL;
 	}
 	size_t sig_len = len < sizeof(png_signature) ? len : sizeof(png_signature);
 	if (memcmp(reader->buf, png_signature, sig_len) != 0) {
-		set_message(message, "not a PNG file");
+		veil_message_set(message, "not a PNG file");
 		return -ENOTSUP;
 	}
 	if (len < HEADER_LEN) {
-		set_message(message, "PNG file is truncated");
+		veil_message_set(message, "PNG file is truncated");
 		return -EINVAL;
 	}
 	if (memcmp(reader->buf + 12, "IHDR", 4) != 0) {
@@ -325,17 +304,17 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		int err = errno;
-		set_message(message, "cannot read the file: %s", strerror(err));
+		veil_message_set(message, "cannot read the file: %s", strerror(err));
 		return -err;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_message(message, "cannot read the file: %s", strerror(EISDIR));
+		veil_message_set(message, "cannot read the file: %s", strerror(EISDIR));
 		return -EISDIR;
 	}
 
 	struct png_load *load = calloc(1, sizeof(*load));
 	if (load == NULL) {
-		set_message(message, "out of memory");
+		veil_message_set(message, "out of memory");
 		return -ENOMEM;
 	}
 	load->reader.fd = fd;
@@ -348,13 +327,13 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	load->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, load, handle_error,
 		handle_warning);
 	if (load->png == NULL) {
-		set_message(message, "cannot set up libpng");
+		veil_message_set(message, "cannot set up libpng");
 		ret = -ENOMEM;
 		goto out;
 	}
 	load->info = png_create_info_struct(load->png);
 	if (load->info == NULL) {
-		set_message(message, "cannot set up libpng");
+		veil_message_set(message, "cannot set up libpng");
 		ret = -ENOMEM;
 		goto out;
 	}
