@@ -146,6 +146,7 @@ struct video_source {
 	int fast_loops;
 	uint64_t delivered_at_loop;
 	int still_loops;
+	bool moved; /* a loop brought more than one frame: a moving picture, not a still */
 	GstState target;
 };
 
@@ -1007,8 +1008,15 @@ static void handle_loop_end(struct video_source *src, bool eos) {
 	src->fast_loops = time - src->last_loop_time < FAST_LOOP_US ? src->fast_loops + 1 : 0;
 	src->last_loop_time = time;
 	if (src->fast_loops >= MAX_FAST_LOOPS) {
-		wlr_log(WLR_ERROR, "%s: %d loops in less than %d ms each; it stays on its last frame",
-			src->base.path, MAX_FAST_LOOPS, FAST_LOOP_US / 1000);
+		/*
+		 * Also what a file cut short or rewritten while it plays looks like: the demuxer's
+		 * index points past the end. Say so in the status, and stop the threads.
+		 */
+		char *message = veil_message("The video stopped on its last frame: %d loops took "
+			"less than %d ms each (was the file changed while it played?)", MAX_FAST_LOOPS,
+			FAST_LOOP_US / 1000);
+		fail(src, message != NULL ? message : "The video stopped on its last frame");
+		free(message);
 		return;
 	}
 	/* A video of one frame: looping would decode that frame again and again. */
@@ -1017,6 +1025,13 @@ static void handle_loop_end(struct video_source *src, bool eos) {
 	src->delivered_at_loop = src->delivered;
 	pthread_mutex_unlock(&src->lock);
 	src->still_loops = frames <= 1 ? src->still_loops + 1 : 0;
+	src->moved = src->moved || frames > 1;
+	if (src->still_loops >= MAX_STILL_LOOPS && src->moved) {
+		/* It moved before: the file was cut short or rewritten in place while it played. */
+		fail(src, "The video stopped on its last frame: its loops bring no new frames "
+			"(was the file changed while it played?)");
+		return;
+	}
 	if (src->still_loops >= MAX_STILL_LOOPS) {
 		wlr_log(WLR_INFO, "%s: one frame a loop: it stays, without looping", src->base.path);
 		return;
@@ -1507,6 +1522,17 @@ static int build_pipeline(struct video_source *src, char **message) {
 		return -EINVAL;
 	}
 	src->bus = gst_element_get_bus(src->pipeline);
+	/*
+	 * The bus makes its descriptor when it is made, and has none when the process ran out of
+	 * them (GStreamer logs a critical): then veil could neither wait for the first frame nor
+	 * watch the pipeline, so say what is wrong now.
+	 */
+	GPollFD pollfd = { .fd = -1 };
+	gst_bus_get_pollfd(src->bus, &pollfd);
+	if (pollfd.fd < 0) {
+		veil_message_set(message, "Cannot start the video: %s", strerror(EMFILE));
+		return -EMFILE;
+	}
 	src->task_pool = veil_task_pool_new();
 	gst_bus_set_sync_handler(src->bus, handle_sync_message, src, NULL);
 	return 0;

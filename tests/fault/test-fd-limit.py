@@ -99,6 +99,10 @@ try:
                         t.check(ok or err or free <= 1,
                                 f'{what}: works, or fails with a message')
                         t.check(c.alive(), f'{what}: compositor up')
+                        # Out of descriptors is the cause; a message blaming a slow first
+                        # frame would send the user looking in the wrong place.
+                        t.check(ok or 'took more than' not in err,
+                                f'{what}: the message names the cause', err)
                         release()
                         if not ok:
                             t.check(c.veil(OUT).get('state') == 'shown',

@@ -239,6 +239,7 @@ static bool make_media(void) {
 		run("ffmpeg -nostdin -v error -y -f lavfi -i testsrc=s=64x48:r=10:d=0.5 "
 			"-c:v mjpeg %s", media("huge.avi")) &&
 		run("cp %s %s", media("colours.mp4"), media("deleted.mp4")) &&
+		run("cp %s %s", media("colours.mp4"), media("emptied.mp4")) &&
 		run("ffmpeg -nostdin -v error -y -f lavfi -i color=c=0xff0000:s=64x48:r=20:d=0.5 "
 			"-c:v libx264 -preset ultrafast -pix_fmt yuv420p -bf 0 -f h264 %s",
 			media("red.h264")) &&
@@ -663,6 +664,40 @@ static void test_deleted(struct veil_source_context *ctx) {
 	veil_source_unref(source);
 }
 
+/*
+ * The file is cut to nothing while it plays: nothing is left to loop over. The last frame
+ * stays, the threads end, and the status says the video stopped and why.
+ */
+static void test_truncated_in_place(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("emptied.mp4"), false, &err,
+		&message);
+	free(message);
+	CHECK(source != NULL);
+	if (source == NULL) {
+		return;
+	}
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, 1.2);
+	int before = viewer.signals;
+	CHECK(before >= 10 && source->error == NULL, "%d frames", before);
+	CHECK(truncate(media("emptied.mp4"), 0) == 0);
+	dispatch_for(ctx->loop, 2.0);
+	printf("emptied.mp4: %d frames before, %d after, %" PRId64 " loops, error: %s\n", before,
+		viewer.signals - before, status_int(source, "loops"),
+		source->error != NULL ? source->error : "none");
+	CHECK(source->frame != NULL, "the last frame stays");
+	CHECK(status_is(source, "state", "stopped") && source->error != NULL &&
+		strstr(source->error, "stopped") != NULL, "error: %s",
+		source->error != NULL ? source->error : "none");
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
 /* The data ends after the first frames: an error after creation, the last frame stays. */
 static void test_cut(struct veil_source_context *ctx) {
 	int err;
@@ -1037,6 +1072,7 @@ int main(void) {
 	test_resize(&ctx);
 	test_too_large_later(&ctx);
 	test_deleted(&ctx);
+	test_truncated_in_place(&ctx);
 	test_other_formats(&ctx);
 	test_dmabuf_renderer(&ctx);
 	test_cut(&ctx);
