@@ -105,6 +105,21 @@ void veil_source_set_paused(struct veil_source *source, bool paused) {
 	update_decoding(source, was_running);
 }
 
+void veil_source_add_owed(struct veil_source *source, int delta) {
+	bool was = source->owed > 0;
+	source->owed += delta;
+	assert(source->owed >= 0);
+	if ((source->owed > 0) != was && source->impl->set_frame_owed != NULL) {
+		source->impl->set_frame_owed(source, source->owed > 0);
+	}
+}
+
+void veil_source_frame_event(struct veil_source *source) {
+	if (source->impl->frame_event != NULL) {
+		source->impl->frame_event(source);
+	}
+}
+
 static bool same_file(const struct veil_source *source, const struct stat *st) {
 	return source->dev == st->st_dev && source->ino == st->st_ino &&
 		source->size == st->st_size &&

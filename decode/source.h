@@ -33,6 +33,13 @@ struct veil_source_impl {
 	void (*set_paused)(struct veil_source *source, bool paused);
 	/* Adds the source's own fields (decoder, counters, ...) to a status object. */
 	void (*add_status)(struct veil_source *source, struct json_object *obj);
+	/*
+	 * Optional. Whether some output showing the source owes a frame event (it committed and
+	 * waits for the page flip): a frame that comes meanwhile can wait for frame_event(),
+	 * which runs at that moment anyway, instead of waking the compositor.
+	 */
+	void (*set_frame_owed)(struct veil_source *source, bool owed);
+	void (*frame_event)(struct veil_source *source);
 };
 
 /* What every source needs from the compositor side. Owned by the scene. */
@@ -50,6 +57,7 @@ struct veil_source {
 	struct wl_list link; /* veil_source_context.sources */
 	int refs; /* settings and outputs holding the source */
 	int viewers; /* outputs on which the source is visible now */
+	int owed; /* outputs showing the source that owe a frame event */
 	bool paused; /* by the user */
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
 	bool shrunk;
@@ -104,6 +112,13 @@ void veil_source_unref(struct veil_source *source);
 /* One more (delta 1) or one fewer (-1) output shows the source; decoding follows. */
 void veil_source_add_viewers(struct veil_source *source, int delta);
 void veil_source_set_paused(struct veil_source *source, bool paused);
+/*
+ * An output showing the source committed (delta 1) and owes a frame event, or no longer does
+ * (-1: its frame event came, or it stopped showing the source).
+ */
+void veil_source_add_owed(struct veil_source *source, int delta);
+/* An output showing the source had its frame event: the moment to take a waiting frame. */
+void veil_source_frame_event(struct veil_source *source);
 
 /*
  * Constructors, called by veil_source_open with an open fd (not closed by them). They take

@@ -104,6 +104,9 @@ struct video_source {
 	GstSample *mailbox; /* the newest sample the compositor has not taken yet */
 	uint64_t delivered; /* samples put into the mailbox */
 	uint64_t dropped; /* samples replaced in the mailbox before the compositor took them */
+	bool wake_written; /* wake_fd holds a wake-up the compositor has not read yet */
+	/* Some output showing the video owes a frame event: a new sample waits for it. */
+	bool frame_owed;
 	/* The buffer delivered last (identity only, no reference): a preroll is rendered again. */
 	const GstBuffer *last_buffer;
 	GstClockTime last_pts;
@@ -136,6 +139,7 @@ struct video_source {
 	struct veil_sample_format format;
 	char *missing; /* what decodebin reported missing */
 	uint64_t frames, loops;
+	uint64_t wakeups; /* times the streaming threads woke the compositor (wake_fd) */
 	unsigned logged_decoder_serial; /* written under lock too */
 	bool visible, paused;
 	bool created, failed;
@@ -727,11 +731,19 @@ static void deliver(struct video_source *src, GstSample *sample) {
 	if (older != NULL) {
 		src->dropped++;
 	}
+	/*
+	 * One wake-up per frame at most, and none while an output owes a frame event: the
+	 * compositor cannot show the frame before that event, and takes it then (frame_event).
+	 * A sample still waiting when the next comes means the event is late: wake then.
+	 */
+	bool wake = !src->wake_written && (!src->frame_owed || older != NULL);
+	src->wake_written = src->wake_written || wake;
 	pthread_mutex_unlock(&src->lock);
 
 	if (older != NULL) {
-		/* The compositor has a wake-up pending already and will take the newest. */
 		gst_sample_unref(older);
+	}
+	if (!wake) {
 		return;
 	}
 	uint64_t one = 1;
@@ -855,14 +867,10 @@ out:
 	return ret;
 }
 
-static int handle_wake(int fd, uint32_t mask, void *data) {
-	struct video_source *src = data;
-	uint64_t count;
-	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
-		wlr_log_errno(WLR_ERROR, "%s: cannot read the frame eventfd", src->base.path);
-	}
+/* Compositor thread: takes the newest sample, if there is one, onto the outputs. */
+static void take_waiting_frame(struct video_source *src) {
 	if (src->failed) {
-		return 0;
+		return;
 	}
 	char *message = NULL;
 	if (take_frame(src, &message) < 0) {
@@ -870,7 +878,40 @@ static int handle_wake(int fd, uint32_t mask, void *data) {
 	}
 	free(message);
 	log_decoder(src);
+}
+
+static void read_wake(struct video_source *src) {
+	uint64_t count;
+	if (read(src->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
+		wlr_log_errno(WLR_ERROR, "%s: cannot read the frame eventfd", src->base.path);
+	}
+	pthread_mutex_lock(&src->lock);
+	src->wake_written = false;
+	pthread_mutex_unlock(&src->lock);
+}
+
+static int handle_wake(int fd, uint32_t mask, void *data) {
+	struct video_source *src = data;
+	src->wakeups++;
+	read_wake(src);
+	take_waiting_frame(src);
 	return 0;
+}
+
+static void video_source_frame_event(struct veil_source *source) {
+	take_waiting_frame(video_source_from_source(source));
+}
+
+static void video_source_set_frame_owed(struct veil_source *source, bool owed) {
+	struct video_source *src = video_source_from_source(source);
+	pthread_mutex_lock(&src->lock);
+	src->frame_owed = owed;
+	bool waiting = !owed && src->mailbox != NULL && !src->wake_written;
+	pthread_mutex_unlock(&src->lock);
+	/* No event will come for a sample that waited for one: take it now. */
+	if (waiting) {
+		take_waiting_frame(src);
+	}
 }
 
 static int errno_of_gerror(const GError *gerr) {
@@ -1579,6 +1620,7 @@ static void video_source_add_status(struct veil_source *source, struct json_obje
 	json_object_object_add(obj, "frames", json_object_new_int64((int64_t)src->frames));
 	json_object_object_add(obj, "dropped", json_object_new_int64((int64_t)dropped));
 	json_object_object_add(obj, "loops", json_object_new_int64((int64_t)src->loops));
+	json_object_object_add(obj, "wakeups", json_object_new_int64((int64_t)src->wakeups));
 	json_object_object_add(obj, "state", json_object_new_string(src->failed ? "stopped" :
 		src->target == GST_STATE_PLAYING ? "playing" : "paused"));
 	json_object_object_add(obj, "pipeline",
@@ -1673,6 +1715,8 @@ static const struct veil_source_impl video_source_impl = {
 	.set_visible = video_source_set_visible,
 	.set_paused = video_source_set_paused,
 	.add_status = video_source_add_status,
+	.set_frame_owed = video_source_set_frame_owed,
+	.frame_event = video_source_frame_event,
 };
 
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
@@ -1727,10 +1771,7 @@ struct veil_source *veil_video_source_create(struct veil_source_context *ctx, in
 		goto error;
 	}
 	/* The frame is taken here; the wake-up the streaming thread wrote is stale. */
-	uint64_t count;
-	if (read(src->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
-		wlr_log_errno(WLR_ERROR, "%s: cannot read the frame eventfd", path);
-	}
+	read_wake(src);
 	ret = take_frame(src, message);
 	if (ret < 0) {
 		goto error;

@@ -290,10 +290,24 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 	output->frames++;
 }
 
+/*
+ * Whether the output owes a frame event to the source it shows: a video's next frame then waits
+ * for that event instead of waking the compositor (the output cannot show it sooner).
+ */
+static void set_owes_frame(struct veil_output *output, bool owes) {
+	owes = owes && output->source != NULL;
+	if (owes == output->owes_frame) {
+		return;
+	}
+	output->owes_frame = owes;
+	veil_source_add_owed(output->source, owes ? 1 : -1);
+}
+
 static void set_source(struct veil_output *output, struct veil_source *source) {
 	if (source == output->source) {
 		return;
 	}
+	set_owes_frame(output, false);
 	if (output->source != NULL) {
 		if (output->viewing) {
 			veil_source_add_viewers(output->source, -1);
@@ -340,6 +354,11 @@ void veil_output_set_error(struct veil_output *output, const char *error) {
 static void handle_output_commit(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, output_commit);
 	const struct wlr_output_event_commit *event = data;
+	/*
+	 * wlroots sets frame_pending on a commit that leaves the output on: a frame event follows.
+	 * A disabled output gets none (its flag may be left over from before).
+	 */
+	set_owes_frame(output, output->output->enabled && output->output->frame_pending);
 	uint32_t relevant = WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_SCALE |
 		WLR_OUTPUT_STATE_TRANSFORM | WLR_OUTPUT_STATE_ENABLED;
 	if (!(event->state->committed & relevant)) {
@@ -347,6 +366,20 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	}
 	veil_scene_update_max_size(output->scene);
 	layout(output);
+}
+
+static void handle_output_frame(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, output_frame);
+	if (!output->owes_frame) {
+		return;
+	}
+	/* A frame that waited for this event goes up now: the compositor commits it next. */
+	veil_source_frame_event(output->source);
+	/*
+	 * Still owed when the compositor committed in this event already (its listener ran
+	 * first): the next frame event is the one to wait for then.
+	 */
+	set_owes_frame(output, output->output->enabled && output->output->frame_pending);
 }
 
 static void handle_tree_destroy(struct wl_listener *listener, void *data) {
@@ -419,6 +452,8 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 	output->source_frame.notify = handle_source_frame;
 	output->output_commit.notify = handle_output_commit;
 	wl_signal_add(&wlr_output->events.commit, &output->output_commit);
+	output->output_frame.notify = handle_output_frame;
+	wl_signal_add(&wlr_output->events.frame, &output->output_frame);
 	output->tree_destroy.notify = handle_tree_destroy;
 	wl_signal_add(&output->tree->node.events.destroy, &output->tree_destroy);
 	wlr_addon_init(&output->addon, &wlr_output->addons, scene, &output_addon_impl);
@@ -442,6 +477,7 @@ void veil_output_destroy(struct veil_output *output) {
 	release_tiled(output);
 	wl_list_remove(&output->source_frame.link);
 	wl_list_remove(&output->output_commit.link);
+	wl_list_remove(&output->output_frame.link);
 	wl_list_remove(&output->tree_destroy.link);
 	wlr_addon_finish(&output->addon);
 	wl_list_remove(&output->link);

@@ -61,9 +61,12 @@ struct veil_output {
 	bool viewing; /* counted in source->viewers */
 	char *error; /* the last failure on this output, NULL when the last command worked */
 	uint64_t frames; /* frames put on this output's nodes */
+	/* Counted in source->owed: committed, the output's frame event is still to come. */
+	bool owes_frame;
 
 	struct wl_listener source_frame;
 	struct wl_listener output_commit;
+	struct wl_listener output_frame;
 	struct wl_listener tree_destroy;
 };
 

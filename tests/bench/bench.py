@@ -91,6 +91,7 @@ def run(args):
         comp.start()
         group = bl.Group('comp', lambda: [comp.pid], main=comp.pid)
         ready = group.sample(None, record=False)
+        smaps_before = bl.smaps(comp.pid)
         t0 = time.monotonic()
         comp.ipc.must(cmd)
         t_cmd = time.monotonic() - t0
@@ -100,7 +101,7 @@ def run(args):
                f'{t_shown * 1000:.0f} ms; warming up {args.warmup:g} s')
         time.sleep(args.warmup)
         counters = bl.VeilCounters(comp)
-        first = counters.prev = counters.read()
+        start = counters.prev = counters.read()
         sampler = bl.Sampler([group], args.interval,
                              extra=None if args.no_status else counters, alive=comp.alive)
         progress = max(1, int(10 / args.interval))
@@ -111,6 +112,7 @@ def run(args):
                        f'frames/s {bl.fmt(r.get("frames_per_s"))}  '
                        f'others {r["others_pct"]:.0f} %')
         rows = sampler.run(args.duration, on_row)
+        smaps_after = bl.smaps(comp.pid)
         last = counters.read()
         status = counters.last_status
         load_after = bl.loadavg()
@@ -134,10 +136,10 @@ def run(args):
     src = first.get('source') or {}
     kind = first.get('kind')
     # Totals over the window, from veil's counters read just before and just after it.
-    fps = (last[0] - first[0]) / sampler.seconds
-    dec = (last[1] - first[1]) / sampler.seconds
-    dropped = last[2] - first[2]
-    loops = [first[3], last[3]]
+    fps = (last[0] - start[0]) / sampler.seconds
+    dec = (last[1] - start[1]) / sampler.seconds
+    dropped = last[2] - start[2]
+    loops = [start[3], last[3]]
     rate = bl.clip_rate(path) if kind == 'video' else None
 
     lines.append(f'veil bench: {name} on {args.outputs} x {size[0]}x{size[1]}, mode '
@@ -199,6 +201,7 @@ def run(args):
     lines.append(f'RssAnon (heap): {bl.fmt(bl.mib(ready["rss_anon_kib"]))} MiB before, '
                  f'{bl.fmt(bl.mib(s["anon_first"]))} first, {bl.fmt(bl.mib(s["anon_last"]))} '
                  f'last')
+    lines += bl.smaps_lines(smaps_before, smaps_after)
     lines.append(f'Threads: {bl.range_text(s["threads_min"], s["threads_max"])} '
                  f'({ready["threads"]} before); descriptors: '
                  f'{bl.range_text(s["fds_min"], s["fds_max"])} ({ready["fds"]} before)')

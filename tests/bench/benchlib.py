@@ -76,15 +76,22 @@ def read_text(path):
         return f.read().decode('utf-8', 'replace')
 
 
-def proc_stat(pid, tid=None):
-    """(comm, utime, stime, threads, starttime) of a process or thread, in clock ticks."""
+def proc_stat(pid, tid=None, children=False):
+    """
+    (comm, utime, stime, threads, starttime) of a process or thread, in clock ticks. children:
+    add the time of the children it has reaped (cutime, cstime): sway's swaybg runs that ended.
+    """
     path = f'/proc/{pid}/stat' if tid is None else f'/proc/{pid}/task/{tid}/stat'
     text = read_text(path)
     lp, rp = text.index('('), text.rindex(')')
     comm = text[lp + 1:rp]
     f = text[rp + 2:].split()
-    # f[0] is field 3 (state): utime is field 14, stime 15, num_threads 20, starttime 22.
-    return comm, int(f[11]), int(f[12]), int(f[17]), int(f[19])
+    # f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17,
+    # num_threads 20, starttime 22.
+    ut, st = int(f[11]), int(f[12])
+    if children:
+        ut, st = ut + int(f[13]), st + int(f[14])
+    return comm, ut, st, int(f[17]), int(f[19])
 
 
 def proc_status(pid, tid=None):
@@ -97,6 +104,58 @@ def proc_status(pid, tid=None):
             v = v[:-3]
         out[k] = v
     return out
+
+
+def smaps(pid):
+    """
+    Resident memory by kind, from /proc/PID/smaps (KiB): 'files' (libraries and other mapped
+    files), 'heap' (glibc's main arena), 'stacks', 'anon' (other anonymous memory: glibc's
+    thread arenas and its mmap()ed large blocks, such as video frames), and 'big': the
+    anonymous mappings of 1 MiB or more as (size, rss) pairs.
+    """
+    out = {'files': 0, 'heap': 0, 'stacks': 0, 'anon': 0, 'big': []}
+    size = 0
+    name = ''
+    for line in read_text(f'/proc/{pid}/smaps').splitlines():
+        head = line.split(None, 5)
+        if head and '-' in head[0] and len(head) >= 5 and ':' not in head[0]:
+            lo, _, hi = head[0].partition('-')
+            size = (int(hi, 16) - int(lo, 16)) // 1024
+            name = head[5].strip() if len(head) > 5 else ''
+            continue
+        if not line.startswith('Rss:'):
+            continue
+        rss = int(line.split()[1])
+        if name == '[heap]':
+            out['heap'] += rss
+        elif name.startswith('[stack'):
+            out['stacks'] += rss
+        elif name.startswith('/') or name.startswith('memfd:'):
+            out['files'] += rss
+        elif name == '' or name.startswith('[anon'):
+            out['anon'] += rss
+            if size >= 1024:
+                out['big'].append((size, rss))
+    return out
+
+
+def smaps_lines(before, after):
+    """The report's lines for what grew between two smaps() readings."""
+    def d(key):
+        return (after[key] - before[key]) / 1024.0
+    lines = [f'Memory by kind, growth over the wallpaper-less compositor (smaps, at the end): '
+             f'mapped files (libraries, plugins) {d("files"):+.1f} MiB, main heap '
+             f'{d("heap"):+.1f} MiB, other anonymous {d("anon"):+.1f} MiB']
+    sizes = {}
+    for size, rss in after['big']:
+        n, total = sizes.get(size, (0, 0))
+        sizes[size] = (n + 1, total + rss)
+    if sizes:
+        top = sorted(sizes.items(), key=lambda kv: -kv[1][1])[:8]
+        lines.append('Anonymous mappings of 1 MiB or more (count x size: resident): ' +
+                     ', '.join(f'{n} x {size / 1024:.1f} MiB: {total / 1024:.1f}'
+                               for size, (n, total) in top))
+    return lines
 
 
 def count_fds(pid):
@@ -618,9 +677,14 @@ class Group:
         self.sample(None, record=False)
 
     def _cpu(self, pid, since):
-        """(user, system) ticks of pid since the previous sample."""
+        """
+        (user, system) ticks of pid since the previous sample, with the children it reaped
+        meanwhile: sway starts a swaybg per `output bg` and reaps the one it replaces, which a
+        sample of the living members alone would miss. (A child seen alive in an earlier sample
+        is counted again when reaped: at most what it used before that sample.)
+        """
         try:
-            comm, ut, st, nthr, start = proc_stat(pid)
+            comm, ut, st, nthr, start = proc_stat(pid, children=True)
         except (OSError, ValueError):
             return 0, 0, None
         prev = self.last.get(pid)

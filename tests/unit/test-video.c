@@ -361,6 +361,70 @@ static void test_playback(struct veil_source_context *ctx) {
 }
 
 /*
+ * While an output owes a frame event, frames wait for it instead of waking the compositor:
+ * taken at each frame event, no wake-up; without events (a late one), every other frame
+ * wakes, so the picture still moves; no longer owed, wake-ups come back, one per frame.
+ */
+static void test_frame_event(struct veil_source_context *ctx) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media("colours.mp4"), false, &err,
+		&message);
+	free(message);
+	CHECK(source != NULL);
+	if (source == NULL) {
+		return;
+	}
+	struct viewer viewer;
+	watch(&viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, 0.3);
+
+	/* As a 100 Hz output would: commit, frame event 10 ms later, commit again. */
+	int signals = viewer.signals;
+	int64_t wakeups = status_int(source, "wakeups");
+	int64_t dropped = status_int(source, "dropped");
+	veil_source_add_owed(source, 1);
+	double start = now();
+	while (now() - start < 1.5) {
+		dispatch_for(ctx->loop, 0.01);
+		veil_source_frame_event(source);
+	}
+	int taken = viewer.signals - signals;
+	int64_t woke = status_int(source, "wakeups") - wakeups;
+	int64_t lost = status_int(source, "dropped") - dropped;
+	printf("owed, frame events every 10 ms, 1.5 s: %d frames, %" PRId64 " wake-ups, %" PRId64
+		" dropped\n", taken, woke, lost);
+	CHECK(taken >= 20 && woke <= 2 && lost <= 2, "%d frames, %" PRId64 " wake-ups, %" PRId64
+		" dropped", taken, woke, lost);
+
+	/* The events stop coming (the output stalled): the second frame waiting wakes. */
+	signals = viewer.signals;
+	wakeups = status_int(source, "wakeups");
+	dispatch_for(ctx->loop, 1.5);
+	taken = viewer.signals - signals;
+	woke = status_int(source, "wakeups") - wakeups;
+	printf("owed, no frame events, 1.5 s: %d frames, %" PRId64 " wake-ups\n", taken, woke);
+	CHECK(taken >= 8 && taken <= 20 && woke == taken, "%d frames, %" PRId64 " wake-ups",
+		taken, woke);
+
+	/* Not owed any more: one wake-up per frame again. */
+	veil_source_add_owed(source, -1);
+	signals = viewer.signals;
+	wakeups = status_int(source, "wakeups");
+	dispatch_for(ctx->loop, 1.5);
+	taken = viewer.signals - signals;
+	woke = status_int(source, "wakeups") - wakeups;
+	printf("not owed, 1.5 s: %d frames, %" PRId64 " wake-ups\n", taken, woke);
+	CHECK(taken >= 20 && woke >= taken - 1 && woke <= taken + 1, "%d frames, %" PRId64
+		" wake-ups", taken, woke);
+
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer.frame.link);
+	veil_source_unref(source);
+}
+
+/*
  * H.264 without a container (its end comes as EOS: looping by flushing seeks), changing size
  * in the middle: the holders see the new size with the first frame of it.
  */
@@ -1069,6 +1133,7 @@ int main(void) {
 	int fds_before = count_dir("/proc/self/fd");
 	int threads_before = count_dir("/proc/self/task");
 	test_playback(&ctx);
+	test_frame_event(&ctx);
 	test_resize(&ctx);
 	test_too_large_later(&ctx);
 	test_deleted(&ctx);
