@@ -360,25 +360,41 @@ static void test_playback(struct veil_source_context *ctx) {
 	wlr_buffer_unlock(held);
 }
 
+/* Opens a video and shows it (one viewer) for `seconds`: NULL, a failed check, if it can't. */
+static struct veil_source *play(struct veil_source_context *ctx, const char *name,
+		struct viewer *viewer, double seconds) {
+	int err;
+	char *message;
+	struct veil_source *source = veil_source_open(ctx, media(name), false, &err, &message);
+	CHECK(source != NULL, "%s: %s", name, message != NULL ? message : "");
+	free(message);
+	if (source == NULL) {
+		return NULL;
+	}
+	watch(viewer, source);
+	veil_source_add_viewers(source, 1);
+	dispatch_for(ctx->loop, seconds);
+	return source;
+}
+
+/* Undoes play(). */
+static void stop_playing(struct veil_source *source, struct viewer *viewer) {
+	veil_source_add_viewers(source, -1);
+	wl_list_remove(&viewer->frame.link);
+	veil_source_unref(source);
+}
+
 /*
  * While an output owes a frame event, frames wait for it instead of waking the compositor:
  * taken at each frame event, no wake-up; without events (a late one), every other frame
  * wakes, so the picture still moves; no longer owed, wake-ups come back, one per frame.
  */
 static void test_frame_event(struct veil_source_context *ctx) {
-	int err;
-	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("colours.mp4"), false, &err,
-		&message);
-	free(message);
-	CHECK(source != NULL);
+	struct viewer viewer;
+	struct veil_source *source = play(ctx, "colours.mp4", &viewer, 0.3);
 	if (source == NULL) {
 		return;
 	}
-	struct viewer viewer;
-	watch(&viewer, source);
-	veil_source_add_viewers(source, 1);
-	dispatch_for(ctx->loop, 0.3);
 
 	/* As a 100 Hz output would: commit, frame event 10 ms later, commit again. */
 	int signals = viewer.signals;
@@ -418,10 +434,7 @@ static void test_frame_event(struct veil_source_context *ctx) {
 	printf("not owed, 1.5 s: %d frames, %" PRId64 " wake-ups\n", taken, woke);
 	CHECK(taken >= 20 && woke >= taken - 1 && woke <= taken + 1, "%d frames, %" PRId64
 		" wake-ups", taken, woke);
-
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /*
@@ -733,19 +746,11 @@ static void test_deleted(struct veil_source_context *ctx) {
  * stays, the threads end, and the status says the video stopped and why.
  */
 static void test_truncated_in_place(struct veil_source_context *ctx) {
-	int err;
-	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("emptied.mp4"), false, &err,
-		&message);
-	free(message);
-	CHECK(source != NULL);
+	struct viewer viewer;
+	struct veil_source *source = play(ctx, "emptied.mp4", &viewer, 1.2);
 	if (source == NULL) {
 		return;
 	}
-	struct viewer viewer;
-	watch(&viewer, source);
-	veil_source_add_viewers(source, 1);
-	dispatch_for(ctx->loop, 1.2);
 	int before = viewer.signals;
 	CHECK(before >= 10 && source->error == NULL, "%d frames", before);
 	CHECK(truncate(media("emptied.mp4"), 0) == 0);
@@ -757,9 +762,7 @@ static void test_truncated_in_place(struct veil_source_context *ctx) {
 	CHECK(status_is(source, "state", "stopped") && source->error != NULL &&
 		strstr(source->error, "stopped") != NULL, "error: %s",
 		source->error != NULL ? source->error : "none");
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /* The data ends after the first frames: an error after creation, the last frame stays. */
