@@ -49,7 +49,6 @@ struct png_load {
 	char error[256]; /* libpng's message for the error that ended decoding */
 };
 
-
 static ssize_t read_some(struct reader *reader, void *dst, size_t len) {
 	while (true) {
 		ssize_t n;

@@ -303,6 +303,14 @@ static void set_owes_frame(struct veil_output *output, bool owes) {
 	veil_source_add_owed(output->source, owes ? 1 : -1);
 }
 
+/*
+ * After a commit or a frame event: wlroots sets frame_pending on a commit that leaves the output
+ * on, and a frame event follows it. A disabled output gets none (its flag may be left over).
+ */
+static void follow_frame_pending(struct veil_output *output) {
+	set_owes_frame(output, output->output->enabled && output->output->frame_pending);
+}
+
 static void set_source(struct veil_output *output, struct veil_source *source) {
 	if (source == output->source) {
 		return;
@@ -354,11 +362,7 @@ void veil_output_set_error(struct veil_output *output, const char *error) {
 static void handle_output_commit(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, output_commit);
 	const struct wlr_output_event_commit *event = data;
-	/*
-	 * wlroots sets frame_pending on a commit that leaves the output on: a frame event follows.
-	 * A disabled output gets none (its flag may be left over from before).
-	 */
-	set_owes_frame(output, output->output->enabled && output->output->frame_pending);
+	follow_frame_pending(output);
 	uint32_t relevant = WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_SCALE |
 		WLR_OUTPUT_STATE_TRANSFORM | WLR_OUTPUT_STATE_ENABLED;
 	if (!(event->state->committed & relevant)) {
@@ -379,7 +383,7 @@ static void handle_output_frame(struct wl_listener *listener, void *data) {
 	 * Still owed when the compositor committed in this event already (its listener ran
 	 * first): the next frame event is the one to wait for then.
 	 */
-	set_owes_frame(output, output->output->enabled && output->output->frame_pending);
+	follow_frame_pending(output);
 }
 
 static void handle_tree_destroy(struct wl_listener *listener, void *data) {

@@ -79,7 +79,7 @@ def main():
     ap.add_argument('--size', default='1920x1080')
     ap.add_argument('--warmup', type=float, default=3.0)
     ap.add_argument('--seconds', type=float, default=10.0)
-    ap.add_argument('--build', default='build-bench')
+    ap.add_argument('--build', default=bl.default_build())
     ap.add_argument('--out', default=None)
     args = ap.parse_args()
 
@@ -89,7 +89,7 @@ def main():
     binary = bl.compositor_path(build)
     w, _, h = args.size.lower().partition('x')
     out = args.out or os.path.join(build, 'bench',
-                                   time.strftime('%Y%m%d-%H%M%S-wakes-') + os.path.basename(path))
+                                   f'{bl.stamp()}-wakes-{os.path.basename(path)}')
     os.makedirs(out, exist_ok=True)
     trace = os.path.join(out, 'strace.txt')
 
