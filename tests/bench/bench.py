@@ -196,8 +196,8 @@ def run(args):
                  f'{bl.fmt(bl.mib(s["rss_first"]))} at the first sample, '
                  f'{bl.fmt(bl.mib(s["rss_last"]))} at the last (min '
                  f'{bl.fmt(bl.mib(s["rss_min"]))}, max {bl.fmt(bl.mib(s["rss_max"]))}); growth '
-                 f'over the wallpaper-less compositor {bl.fmt(bl.mib(s["rss_median"] - ready["rss_kib"]))} '
-                 f'MiB (median)')
+                 f'over the wallpaper-less compositor '
+                 f'{bl.fmt(bl.mib(s["rss_median"] - ready["rss_kib"]))} MiB (median)')
     lines.append(f'RssAnon (heap): {bl.fmt(bl.mib(ready["rss_anon_kib"]))} MiB before, '
                  f'{bl.fmt(bl.mib(s["anon_first"]))} first, {bl.fmt(bl.mib(s["anon_last"]))} '
                  f'last')

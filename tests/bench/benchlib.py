@@ -165,6 +165,38 @@ def count_fds(pid):
         return 0
 
 
+def thread_names(pid):
+    """The names (comm) of pid's threads, sorted, joined by ';' (one CSV cell); '' if gone."""
+    names = []
+    try:
+        tids = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        return ''
+    for tid in tids:
+        try:
+            names.append(read_text(f'/proc/{pid}/task/{tid}/comm').strip())
+        except OSError:
+            continue
+    return ';'.join(sorted(names))
+
+
+def names_diff(before, after):
+    """(appeared, gone): thread names as thread_names() gives them, each 'name' or 'name xN'."""
+    a, b = {}, {}
+    for d, text in ((a, before), (b, after)):
+        for n in filter(None, (text or '').split(';')):
+            d[n] = d.get(n, 0) + 1
+
+    def fmt_names(x, y):
+        out = []
+        for n in sorted(x):
+            k = x[n] - y.get(n, 0)
+            if k > 0:
+                out.append(n if k == 1 else f'{n} x{k}')
+        return ', '.join(out) or 'none'
+    return fmt_names(b, a), fmt_names(a, b)
+
+
 def ppid_of(pid):
     try:
         text = read_text(f'/proc/{pid}/stat')
@@ -269,6 +301,20 @@ def bounds_rise(xs, ys):
     rise = lo if abs(lo) < abs(hi) else hi
     span = mean([x for x, _ in last]) - mean([x for x, _ in first])
     return (rise / span if span > 0 else 0.0), lo, hi
+
+
+def halves_rise(xs, ys):
+    """
+    bounds_rise() over each half of the window: (first half's rise, second half's). A count that
+    leaks keeps rising, so it rises in both halves; a high-water mark (a thread pool that grew
+    once to the most jobs it ever ran at once, and keeps its threads for reuse) steps up once,
+    which only one half can show.
+    """
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    h = len(pts) // 2
+    first = bounds_rise([x for x, _ in pts[:h]], [y for _, y in pts[:h]])[0]
+    second = bounds_rise([x for x, _ in pts[h:]], [y for _, y in pts[h:]])[0]
+    return first, second
 
 
 def fmt(v, digits=1, unit=''):

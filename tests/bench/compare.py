@@ -565,6 +565,8 @@ def report_scenario(name, res, cfg):
     for m in runs:
         srv = m.get('server', {})
         cli = m.get('client', {})
+        threads = '+'.join(bl.range_text(g.get('threads_min'), g.get('threads_max'))
+                           for g in (srv, cli) if g)
         lines.append(
             f'{m["round"]:5} {m["system"]:6}  {bl.fmt(m["cpu_mean"], 2):>6} '
             f'(med {bl.fmt(m["cpu_median"], 1)}, {m["ticks"]} ticks)  '
@@ -572,8 +574,7 @@ def report_scenario(name, res, cfg):
             f'{bl.fmt(srv.get("wakeups_mean"), 1)}  {bl.fmt(m.get("frames_per_s"), 2)}  '
             f'{bl.fmt(m.get("wakeups_per_frame"), 2)}  '
             f'{bl.fmt(bl.mib(srv.get("rss_median")))}  {bl.fmt(bl.mib(cli.get("rss_median")))}  '
-            f'{"+".join(bl.range_text(g.get("threads_min"), g.get("threads_max")) for g in (srv, cli) if g)}'
-            f'  {bl.range_text(srv.get("fds_min"), srv.get("fds_max"))}  '
+            f'{threads}  {bl.range_text(srv.get("fds_min"), srv.get("fds_max"))}  '
             f'{bl.fmt(m["others_mean"])}{" LOADED" if m["loaded"] else ""}')
         if name == 'covered' and 'before' in m:
             b = m['before']

@@ -21,11 +21,17 @@ What fails (the method of veil's client-daemon soaks):
            (loop), 2 KiB a switch (switch) (--max-rise).
            In switch only the samples taken with an image on screen count: no pipeline exists
            then, so what is left is what was kept.
-  threads, descriptors
+  descriptors
            the same bounds test over the same window: at most 0.05 a minute (loop), 0.01 a
            switch (switch) (--max-slope). (The client daemon's soaks used a least-squares
-           slope here; a count that flickers by one thread tilts that line over a short window,
-           while a leaked thread raises both bounds. The slope is still printed.)
+           slope here; a count that flickers by one tilts that line over a short window, while
+           a leak raises both bounds. The slope is still printed.)
+  threads  the bounds test over each half of the window, with the same limits: fails when both
+           halves rise. GStreamer's threads come from GLib's thread pools, which start a thread
+           when more jobs run at once than ever before and keep it for the next job (GLib keeps
+           up to 8 idle ones, each for 15 s), so the count is a high-water mark that can step
+           up once at any time; a leak keeps rising. The names of the threads that appeared
+           and went between the window's first and last samples are printed.
   frames   loop: fewer than 90 % of the clip's frames put on the output over the run
            (--min-shown), or fewer loops than 90 % of the run's seconds / the clip's length.
   commands switch: a set command that fails, or a wallpaper not shown within 30 s.
@@ -67,6 +73,28 @@ def window(rows, settle):
     return rows[int(n * settle):]
 
 
+def check_fds(checks, xs, rows, key, limit, unit, where):
+    vals = [r[key] for r in rows]
+    rise, lo, hi = bl.bounds_rise(xs, vals)
+    checks.check(rise <= limit,
+                 f'descriptors{where}: {min(vals)} to {max(vals)}, bounds {lo:+d}/{hi:+d}: '
+                 f'{rise:+.4f} a {unit} (limit {limit:g}; least squares '
+                 f'{bl.slope(xs, vals):+.4f})')
+
+
+def check_threads(checks, xs, rows, key, limit, unit, where):
+    """Fails on a rise in both halves of the window: see the module's doc for why not one."""
+    vals = [r[key] for r in rows]
+    first, second = bl.halves_rise(xs, vals)
+    _, lo, hi = bl.bounds_rise(xs, vals)
+    appeared, gone = bl.names_diff(rows[0].get('thread_names'), rows[-1].get('thread_names'))
+    checks.check(first <= limit or second <= limit,
+                 f'threads{where}: {min(vals)} to {max(vals)}; {first:+.4f} a {unit} in the '
+                 f'first half, {second:+.4f} in the second (a leak rises in both; limit '
+                 f'{limit:g}); over the window bounds {lo:+d}/{hi:+d}, least squares '
+                 f'{bl.slope(xs, vals):+.4f}; appeared: {appeared}; went: {gone}')
+
+
 def loop(args, comp, media, out, checks, lines):
     path = media['loop']
     rate = bl.clip_rate(path) or 30.0
@@ -82,6 +110,7 @@ def loop(args, comp, media, out, checks, lines):
     progress = max(1, int(60 / args.interval))
 
     def on_row(r):
+        r['thread_names'] = bl.thread_names(comp.pid)
         if len(sampler.rows) % progress == 0:
             bl.say(f'  t={r["t_s"]:5.0f} s  heap {r["comp_rss_anon_kib"] / 1024:.1f} MiB  '
                    f'threads {r["comp_threads"]}  fds {r["comp_fds"]}  '
@@ -95,20 +124,20 @@ def loop(args, comp, media, out, checks, lines):
     win = window(rows, args.settle)
     t = bl.column(win, 't_min')
     heap = [r['comp_rss_anon_kib'] for r in win]
-    rise, lo, hi = bl.bounds_rise(t, heap)
-    limit = args.max_rise if args.max_rise is not None else 8.0
-    checks.check(rise <= limit,
-                 f'heap (RssAnon) over the window {win[0]["t_s"]:.0f} to {win[-1]["t_s"]:.0f} s: '
-                 f'{rise:+.2f} KiB a minute (low bound {lo:+d} KiB, high bound {hi:+d} KiB '
-                 f'between the quarters; limit {limit:g})')
-    slope_limit = args.max_slope if args.max_slope is not None else 0.05
-    for key, what in (('comp_threads', 'threads'), ('comp_fds', 'descriptors')):
-        vals = [r[key] for r in win]
-        rise_n, lo_n, hi_n = bl.bounds_rise(t, vals)
-        checks.check(rise_n <= slope_limit,
-                     f'{what}: {min(vals)} to {max(vals)}, bounds {lo_n:+d}/{hi_n:+d}: '
-                     f'{rise_n:+.4f} a minute (limit {slope_limit:g}; least squares '
-                     f'{bl.slope(t, vals):+.4f})')
+    if len(win) < 16:
+        # Both halves of the thread rule need 8 samples for their quarters.
+        checks.check(False, f'{len(win)} samples in the window: too few to tell a rise '
+                            f'(--duration, --interval)')
+    else:
+        rise, lo, hi = bl.bounds_rise(t, heap)
+        limit = args.max_rise if args.max_rise is not None else 8.0
+        checks.check(rise <= limit,
+                     f'heap (RssAnon) over the window {win[0]["t_s"]:.0f} to '
+                     f'{win[-1]["t_s"]:.0f} s: {rise:+.2f} KiB a minute (low bound {lo:+d} KiB, '
+                     f'high bound {hi:+d} KiB between the quarters; limit {limit:g})')
+        slope_limit = args.max_slope if args.max_slope is not None else 0.05
+        check_fds(checks, t, win, 'comp_fds', slope_limit, 'minute', '')
+        check_threads(checks, t, win, 'comp_threads', slope_limit, 'minute', '')
     seconds = sampler.seconds
     shown = end[0] - start[0]
     expected = rate * seconds
@@ -174,7 +203,7 @@ def switch(args, comp, media, out, checks, lines):
         prev_up = bl.uptime_ticks()
         row.update({'ticks': r['user_ticks'] + r['sys_ticks'], 'rss_kib': r['rss_kib'],
                     'rss_anon_kib': r['rss_anon_kib'], 'threads': r['threads'],
-                    'fds': r['fds']})
+                    'fds': r['fds'], 'thread_names': bl.thread_names(comp.pid)})
         rows.append(row)
         if (i + 1) % progress == 0:
             bl.say(f'  {i + 1} switches: heap {r["rss_anon_kib"] / 1024:.1f} MiB  threads '
@@ -186,20 +215,20 @@ def switch(args, comp, media, out, checks, lines):
     images = [r for r in window(rows, args.settle) if r['kind'] == 'image']
     x = [r['i'] for r in images]
     heap = [r['rss_anon_kib'] for r in images]
-    rise, lo, hi = bl.bounds_rise(x, heap)
-    limit = args.max_rise if args.max_rise is not None else 2.0
-    checks.check(rise <= limit,
-                 f'heap (RssAnon) after images, switches {x[0]} to {x[-1]}: {rise:+.3f} KiB a '
-                 f'switch (low bound {lo:+d} KiB, high bound {hi:+d} KiB between the quarters; '
-                 f'limit {limit:g})')
-    slope_limit = args.max_slope if args.max_slope is not None else 0.01
-    for key, what in (('threads', 'threads'), ('fds', 'descriptors')):
-        vals = [r[key] for r in images]
-        rise_n, lo_n, hi_n = bl.bounds_rise(x, vals)
-        checks.check(rise_n <= slope_limit,
-                     f'{what} after images: {min(vals)} to {max(vals)}, bounds '
-                     f'{lo_n:+d}/{hi_n:+d}: {rise_n:+.4f} a switch (limit {slope_limit:g}; '
-                     f'least squares {bl.slope(x, vals):+.4f})')
+    if len(images) < 16:
+        # Both halves of the thread rule need 8 samples for their quarters.
+        checks.check(False, f'{len(images)} samples with an image in the window: too few to '
+                            f'tell a rise (--switches)')
+    else:
+        rise, lo, hi = bl.bounds_rise(x, heap)
+        limit = args.max_rise if args.max_rise is not None else 2.0
+        checks.check(rise <= limit,
+                     f'heap (RssAnon) after images, switches {x[0]} to {x[-1]}: {rise:+.3f} KiB '
+                     f'a switch (low bound {lo:+d} KiB, high bound {hi:+d} KiB between the '
+                     f'quarters; limit {limit:g})')
+        slope_limit = args.max_slope if args.max_slope is not None else 0.01
+        check_fds(checks, x, images, 'fds', slope_limit, 'switch', ' after images')
+        check_threads(checks, x, images, 'threads', slope_limit, 'switch', ' after images')
     for kind in ('image', 'video'):
         ms = bl.column([r for r in rows if r['kind'] == kind], 'command_ms')
         sh = bl.column([r for r in rows if r['kind'] == kind], 'shown_ms')
@@ -207,12 +236,17 @@ def switch(args, comp, media, out, checks, lines):
                      f'{bl.fmt(bl.percentile(ms, 95))} ms; shown (playing, for videos) p50 '
                      f'{bl.fmt(bl.median(sh))} ms, p95 {bl.fmt(bl.percentile(sh, 95))} ms')
     vids = [r for r in rows if r['kind'] == 'video']
-    lines.append(f'Heap after the first image {bl.fmt(bl.mib(images[0]["rss_anon_kib"] if images else None), 2)} '
-                 f'MiB, after the last {bl.fmt(bl.mib(heap[-1] if heap else None), 2)} MiB; with a '
-                 f'video up to {bl.fmt(bl.mib(max(r["rss_anon_kib"] for r in vids)) if vids else None, 1)} MiB')
-    lines.append(f'Threads with an image {bl.range_text(min(r["threads"] for r in images), max(r["threads"] for r in images))}, '
-                 f'with a video {bl.range_text(min(r["threads"] for r in vids), max(r["threads"] for r in vids))}; '
-                 f'descriptors with an image {bl.range_text(min(r["fds"] for r in images), max(r["fds"] for r in images))}')
+
+    def span(rs, key):
+        vals = [r[key] for r in rs]
+        return bl.range_text(min(vals), max(vals)) if vals else 'n/a'
+    first_heap = bl.mib(images[0]['rss_anon_kib']) if images else None
+    last_heap = bl.mib(heap[-1]) if heap else None
+    video_heap = bl.mib(max(r['rss_anon_kib'] for r in vids)) if vids else None
+    lines.append(f'Heap after the first image {bl.fmt(first_heap, 2)} MiB, after the last '
+                 f'{bl.fmt(last_heap, 2)} MiB; with a video up to {bl.fmt(video_heap, 1)} MiB')
+    lines.append(f'Threads with an image {span(images, "threads")}, with a video '
+                 f'{span(vids, "threads")}; descriptors with an image {span(images, "fds")}')
     ticks = sum(r['ticks'] for r in rows)
     lines.append(f'CPU: {1000.0 * ticks / bl.CLK_TCK / len(rows):.0f} ms a switch; '
                  f'{seconds:.0f} s in all')

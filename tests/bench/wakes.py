@@ -49,6 +49,8 @@ def fd_kinds(pid):
     return kinds
 
 
+# The calls that say why the main thread woke: what it read or re-armed before sleeping again.
+WHY_CALLS = ('read', 'recvmsg', 'accept4', 'timerfd_settime')
 SYSCALL = re.compile(r'^(?:\d+\s+)?(\w+)\((\d+)?')
 
 
@@ -67,7 +69,7 @@ def parse(trace_path):
                 continue
             current = set()
             wakes.append(current)
-        elif current is not None and fd is not None and call in ('read', 'recvmsg', 'accept4', 'timerfd_settime'):
+        elif current is not None and fd is not None and call in WHY_CALLS:
             current.add(int(fd))
     return wakes
 
@@ -104,7 +106,7 @@ def main():
         kinds = fd_kinds(comp.pid)
         load_before = bl.loadavg()
         strace = subprocess.Popen(['strace', '-qq', '-p', str(comp.pid), '-o', trace,
-                                   '-e', 'trace=epoll_wait,epoll_pwait,read,recvmsg,accept4,timerfd_settime'],
+                                   '-e', 'trace=epoll_wait,epoll_pwait,' + ','.join(WHY_CALLS)],
                                   stderr=subprocess.PIPE)
         time.sleep(args.seconds)
         strace.terminate()

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""
+The soaks' pass/fail rules on series whose answer is known: a soak that passes says something
+only if the same rule fails on a leak. Runs in a second (meson test --suite bench).
+"""
+
+import random
+import sys
+
+import benchlib as bl
+
+failures = 0
+
+
+def expect(ok, what):
+    global failures
+    print(('ok: ' if ok else 'FAIL: ') + what)
+    if not ok:
+        failures += 1
+
+
+def threads_pass(ys, limit=0.05):
+    """soak.py's thread rule over a window sampled once a second, rises per minute."""
+    xs = [i / 60.0 for i in range(len(ys))]
+    first, second = bl.halves_rise(xs, ys)
+    return first <= limit or second <= limit
+
+
+def steps(n, base, at):
+    """n samples at base, one more from each index in at."""
+    return [base + sum(1 for a in at if i >= a) for i in range(n)]
+
+
+def main():
+    rnd = random.Random(4)
+    n = 144  # the short loop soak's window: 180 s without its first fifth
+    expect(threads_pass([8] * n), 'a flat count passes')
+    expect(threads_pass([8 + rnd.randint(0, 1) for _ in range(n)]),
+           'a count flickering between 8 and 9 passes')
+    for at in (10, 40, 72, 100, 140):
+        expect(threads_pass(steps(n, 8, [at])), f'one step up at sample {at} of {n} passes')
+    expect(threads_pass([8] * 50 + [9 + rnd.randint(0, 1) for _ in range(n - 50)]),
+           'one step, then flickering, passes')
+    expect(not threads_pass(list(range(8, 8 + n))), 'a thread a second (a leak per loop) fails')
+    expect(not threads_pass(steps(n, 8, range(0, n, 30))), 'a thread every 30 s fails')
+    expect(not threads_pass(steps(n, 8, [20, 100])),
+           'two steps, one in each half of the window, fail')
+    expect(not threads_pass([v + rnd.randint(0, 1) for v in steps(n, 8, range(5, n, 20))]),
+           'a thread every 20 s under flicker fails')
+
+    # The bounds test alone (heap, descriptors): kept memory raises both bounds, a level that
+    # jumps between two values raises one.
+    xs = [i / 60.0 for i in range(n)]
+    kept, _, _ = bl.bounds_rise(xs, [1000 + 2 * i for i in range(n)])
+    expect(kept > 100, f'memory kept every second: {kept:.0f} KiB a minute')
+    jumpy, lo, hi = bl.bounds_rise(xs, [1000 + 5000 * rnd.randint(0, 1) for _ in range(n)])
+    expect(jumpy == 0, f'a heap jumping between two levels: {jumpy:.0f} KiB a minute '
+                       f'(bounds {lo:+d}/{hi:+d})')
+
+    appeared, gone = bl.names_diff('a;b;pool-0', 'a;b;b;pool-0;pool-1')
+    expect((appeared, gone) == ('b, pool-1', 'none'), f'names appeared {appeared}, gone {gone}')
+    appeared, gone = bl.names_diff('a;q:src;q:src', 'a')
+    expect((appeared, gone) == ('none', 'q:src x2'), f'names appeared {appeared}, gone {gone}')
+
+    print(f'{failures} failed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
