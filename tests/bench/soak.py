@@ -6,7 +6,7 @@ soak.py loop|switch: does veil-tinywl keep memory, threads or descriptors over a
                                                        # 10 min, sampled every second
     tools/devroot python3 tests/bench/soak.py switch   # 500 set commands: video A, image B,
                                                        # video B, image A, ...; sampled after each
-    --short: the versions CI runs (loop 180 s, switch 100 commands)
+    --short: the versions CI runs (loop 180 s, switch 300 commands)
 
 veil-tinywl runs headless (pixman), one 1920x1080 output. The media are made once by clips.py
 (its soak set) in BUILD/bench/clips: loop-1s-1080p30.mp4 (H.264, 1 s at 30 fps), video A H.264
@@ -73,6 +73,33 @@ def window(rows, settle):
     return rows[int(n * settle):]
 
 
+# Limits per unit of the window's x: (heap KiB, threads and descriptors), unless given.
+LIMITS = {'minute': (8.0, 0.05), 'switch': (2.0, 0.01)}
+
+
+def check_levels(checks, args, xs, rows, keys, unit, where, span):
+    """
+    The heap, descriptor and thread rules over the window's rows; keys names their columns
+    (heap, fds, threads), xs is minutes (loop) or switches (switch), span(rows) says where the
+    window is.
+    """
+    if len(rows) < 16:
+        # Both halves of the thread rule need 8 samples for their quarters.
+        checks.check(False, f'{len(rows)} samples{where} in the window: too few to tell a rise '
+                            f'(--duration, --switches)')
+        return
+    heap_key, fds_key, threads_key = keys
+    rise, lo, hi = bl.bounds_rise(xs, [r[heap_key] for r in rows])
+    limit = args.max_rise if args.max_rise is not None else LIMITS[unit][0]
+    checks.check(rise <= limit,
+                 f'heap (RssAnon){where} {span(rows)}: {rise:+.3f} KiB '
+                 f'a {unit} (low bound {lo:+d} KiB, high bound {hi:+d} KiB between the quarters; '
+                 f'limit {limit:g})')
+    slope_limit = args.max_slope if args.max_slope is not None else LIMITS[unit][1]
+    check_fds(checks, xs, rows, fds_key, slope_limit, unit, where)
+    check_threads(checks, xs, rows, threads_key, slope_limit, unit, where)
+
+
 def check_fds(checks, xs, rows, key, limit, unit, where):
     vals = [r[key] for r in rows]
     rise, lo, hi = bl.bounds_rise(xs, vals)
@@ -124,20 +151,9 @@ def loop(args, comp, media, out, checks, lines):
     win = window(rows, args.settle)
     t = bl.column(win, 't_min')
     heap = [r['comp_rss_anon_kib'] for r in win]
-    if len(win) < 16:
-        # Both halves of the thread rule need 8 samples for their quarters.
-        checks.check(False, f'{len(win)} samples in the window: too few to tell a rise '
-                            f'(--duration, --interval)')
-    else:
-        rise, lo, hi = bl.bounds_rise(t, heap)
-        limit = args.max_rise if args.max_rise is not None else 8.0
-        checks.check(rise <= limit,
-                     f'heap (RssAnon) over the window {win[0]["t_s"]:.0f} to '
-                     f'{win[-1]["t_s"]:.0f} s: {rise:+.2f} KiB a minute (low bound {lo:+d} KiB, '
-                     f'high bound {hi:+d} KiB between the quarters; limit {limit:g})')
-        slope_limit = args.max_slope if args.max_slope is not None else 0.05
-        check_fds(checks, t, win, 'comp_fds', slope_limit, 'minute', '')
-        check_threads(checks, t, win, 'comp_threads', slope_limit, 'minute', '')
+    check_levels(checks, args, t, win, ('comp_rss_anon_kib', 'comp_fds', 'comp_threads'),
+                 'minute', '',
+                 lambda w: f'over the window {w[0]["t_s"]:.0f} to {w[-1]["t_s"]:.0f} s')
     seconds = sampler.seconds
     shown = end[0] - start[0]
     expected = rate * seconds
@@ -215,20 +231,8 @@ def switch(args, comp, media, out, checks, lines):
     images = [r for r in window(rows, args.settle) if r['kind'] == 'image']
     x = [r['i'] for r in images]
     heap = [r['rss_anon_kib'] for r in images]
-    if len(images) < 16:
-        # Both halves of the thread rule need 8 samples for their quarters.
-        checks.check(False, f'{len(images)} samples with an image in the window: too few to '
-                            f'tell a rise (--switches)')
-    else:
-        rise, lo, hi = bl.bounds_rise(x, heap)
-        limit = args.max_rise if args.max_rise is not None else 2.0
-        checks.check(rise <= limit,
-                     f'heap (RssAnon) after images, switches {x[0]} to {x[-1]}: {rise:+.3f} KiB '
-                     f'a switch (low bound {lo:+d} KiB, high bound {hi:+d} KiB between the '
-                     f'quarters; limit {limit:g})')
-        slope_limit = args.max_slope if args.max_slope is not None else 0.01
-        check_fds(checks, x, images, 'fds', slope_limit, 'switch', ' after images')
-        check_threads(checks, x, images, 'threads', slope_limit, 'switch', ' after images')
+    check_levels(checks, args, x, images, ('rss_anon_kib', 'fds', 'threads'), 'switch',
+                 ' after images', lambda w: f'(switches {w[0]["i"]} to {w[-1]["i"]})')
     for kind in ('image', 'video'):
         ms = bl.column([r for r in rows if r['kind'] == kind], 'command_ms')
         sh = bl.column([r for r in rows if r['kind'] == kind], 'shown_ms')
@@ -259,7 +263,7 @@ def main():
     p.add_argument('test', choices=['loop', 'switch'])
     p.add_argument('--short', action='store_true', help='the CI version')
     p.add_argument('--duration', type=float, help='loop: seconds (600; --short 180)')
-    p.add_argument('--switches', type=int, help='switch: commands (500; --short 100)')
+    p.add_argument('--switches', type=int, help='switch: commands (500; --short 300)')
     p.add_argument('--interval', type=float, default=1.0)
     p.add_argument('--settle', type=float, default=0.2,
                    help='share of the run left out at its start (0.2)')
@@ -278,7 +282,7 @@ def main():
     if args.duration is None:
         args.duration = 180.0 if args.short else 600.0
     if args.switches is None:
-        args.switches = 100 if args.short else 500
+        args.switches = 300 if args.short else 500
 
     build = os.path.abspath(args.build)
     binary = args.compositor or os.path.join(build, 'examples', 'veil-tinywl')
