@@ -308,7 +308,7 @@ def halves_rise(xs, ys):
     bounds_rise() over each half of the window: (first half's rise, second half's). A count that
     leaks keeps rising, so it rises in both halves; a high-water mark (a thread pool that grew
     once to the most jobs it ever ran at once, and keeps its threads for reuse) steps up once,
-    which only one half can show.
+    which one half at most can show.
     """
     pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
     h = len(pts) // 2
