@@ -377,7 +377,7 @@ static struct veil_source *play(struct veil_source_context *ctx, const char *nam
 	return source;
 }
 
-/* Undoes play(). */
+/* Undoes play(), or the same steps done by hand. */
 static void stop_playing(struct veil_source *source, struct viewer *viewer) {
 	veil_source_add_viewers(source, -1);
 	wl_list_remove(&viewer->frame.link);
@@ -471,9 +471,7 @@ static void test_resize(struct veil_source_context *ctx) {
 	/* Paced across loops too: baseparse's loop segments are moved in running time. */
 	CHECK(viewer.signals <= 20 * (now() - start) + 3 && viewer.max_gap < 0.12,
 		"%d frames in %.2f s", viewer.signals, now() - start);
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /* Too large from the middle on: an error after creation; the last good frame stays. */
@@ -506,9 +504,7 @@ static void test_too_large_later(struct veil_source_context *ctx) {
 	int signals = viewer.signals;
 	dispatch_for(ctx->loop, 0.3);
 	CHECK(viewer.signals == signals);
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /*
@@ -550,9 +546,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	dispatch_for(ctx->loop, 0.5);
 	CHECK(viewer.signals >= 3 && status_is(source, "decoder", "avdec_gif"), "%d frames",
 		viewer.signals);
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 
 	/* One frame of 50 ms: looping it would wake the compositor 20 times a second for nothing. */
 	source = veil_source_open(ctx, media("one.mp4"), false, &err, &message);
@@ -566,9 +560,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	dispatch_for(ctx->loop, 1.0);
 	CHECK(viewer.signals <= 6 && status_int(source, "loops") <= 4 && source->frame != NULL,
 		"%d frames, %" PRId64 " loops", viewer.signals, status_int(source, "loops"));
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /*
@@ -667,9 +659,7 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 		veil_source_add_viewers(source, 1);
 		dispatch_for(ctx->loop, 0.5);
 		CHECK(viewer.signals >= 5 && viewer.seen[OTHER] == 0, "%d frames", viewer.signals);
-		veil_source_add_viewers(source, -1);
-		wl_list_remove(&viewer.frame.link);
-		veil_source_unref(source);
+		stop_playing(source, &viewer);
 	}
 
 	/*
@@ -707,9 +697,7 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 		size_t stride;
 		CHECK(source->frame != NULL && !wlr_buffer_begin_data_ptr_access(source->frame,
 			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride));
-		veil_source_add_viewers(source, -1);
-		wl_list_remove(&viewer.frame.link);
-		veil_source_unref(source);
+		stop_playing(source, &viewer);
 	}
 	veil_video_source_set_test_allocator(NULL);
 	gst_object_unref(allocator);
@@ -736,9 +724,7 @@ static void test_deleted(struct veil_source_context *ctx) {
 	dispatch_for(ctx->loop, 2.0);
 	CHECK(viewer.signals >= 25 && status_int(source, "loops") >= 1 && source->error == NULL,
 		"%d frames, %" PRId64 " loops", viewer.signals, status_int(source, "loops"));
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 /*
@@ -787,9 +773,7 @@ static void test_cut(struct veil_source_context *ctx) {
 		status_int(source, "loops"), source->error ? source->error : "none");
 	/* Either qtdemux plays what is there and loops, or it reports the cut: never a crash. */
 	CHECK(source->frame != NULL);
-	veil_source_add_viewers(source, -1);
-	wl_list_remove(&viewer.frame.link);
-	veil_source_unref(source);
+	stop_playing(source, &viewer);
 }
 
 static void test_bad_inputs(struct veil_source_context *ctx) {
