@@ -165,23 +165,8 @@ def count_fds(pid):
         return 0
 
 
-def thread_names(pid):
-    """The names (comm) of pid's threads, sorted, joined by ';' (one CSV cell); '' if gone."""
-    names = []
-    try:
-        tids = os.listdir(f'/proc/{pid}/task')
-    except OSError:
-        return ''
-    for tid in tids:
-        try:
-            names.append(read_text(f'/proc/{pid}/task/{tid}/comm').strip())
-        except OSError:
-            continue
-    return ';'.join(sorted(names))
-
-
 def names_diff(before, after):
-    """(appeared, gone): thread names as thread_names() gives them, each 'name' or 'name xN'."""
+    """(appeared, gone): two samples' thread_names, each 'name' or 'name xN'."""
     a, b = {}, {}
     for d, text in ((a, before), (b, after)):
         for n in filter(None, (text or '').split(';')):
@@ -744,15 +729,18 @@ class Group:
         return du, ds, nthr
 
     def _threads(self, pid, since, record):
+        """CPU by thread name since the previous sample; returns the names of pid's threads."""
         try:
             tids = os.listdir(f'/proc/{pid}/task')
         except OSError:
-            return
+            return []
+        names = []
         for tid in tids:
             try:
                 comm, ut, st, _, start = proc_stat(pid, tid)
             except (OSError, ValueError):
                 continue
+            names.append(comm)
             key = (pid, int(tid))
             prev = self.threads.get(key)
             if prev is not None and prev[0] == start:
@@ -764,12 +752,17 @@ class Group:
             self.threads[key] = (start, comm, ut + st)
             if record and d:
                 self.by_thread[comm] = self.by_thread.get(comm, 0) + d
+        return names
 
     def sample(self, since, record=True):
-        """One sample: totals over the current members; CPU since the previous sample."""
+        """
+        One sample: totals over the current members; CPU since the previous sample;
+        thread_names, the names of the members' threads, sorted and joined by ';' (a CSV cell).
+        """
         pids = [p for p in self.pids() if p is not None]
         row = {'user_ticks': 0, 'sys_ticks': 0, 'rss_kib': 0, 'rss_anon_kib': 0,
                'threads': 0, 'fds': 0, 'procs': 0}
+        names = []
         for pid in pids:
             du, ds, nthr = self._cpu(pid, since)
             if nthr is None:
@@ -785,7 +778,8 @@ class Group:
             row['threads'] += int(st.get('Threads', 0) or 0)
             row['fds'] += count_fds(pid)
             row['procs'] += 1
-            self._threads(pid, since, record)
+            names += self._threads(pid, since, record)
+        row['thread_names'] = ';'.join(sorted(names))
         if self.main is not None:
             try:
                 st = proc_status(self.main, self.main)
@@ -810,8 +804,8 @@ class Sampler:
     Samples groups once per interval. extra() is called at each sample and its dict merged
     into the row (veil's status, a client's frame counts). Each row has t_s, per group
     <g>_cpu_pct, <g>_user_pct, <g>_sys_pct, <g>_rss_kib, <g>_rss_anon_kib, <g>_threads,
-    <g>_fds, and <g>_wakeups_per_s / <g>_nvcsw_per_s when the group has a main thread, plus
-    others_pct (what other programs used, % of one core), harness_pct and load1.
+    <g>_fds, <g>_thread_names, and <g>_wakeups_per_s / <g>_nvcsw_per_s when the group has a main
+    thread, plus others_pct (what other programs used, % of one core), harness_pct and load1.
     """
 
     def __init__(self, groups, interval=1.0, extra=None, alive=None):
@@ -852,7 +846,7 @@ class Sampler:
                 row[p + 'user_pct'] = 100.0 * r['user_ticks'] / CLK_TCK / dt
                 row[p + 'sys_pct'] = 100.0 * r['sys_ticks'] / CLK_TCK / dt
                 row[p + 'ticks'] = cpu
-                for k in ('rss_kib', 'rss_anon_kib', 'threads', 'fds', 'procs'):
+                for k in ('rss_kib', 'rss_anon_kib', 'threads', 'fds', 'procs', 'thread_names'):
                     row[p + k] = r[k]
                 if 'main_vcsw' in r:
                     row[p + 'wakeups_per_s'] = r['main_vcsw'] / dt

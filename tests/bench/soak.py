@@ -80,15 +80,15 @@ LIMITS = {'minute': (8.0, 0.05), 'switch': (2.0, 0.01)}
 def check_levels(checks, args, xs, rows, keys, unit, where, span):
     """
     The heap, descriptor and thread rules over the window's rows; keys names their columns
-    (heap, fds, threads), xs is minutes (loop) or switches (switch), span(rows) says where the
-    window is.
+    (heap, fds, threads, thread names), xs is minutes (loop) or switches (switch), span(rows)
+    says where the window is.
     """
     if len(rows) < 16:
         # Both halves of the thread rule need 8 samples for their quarters.
         checks.check(False, f'{len(rows)} samples{where} in the window: too few to tell a rise '
                             f'(--duration, --switches)')
         return
-    heap_key, fds_key, threads_key = keys
+    heap_key, fds_key, threads_key, names_key = keys
     rise, lo, hi = bl.bounds_rise(xs, [r[heap_key] for r in rows])
     limit = args.max_rise if args.max_rise is not None else LIMITS[unit][0]
     checks.check(rise <= limit,
@@ -97,7 +97,7 @@ def check_levels(checks, args, xs, rows, keys, unit, where, span):
                  f'limit {limit:g})')
     slope_limit = args.max_slope if args.max_slope is not None else LIMITS[unit][1]
     check_fds(checks, xs, rows, fds_key, slope_limit, unit, where)
-    check_threads(checks, xs, rows, threads_key, slope_limit, unit, where)
+    check_threads(checks, xs, rows, threads_key, names_key, slope_limit, unit, where)
 
 
 def check_fds(checks, xs, rows, key, limit, unit, where):
@@ -109,12 +109,12 @@ def check_fds(checks, xs, rows, key, limit, unit, where):
                  f'{bl.slope(xs, vals):+.4f})')
 
 
-def check_threads(checks, xs, rows, key, limit, unit, where):
+def check_threads(checks, xs, rows, key, names_key, limit, unit, where):
     """Fails on a rise in both halves of the window: see the module's doc for why not one."""
     vals = [r[key] for r in rows]
     first, second = bl.halves_rise(xs, vals)
     _, lo, hi = bl.bounds_rise(xs, vals)
-    appeared, gone = bl.names_diff(rows[0].get('thread_names'), rows[-1].get('thread_names'))
+    appeared, gone = bl.names_diff(rows[0][names_key], rows[-1][names_key])
     checks.check(first <= limit or second <= limit,
                  f'threads{where}: {min(vals)} to {max(vals)}; {first:+.4f} a {unit} in the '
                  f'first half, {second:+.4f} in the second (a leak rises in both; limit '
@@ -137,7 +137,6 @@ def loop(args, comp, media, out, checks, lines):
     progress = max(1, int(60 / args.interval))
 
     def on_row(r):
-        r['thread_names'] = bl.thread_names(comp.pid)
         if len(sampler.rows) % progress == 0:
             bl.say(f'  t={r["t_s"]:5.0f} s  heap {r["comp_rss_anon_kib"] / 1024:.1f} MiB  '
                    f'threads {r["comp_threads"]}  fds {r["comp_fds"]}  '
@@ -151,7 +150,8 @@ def loop(args, comp, media, out, checks, lines):
     win = window(rows, args.settle)
     t = bl.column(win, 't_min')
     heap = [r['comp_rss_anon_kib'] for r in win]
-    check_levels(checks, args, t, win, ('comp_rss_anon_kib', 'comp_fds', 'comp_threads'),
+    check_levels(checks, args, t, win,
+                 ('comp_rss_anon_kib', 'comp_fds', 'comp_threads', 'comp_thread_names'),
                  'minute', '',
                  lambda w: f'over the window {w[0]["t_s"]:.0f} to {w[-1]["t_s"]:.0f} s')
     seconds = sampler.seconds
@@ -219,7 +219,7 @@ def switch(args, comp, media, out, checks, lines):
         prev_up = bl.uptime_ticks()
         row.update({'ticks': r['user_ticks'] + r['sys_ticks'], 'rss_kib': r['rss_kib'],
                     'rss_anon_kib': r['rss_anon_kib'], 'threads': r['threads'],
-                    'fds': r['fds'], 'thread_names': bl.thread_names(comp.pid)})
+                    'fds': r['fds'], 'thread_names': r['thread_names']})
         rows.append(row)
         if (i + 1) % progress == 0:
             bl.say(f'  {i + 1} switches: heap {r["rss_anon_kib"] / 1024:.1f} MiB  threads '
@@ -231,8 +231,9 @@ def switch(args, comp, media, out, checks, lines):
     images = [r for r in window(rows, args.settle) if r['kind'] == 'image']
     x = [r['i'] for r in images]
     heap = [r['rss_anon_kib'] for r in images]
-    check_levels(checks, args, x, images, ('rss_anon_kib', 'fds', 'threads'), 'switch',
-                 ' after images', lambda w: f'(switches {w[0]["i"]} to {w[-1]["i"]})')
+    check_levels(checks, args, x, images, ('rss_anon_kib', 'fds', 'threads', 'thread_names'),
+                 'switch', ' after images',
+                 lambda w: f'(switches {w[0]["i"]} to {w[-1]["i"]})')
     for kind in ('image', 'video'):
         ms = bl.column([r for r in rows if r['kind'] == kind], 'command_ms')
         sh = bl.column([r for r in rows if r['kind'] == kind], 'shown_ms')
