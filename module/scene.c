@@ -330,3 +330,17 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	free(unused);
 	return ret;
 }
+
+int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **message) {
+	char *unused = NULL;
+	if (message == NULL) {
+		message = &unused;
+	}
+	*message = NULL;
+	struct veil_command cmd = {0};
+	int ret = veil_command_parse(argc, argv, &cmd, message);
+	veil_command_finish(&cmd);
+	veil_message_sanitize(*message);
+	free(unused);
+	return ret;
+}

@@ -4,7 +4,9 @@
  * A compositor creates one veil_scene, hands it every output together with the scene tree that
  * is that output's background layer, and forwards the words of `output <name> veil ...` commands.
  * veil places one subtree per output in that parent and keeps it filled with the wallpaper's
- * frames. Everything runs on the compositor's thread; no function here may be called from another.
+ * frames. Every function here is for the compositor's thread and returns without decoding
+ * anything: files are decoded on veil's own threads, below the compositor's priority, and a
+ * new wallpaper replaces the old one once its first frame is ready.
  */
 #ifndef VEIL_VEIL_H
 #define VEIL_VEIL_H
@@ -48,9 +50,25 @@ void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *outpu
  * Returns 0 or a negative errno. On failure, *message (when message is not NULL) is set to a
  * string for a person, to be freed with free(); on success it is set to NULL. A failed command
  * leaves every wallpaper as it was.
+ *
+ * The command returns once the file is opened and its header read; decoding goes on afterwards
+ * and the output keeps its wallpaper until the new one's first frame is ready (the status says
+ * "loading" meanwhile). A newer command for the output supersedes one still loading. A failure
+ * found while decoding leaves the old wallpaper too, and shows in the status's "error", in the
+ * control protocol's error event and in the log.
  */
 int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int argc, char *argv[], char **message);
+
+/*
+ * Checks the words of a command without running it, for a compositor that validates its
+ * configuration before applying it (`sway -C`, the check before a reload): parses them and, for
+ * a file, opens it and reads its kind and header. Nothing is decoded and nothing changes. Returns
+ * what veil_scene_command() would for the failures it can know at once: 0, or a negative errno
+ * with *message set as there. scene may be NULL (a compositor that validates before it has
+ * made one).
+ */
+int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **message);
 
 /*
  * The state of one output (output_name) or of all of them (NULL), as a JSON text to be freed
