@@ -17,6 +17,7 @@ struct json_object;
 struct wlr_buffer;
 struct wlr_renderer;
 struct veil_source;
+struct veil_worker;
 
 enum veil_source_kind {
 	VEIL_SOURCE_IMAGE,
@@ -45,6 +46,8 @@ struct veil_source_impl {
 /* What every source needs from the compositor side. Owned by the scene. */
 struct veil_source_context {
 	struct wl_event_loop *loop;
+	/* Where decoding, prerolling and teardown run: never on the compositor thread. */
+	struct veil_worker *worker;
 	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
 	/* Largest physical output size known: stills are kept no larger than this covers. */
 	int max_output_width, max_output_height;

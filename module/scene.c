@@ -13,6 +13,7 @@
 #include "module/control.h"
 #include "module/message.h"
 #include "module/scene.h"
+#include "util/worker.h"
 
 /* Smaller videos would need too many nodes in tile mode (stills are repeated instead). */
 #define MIN_TILED_VIDEO 64
@@ -76,6 +77,9 @@ static void scene_finish(struct veil_scene *scene) {
 	wl_list_for_each_safe(setting, tmp_setting, &scene->settings, link) {
 		setting_destroy(setting);
 	}
+	/* Waits for the jobs that still run and the teardowns of the sources just released. */
+	veil_worker_destroy(scene->ctx.worker);
+	scene->ctx.worker = NULL;
 	assert(wl_list_empty(&scene->ctx.sources));
 	wl_list_remove(&scene->display_destroy.link);
 	wl_list_remove(&scene->renderer_destroy.link);
@@ -119,6 +123,11 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	scene->renderer = renderer;
 	scene->ctx.loop = wl_display_get_event_loop(display);
 	scene->ctx.renderer = renderer;
+	scene->ctx.worker = veil_worker_create(scene->ctx.loop);
+	if (scene->ctx.worker == NULL) {
+		free(scene);
+		return NULL;
+	}
 	wl_list_init(&scene->ctx.sources);
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
