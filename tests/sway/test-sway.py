@@ -2,8 +2,9 @@
 """
 The sway patch series (examples/sway/) built and driven for real.
 
-1. Sway's source: `apt-get source sway` in the work directory; if that fails, the tree named by
-   VEIL_SWAY_SOURCE; if neither, the test is skipped (exit 77), saying why. Nothing else skips.
+1. Sway's source: VEIL_SWAY_SOURCE (an unpacked tree or a tarball) when it is set; else
+   sway-1.12.tar.xz in --sources (the project's ../shared/sources); else `apt-get source sway`
+   in the work directory. With none, the test fails, saying what it tried: it never skips.
 2. The series is applied with `patch -p1` to a copy of that tree, which is built with meson
    against the libveil of this build directory (its uninstalled pkg-config file), with the
    same sanitizers. The copy and the build are kept and reused while the series, the source
@@ -34,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 import veiltest as vt  # noqa: E402
 
 BUILD_TIMEOUT = 1800
+SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
 # sway's own options: nothing the test does not need (swaybar, man pages, completions).
 SWAY_OPTIONS = ['-Dman-pages=disabled', '-Dswaybar=false', '-Dswaynag=false',
                 '-Dtray=disabled', '-Dgdk-pixbuf=disabled', '-Ddefault-wallpaper=false',
@@ -43,12 +45,6 @@ SWAY_OPTIONS = ['-Dman-pages=disabled', '-Dswaybar=false', '-Dswaynag=false',
 
 def say(*args):
     print(*args, flush=True)
-
-
-def skip(reason):
-    say(f'SKIP: {reason}')
-    say('0 passed, 0 failed, 1 skipped')
-    sys.exit(vt.SKIP)
 
 
 def fail_setup(what, detail=''):
@@ -91,30 +87,63 @@ def sway_version(path):
     return m.group(1) if m else '?'
 
 
-def find_source(workdir, outdir):
-    """Sway's source tree and how it was found; skips when there is none."""
-    apt_dir = os.path.join(workdir, 'apt')
-    os.makedirs(apt_dir, exist_ok=True)
+def tarball_version(path):
+    m = re.fullmatch(r'sway-(.+)\.tar(?:\.\w+)?', os.path.basename(path))
+    return m.group(1) if m else '?'
+
+
+def find_source(args, outdir):
+    """
+    Sway's source, as (kind, path, how): kind 'tree' (a directory) or 'tarball'. In this order:
+    VEIL_SWAY_SOURCE (a tree or a tarball), sway-1.12.tar.xz in --sources (the project's
+    ../shared/sources), `apt-get source sway`. With none of them the test fails: it is never
+    skipped.
+    """
+    tried = []
+    given = os.environ.get('VEIL_SWAY_SOURCE')
+    if given:
+        if os.path.isfile(given):
+            return 'tarball', os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
+        if not is_sway_tree(given):
+            fail_setup(f'VEIL_SWAY_SOURCE={given} is neither a tarball nor a sway source tree '
+                       f'(no meson.build of project sway with sway/commands/output.c)')
+        return 'tree', os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
+    tried.append('VEIL_SWAY_SOURCE is not set')
+
+    if args.sources:
+        tarball = os.path.join(os.path.abspath(args.sources), SWAY_TARBALL)
+        if os.path.isfile(tarball):
+            return 'tarball', tarball, tarball
+        tried.append(f'no {tarball}')
+
+    apt_dir = os.path.join(os.path.abspath(args.workdir), 'apt')
+    shutil.rmtree(apt_dir, ignore_errors=True)
+    os.makedirs(apt_dir)
     log = os.path.join(outdir, 'apt-get-source.log')
     rc, tail = run_logged(['apt-get', '-o', 'Acquire::Check-Valid-Until=false', 'source',
                            'sway'], log, cwd=apt_dir, timeout=600)
     trees = sorted(os.path.join(apt_dir, d) for d in os.listdir(apt_dir)
                    if d.startswith('sway-') and is_sway_tree(os.path.join(apt_dir, d)))
     if rc == 0 and trees:
-        return trees[-1], f'apt-get source sway ({os.path.basename(trees[-1])})'
+        return 'tree', trees[-1], f'apt-get source sway ({os.path.basename(trees[-1])})'
     errors = [line for line in tail.splitlines() if line.startswith('E:')]
-    apt_reason = errors[0] if errors else f'exit status {rc}'
-    say(f'# apt-get source sway failed: {apt_reason}')
+    tried.append(f'`apt-get source sway` failed ({errors[0] if errors else f"exit status {rc}"}'
+                 f'; see {log})')
+    fail_setup('no sway source to patch: ' + '; '.join(tried) + '. Put ' + SWAY_TARBALL +
+               ' (upstream tag 1.12) in ../shared/sources/ or set VEIL_SWAY_SOURCE to a sway '
+               '1.12 tree or tarball.')
 
-    given = os.environ.get('VEIL_SWAY_SOURCE')
-    if given:
-        if not is_sway_tree(given):
-            fail_setup(f'VEIL_SWAY_SOURCE={given} is not a sway source tree '
-                       f'(no meson.build of project sway with sway/commands/output.c)')
-        return os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
-    skip(f'no sway source to patch: `apt-get source sway` failed ({apt_reason}; '
-         f'see {log}) and VEIL_SWAY_SOURCE is not set. Set it to an unpacked sway 1.12 '
-         f'source tree to run this test.')
+
+def unpack(kind, source, dest, log):
+    """Copies the tree or unpacks the tarball (its one top directory) into dest."""
+    if kind == 'tree':
+        shutil.copytree(source, dest, symlinks=True)
+        return
+    os.makedirs(dest)
+    rc, tail = run_logged(['tar', '-xf', source, '-C', dest, '--strip-components=1'], log,
+                          timeout=300)
+    if rc != 0 or not is_sway_tree(dest):
+        fail_setup(f'{source} does not unpack to a sway source tree', tail)
 
 
 def sanitizers(text):
@@ -122,8 +151,25 @@ def sanitizers(text):
     return [w for w in re.findall(r'[a-z]+', text or '') if w != 'none']
 
 
-def build_sway(args, source, outdir):
-    """Applies the series to a copy of source and builds it; returns the build directory."""
+def source_key(kind, source):
+    """What identifies the source: a tarball's bytes, or a tree's path and meson.build."""
+    h = hashlib.sha256()
+    if kind == 'tarball':
+        with open(source, 'rb') as f:
+            for block in iter(lambda: f.read(1 << 20), b''):
+                h.update(block)
+    else:
+        with open(os.path.join(source, 'meson.build'), 'rb') as f:
+            h.update(source.encode() + b'\0' + f.read())
+    return h.digest()
+
+
+def build_sway(args, kind, source, outdir):
+    """
+    Applies the series to a copy of source and builds it; returns the build directory. The
+    copy and the build stay in --workdir (in veil's build directory) with a stamp of what made
+    them: a rerun with the same series, source and options only runs ninja.
+    """
     series_dir = os.path.abspath(args.series)
     with open(os.path.join(series_dir, 'series')) as f:
         patches = [line.strip() for line in f
@@ -136,8 +182,7 @@ def build_sway(args, source, outdir):
     for p in patches:
         with open(os.path.join(series_dir, p), 'rb') as f:
             key.update(p.encode() + b'\0' + f.read())
-    with open(os.path.join(source, 'meson.build'), 'rb') as f:
-        key.update(source.encode() + b'\0' + f.read())
+    key.update(source_key(kind, source))
     key.update(os.path.abspath(args.veil_build).encode() + ','.join(san).encode())
     key = key.hexdigest()
 
@@ -154,17 +199,18 @@ def build_sway(args, source, outdir):
         fresh = True
 
     if fresh:
-        say(f'# patching a copy of {source} (sway {sway_version(source)})')
+        say(f'# patching a copy of {source}')
         for d in (src, build):
             shutil.rmtree(d, ignore_errors=True)
         if os.path.exists(stamp):
             os.unlink(stamp)
-        shutil.copytree(source, src, symlinks=True)
+        unpack(kind, source, src, log)
+        say(f'# sway {sway_version(src)}')
         for p in patches:
             rc, tail = run_logged(['patch', '-p1', '--batch', '--forward', '-i',
                                    os.path.join(series_dir, p)], log, cwd=src, timeout=120)
             if rc != 0:
-                fail_setup(f'{p} does not apply to {source} (sway {sway_version(source)}; '
+                fail_setup(f'{p} does not apply to {source} (sway {sway_version(src)}; '
                            f'the series is made for sway 1.12)', tail)
         env = dict(os.environ)
         uninstalled = os.path.join(os.path.abspath(args.veil_build), 'meson-uninstalled')
@@ -204,6 +250,8 @@ def main():
     parser.add_argument('--workdir', required=True, help='where sway is patched and built')
     parser.add_argument('--outdir', required=True, help='logs, images and failures')
     parser.add_argument('--sanitize', default='', help="meson's b_sanitize of veil's build")
+    parser.add_argument('--sources', default='',
+                        help=f'a directory that may hold {SWAY_TARBALL} (../shared/sources)')
     args = parser.parse_args()
 
     outdir = os.path.abspath(args.outdir)
@@ -213,10 +261,10 @@ def main():
     shutil.rmtree(logs, ignore_errors=True)
     os.makedirs(logs)
 
-    source, how = find_source(os.path.abspath(args.workdir), logs)
+    kind, source, how = find_source(args, logs)
     say(f'# sway source: {how}')
     start = time.monotonic()
-    build = build_sway(args, source, logs)
+    build = build_sway(args, kind, source, logs)
     sway = os.path.join(build, 'sway', 'sway')
     swaymsg_built = os.path.join(build, 'swaymsg', 'swaymsg')
     check_links_this_veil(sway, args.veil_build)
