@@ -13,7 +13,14 @@ The sway patch series (examples/sway/) built and driven for real.
    sets a veil wallpaper. The real swaymsg sets images, a video, colours; grim screenshots are
    compared with pictures ffmpeg computed on its own; a fullscreen GStreamer client covers the
    output and the video must stop decoding; 50 switches; an output comes and goes; a reload;
-   `swaymsg exit`.
+   a reload whose config has a failing veil line (the error reaches swaynag, here a script
+   that records it); `swaymsg exit`.
+4. `sway -C` with good and bad veil lines (veil_scene_check(): exit status and message).
+5. A second sway, started without outputs: the config's `output "<identifier>" veil` line
+   with a path relative to the config's directory shows on the output `create_output` makes
+   later; so do a swaymsg identifier and a swaymsg name sent while no output has them.
+6. A third sway whose veil_scene_create() fails (an LD_PRELOAD library built here replaces
+   it): veil lines fail with "veil is not running", swaybg, reload, a new output and -C go on.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -28,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -470,16 +478,302 @@ def drive(t, sway, swaymsg_built, sanitized):
                     "after a reload, the config's wallpaper is back", json.dumps(v))
             t.compare(c.settled_screenshot(OUT), expect_cfg, 'reload-fit', **SCALED)
 
+        with t.case('reload with an error'):
+            reload_with_error(t, c, config, cfg_png, expect_cfg)
+
         with t.case('exit'):
             c.stop('exit')
 
+    logs = [c.log_path]
+    with t.case('sway -C'):
+        validate(t, sway, env, img_png)
+    logs.append(later_outputs(t, env))
+    logs.append(without_veil(t, sway, env, img_png, sanitized))
+
     if sanitized:
+        reports = []
+        for path in logs:
+            if path is None:
+                continue
+            with open(path, 'rb') as f:
+                log = f.read().decode('utf-8', 'replace')
+            reports += [f'{os.path.basename(path)}: {line}' for line in log.splitlines()
+                        if 'runtime error:' in line or 'AddressSanitizer' in line]
+        t.check(not reports, 'no sanitizer report in the compositors\' logs',
+                '\n'.join(reports[:10]))
+
+
+def nag_recorder(t, name):
+    """
+    A stand-in for swaynag (`swaynag_command`): sway writes its config errors to swaynag's
+    stdin and closes it once the config is read; the script keeps them in a file.
+    """
+    script, out = t.path(f'{name}.sh'), t.path(f'{name}.txt')
+    with open(script, 'w') as f:
+        f.write(f'#!/bin/sh\ncat > {shlex.quote(out)}.part && mv {shlex.quote(out)}.part '
+                f'{shlex.quote(out)}\n')
+    os.chmod(script, 0o755)
+    return script, out
+
+
+def read_when_there(c, path, what):
+    c.wait_until(lambda: os.path.exists(path), what)
+    with open(path, 'rb') as f:
+        return f.read().decode('utf-8', 'replace')
+
+
+def reload_with_error(t, c, config, cfg_png, expect_cfg):
+    """
+    A reload whose config has a veil line that fails: sway's reload goes on (its check before
+    the reload only checks), the error goes to swaynag with the config file and the line, and
+    the other lines apply.
+    """
+    script, nag = nag_recorder(t, 'swaynag-reload')
+    missing = t.path('missing-on-reload.png')
+    with open(config) as f:
+        good = f.read()
+    with open(config, 'w') as f:
+        f.write(f'swaynag_command {script}\n' + good +
+                f'output {OUT} veil {vt.quote(missing)} fill\n')
+    try:
+        ok, err = c.msg('reload')
+        t.check(ok, '`reload` of a config with a failing veil line is accepted (as sway does '
+                'with any failing line)', err)
+        text = read_when_there(c, nag, 'swaynag to get the config errors')
+        t.check('Error on line' in text and config in text and
+                'missing-on-reload.png' in text,
+                'swaynag shows the error with the config file, the line and veil\'s message',
+                text)
+        v = c.wait_veil(OUT, 'shown', file=cfg_png)
+        t.check(v.get('setting') == '*' and v.get('mode') == 'fit',
+                'the good lines of the config apply', json.dumps(v))
+        t.check('missing-on-reload.png' in (v.get('error') or ''),
+                f"{OUT}'s veil status has the failed line's error", json.dumps(v))
+        t.compare(c.settled_screenshot(OUT), expect_cfg, 'reload-error-fit', **SCALED)
         with open(c.log_path, 'rb') as f:
             log = f.read().decode('utf-8', 'replace')
-        reports = [line for line in log.splitlines()
-                   if 'runtime error:' in line or 'AddressSanitizer' in line]
-        t.check(not reports, 'no sanitizer report in the compositor log',
-                '\n'.join(reports[:10]))
+        t.check(re.search(r"Error on line \d+ 'output [^']*missing-on-reload\.png", log),
+                'the compositor log has the error too', vt._tail(c.log_path, 20))
+    finally:
+        with open(config, 'w') as f:
+            f.write(good)
+
+
+def headless_env(sanitized_env):
+    """The environment of a sway that runs on its own (sway -C): headless, pixman."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK', 'I3SOCK')}
+    env.update({'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman',
+                'WLR_HEADLESS_OUTPUTS': '1', 'WLR_LIBINPUT_NO_DEVICES': '1'})
+    env.update(sanitized_env)
+    return env
+
+
+def run_validate(t, sway, config, env):
+    """`sway -C -c config`: returns (exit status, its output)."""
+    runtime = tempfile.mkdtemp(prefix='veil-sway-C-')
+    try:
+        e = dict(env, XDG_RUNTIME_DIR=runtime)
+        r = subprocess.run([sway, '-C', '-c', config], env=e, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120, cwd='/')
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+    return r.returncode, out
+
+
+def validate(t, sway, env, img_png):
+    """sway -C checks veil lines with veil_scene_check(): bad ones fail it, good ones pass."""
+    env = headless_env(env)
+
+    def config_file(name, lines):
+        path = t.path(name)
+        with open(path, 'w') as f:
+            f.write('xwayland disable\n' + ''.join(line + '\n' for line in lines))
+        return path
+
+    good = config_file('validate-good.conf', [
+        f'output * veil {vt.quote(img_png)} fit {BARS}',
+        f'output {OUT} veil #112233 solid_color',
+        'output "Unknown Unknown Unknown" veil off',
+        f'output {OUT} veil pause'])
+    rc, out = run_validate(t, sway, good, env)
+    t.check(rc == 0, '`sway -C` passes a config with good veil lines', f'exit {rc}: {out[-1500:]}')
+
+    bad = config_file('validate-bad-mode.conf', [f'output * veil {vt.quote(img_png)} sideways'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and 'sideways' in out and bad in out,
+            '`sway -C` fails a veil line with an unknown mode, naming the config file and the '
+            'word', f'exit {rc}: {out[-1500:]}')
+
+    bad = config_file('validate-bad-colour.conf', [f'output {OUT} veil #12345 solid_color'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and '#12345' in out and bad in out,
+            '`sway -C` fails a veil line with a bad colour', f'exit {rc}: {out[-1500:]}')
+
+
+def later_outputs(t, env):
+    """
+    Outputs that are not connected when their veil line is read or sent: the identifier's or
+    name's wallpaper comes with the output, as sway's own output settings do. The config names
+    its file relative to the config's directory, as bg allows.
+    """
+    cfgdir = t.path('later')
+    os.makedirs(os.path.join(cfgdir, 'pics'))
+    rel_png = vt.make_png(os.path.join(cfgdir, 'pics', 'rel-640x400.png'),
+                          vt.quadrant_pixels(640, 400))
+    bars = '#305070'
+    script, nag = nag_recorder(t, 'swaynag-later')
+    config = os.path.join(cfgdir, 'config')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'swaynag_command {script}\n'
+                f'output "Unknown Unknown Unknown" veil pics/rel-640x400.png fit {bars}\n')
+    c = t.compositor(outputs=0, config=config, env=env, name='sway-later')
+    with c:
+        with t.case('identifier in the config, output later'):
+            t.check(not c.outputs(), 'no output at first', json.dumps(list(c.outputs())))
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-1', 1920, 1080)
+            v = c.wait_veil('HEADLESS-1', 'shown', file=rel_png)
+            t.check(v.get('setting') == 'HEADLESS-1' and v.get('mode') == 'fit' and
+                    v.get('color') == bars,
+                    'the identifier\'s line of the config shows on the output that came, with '
+                    'its file found next to the config', json.dumps(v))
+            shot = c.settled_screenshot('HEADLESS-1')
+            expect = vt.expect_fit(rel_png, 1920, 1080, bars)
+            t.compare_structure(shot, expect, 'later-identifier-fit', slack=2, bars=vt.rgb(bars))
+            t.compare(shot, expect, 'later-identifier-fit', **SCALED)
+            t.check(not os.path.exists(nag), 'no config error', read_file(nag))
+
+        with t.case('identifier with swaymsg, output later'):
+            ok, err = c.msg('output HEADLESS-1 unplug')
+            t.check(ok, '`output HEADLESS-1 unplug` accepted', err)
+            c.wait_until(lambda: not c.outputs(), 'HEADLESS-1 to go')
+            ok, err = c.msg('output "Unknown Unknown Unknown" veil #446688 solid_color')
+            t.check(ok, 'a veil command for an identifier no output has is accepted', err)
+            ok, err = c.msg('output "Unknown Unknown Unknown" veil sideways.png sideways')
+            t.check(not ok and 'sideways' in err,
+                    'a bad command for an output that is not there fails at once', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-2', 1920, 1080)
+            v = c.wait_veil('HEADLESS-2', 'shown', kind='color')
+            t.check(v.get('setting') == 'HEADLESS-2', 'the new output shows the identifier\'s '
+                    'colour as its own wallpaper', json.dumps(v))
+            t.check(is_solid(c.settled_screenshot('HEADLESS-2'), '#446688', 0),
+                    'solid #446688 on the new output')
+
+        with t.case('name with swaymsg, output later'):
+            ok, err = c.msg('output HEADLESS-2 unplug')
+            t.check(ok, '`output HEADLESS-2 unplug` accepted', err)
+            c.wait_until(lambda: not c.outputs(), 'HEADLESS-2 to go')
+            # `output * veil off` supersedes the identifier's setting, as in veil.
+            ok, err = c.msg('output * veil off')
+            t.check(ok, '`output * veil off` accepted with no output', err)
+            ok, err = c.msg(f'output HEADLESS-3 veil {vt.quote(rel_png)} stretch')
+            t.check(ok, 'a veil command for a name no output has is accepted', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-3', 1920, 1080)
+            v = c.wait_veil('HEADLESS-3', 'shown', file=rel_png)
+            t.check(v.get('setting') == 'HEADLESS-3' and v.get('mode') == 'stretch',
+                    'the name\'s wallpaper shows on the output that came', json.dumps(v))
+            t.compare(c.settled_screenshot('HEADLESS-3'),
+                      vt.expect_stretch(rel_png, 1920, 1080), 'later-name-stretch', **SCALED)
+
+        with t.case('sway-later exit'):
+            c.stop('exit')
+    return c.log_path
+
+
+def read_file(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read().decode('utf-8', 'replace')
+    except OSError:
+        return ''
+
+
+SHIM = '''\
+/* veil_scene_create() fails, as when GStreamer cannot start: sway must run on without veil. */
+struct veil_scene;
+struct wl_display;
+struct wlr_renderer;
+struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
+\t(void)display;
+\t(void)renderer;
+\treturn 0;
+}
+'''
+
+
+def without_veil(t, sway, env, img_png, sanitized):
+    """
+    sway whose veil_scene_create() returned NULL (an LD_PRELOAD library replaces it): veil
+    lines fail with "veil is not running", nothing crashes, swaybg goes on, -C still checks.
+    """
+    with t.case('without veil: setup'):
+        cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+        if not t.check(cc, 'a C compiler builds the library that makes veil_scene_create fail'):
+            return None
+        src, shim = t.path('no-veil.c'), t.path('no-veil.so')
+        with open(src, 'w') as f:
+            f.write(SHIM)
+        r = subprocess.run([cc, '-shared', '-fPIC', '-o', shim, src], capture_output=True,
+                           text=True, timeout=120)
+        if not t.check(r.returncode == 0, 'the library builds', r.stderr[-800:]):
+            return None
+    env = dict(env, LD_PRELOAD=shim)
+    if sanitized:
+        # The sanitizer runtime wants to come first; the shim only replaces one function.
+        env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'
+        env['ASAN_OPTIONS'] = env['ASAN_OPTIONS'].lstrip(':')
+    script, nag = nag_recorder(t, 'swaynag-no-veil')
+    config = t.path('config-no-veil')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'swaynag_command {script}\n'
+                f'output * bg {BG} solid_color\n'
+                f'output * veil {vt.quote(img_png)} fill\n')
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-no-veil')
+    with c:
+        with t.case('without veil'):
+            with open(c.log_path, 'rb') as f:
+                log = f.read().decode('utf-8', 'replace')
+            t.check('Failed to create veil scene' in log,
+                    'veil_scene_create() failed (the preloaded library is used)',
+                    vt._tail(c.log_path, 20))
+            text = read_when_there(c, nag, 'swaynag to get the config errors')
+            t.check('veil is not running' in text and config in text,
+                    'the config\'s veil line is reported: "veil is not running"', text)
+            ok, err = c.msg(f'output {OUT} veil #112233 solid_color')
+            t.check(not ok and 'veil is not running' in err,
+                    'a veil command fails with "veil is not running"', err)
+            ok, err = c.msg('output * veil off')
+            t.check(not ok and 'veil is not running' in err,
+                    '`output * veil off` fails the same way', err)
+            o = c.outputs().get(OUT, {})
+            t.check('veil' not in o, 'get_outputs has no veil status', json.dumps(o)[:400])
+            c.wait_until(lambda: is_solid(c.screenshot(OUT), BG), f'swaybg ({BG}) to show')
+            t.check(True, f'swaybg ({BG}) shows')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            time.sleep(1.0)
+            t.check(c.responsive(), 'sway is still there after the reload')
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-2', 1920, 1080)
+            t.check(c.responsive(), 'sway is still there after a new output')
+            rc, out = run_validate(t, sway, config, headless_env(env))
+            t.check(rc == 0, '`sway -C` checks the veil line without a veil scene',
+                    f'exit {rc}: {out[-1500:]}')
+        with t.case('sway-no-veil exit'):
+            c.stop('exit')
+    return c.log_path
 
 
 def swaybg_pids(c):
