@@ -42,8 +42,14 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
  *   -ETIMEDOUT GStreamer took too long; other negative errnos for read failures
  */
 bool veil_png_sniff(const void *head, size_t len);
+/*
+ * The checks a decoder makes on the header alone (a few hundred bytes read, nothing decoded):
+ * what can be refused while a command waits for its answer. 0 when decoding may start.
+ */
+int veil_png_check(int fd, char **message);
 int veil_png_load(int fd, struct veil_image *image, char **message);
 /* Any still image GStreamer can decode (JPEG, WebP, ...), through a short-lived pipeline. */
+int veil_gst_image_check(int fd, char **message);
 int veil_gst_image_load(int fd, struct veil_image *image, char **message);
 
 #endif
