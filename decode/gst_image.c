@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "decode/image.h"
 #include "decode/task_pool.h"
-#include "module/message.h"
+#include "util/message.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one

@@ -9,7 +9,7 @@
 #include <wlr/util/log.h>
 #include "decode/image.h"
 #include "decode/source.h"
-#include "module/message.h"
+#include "util/message.h"
 #include "scene/pixel_buffer.h"
 #include "util/worker.h"
 

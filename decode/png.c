@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "decode/image.h"
-#include "module/message.h"
+#include "util/message.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations

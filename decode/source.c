@@ -13,7 +13,7 @@
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/source.h"
-#include "module/message.h"
+#include "util/message.h"
 
 void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
 		struct veil_source_context *ctx, char *path, const struct stat *st) {

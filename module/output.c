@@ -6,7 +6,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "module/message.h"
+#include "util/message.h"
 #include "module/scene.h"
 #include "scene/sample_buffer.h"
 #include "scene/tile_buffer.h"

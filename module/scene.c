@@ -11,7 +11,7 @@
 #include <veil/veil.h>
 #include "module/command.h"
 #include "module/control.h"
-#include "module/message.h"
+#include "util/message.h"
 #include "module/scene.h"
 #include "util/worker.h"
 
