@@ -611,6 +611,37 @@ def validate(t, sway, env, img_png):
     t.check(rc != 0 and '#12345' in out and bad in out,
             '`sway -C` fails a veil line with a bad colour', f'exit {rc}: {out[-1500:]}')
 
+    missing = t.path('validate-missing.png')
+    bad = config_file('validate-missing.conf', [f'output * veil {vt.quote(missing)} fill'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and missing in out and bad in out,
+            '`sway -C` fails a veil line whose file is missing, naming both files',
+            f'exit {rc}: {out[-1500:]}')
+
+    text = vt.make_text(t.path('validate-not-a-picture.png'))
+    bad = config_file('validate-text.conf', [f'output * veil {vt.quote(text)} fill'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and text in out, '`sway -C` fails a veil line whose file is no picture '
+            '(veil reads its kind)', f'exit {rc}: {out[-1500:]}')
+
+    # A relative name is the config file's directory's, as for bg (sway -C runs in /).
+    cfgdir = t.path('validate-dir')
+    os.makedirs(os.path.join(cfgdir, 'pics'), exist_ok=True)
+    shutil.copy(img_png, os.path.join(cfgdir, 'pics', 'here.png'))
+    good = os.path.join(cfgdir, 'good.conf')
+    with open(good, 'w') as f:
+        f.write('output * veil pics/here.png fit\n')
+    rc, out = run_validate(t, sway, good, env)
+    t.check(rc == 0, '`sway -C` finds a relative file next to the config',
+            f'exit {rc}: {out[-1500:]}')
+    bad = os.path.join(cfgdir, 'bad.conf')
+    with open(bad, 'w') as f:
+        f.write('output * veil pics/not-here.png fit\n')
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and os.path.join(cfgdir, 'pics', 'not-here.png') in out,
+            '`sway -C` names a missing relative file by its path in the config\'s directory',
+            f'exit {rc}: {out[-1500:]}')
+
 
 def later_outputs(t, env):
     """
@@ -657,6 +688,10 @@ def later_outputs(t, env):
             ok, err = c.msg('output "Unknown Unknown Unknown" veil sideways.png sideways')
             t.check(not ok and 'sideways' in err,
                     'a bad command for an output that is not there fails at once', err)
+            missing = t.path('later-missing.png')
+            ok, err = c.msg(f'output "Unknown Unknown Unknown" veil {vt.quote(missing)}')
+            t.check(not ok and missing in err,
+                    'so does a missing file for an output that is not there', err)
             ok, err = c.msg('create_output')
             t.check(ok, '`create_output` accepted', err)
             c.wait_mode('HEADLESS-2', 1920, 1080)
@@ -853,29 +888,34 @@ def covered(t, c, counters):
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
     """Fifty wallpapers in a row, images, video and colours, without waiting in between."""
     sequence = [
-        (f'{vt.quote(clip)} fit #000000', 'video'),
-        (f'{vt.quote(cfg_png)} center #303030', 'image'),
-        ('#336699 solid_color', 'color'),
-        (f'{vt.quote(img_png)} tile', 'image'),
-        (f'{vt.quote(clip)} stretch', 'video'),
-        (f'{vt.quote(cfg_png)} stretch', 'image'),
-        ('off', 'off'),
+        (f'{vt.quote(clip)} fit #000000', 'video', clip),
+        (f'{vt.quote(cfg_png)} center #303030', 'image', cfg_png),
+        ('#336699 solid_color', 'color', None),
+        (f'{vt.quote(img_png)} tile', 'image', img_png),
+        (f'{vt.quote(clip)} stretch', 'video', clip),
+        (f'{vt.quote(cfg_png)} stretch', 'image', cfg_png),
+        ('off', 'off', None),
     ]
     rss_before = rss_kib(c.proc.pid)
     accepted = kinds = 0
     bad = []
     for i in range(49):
-        words, kind = sequence[i % len(sequence)]
+        words, kind, path = sequence[i % len(sequence)]
         ok, err = c.msg(f'output {OUT} veil {words}')
         accepted += ok
         v = c.veil(OUT)
-        kinds += v.get('kind') == kind
-        if not ok or v.get('kind') != kind:
+        # A file's wallpaper replaces the old one once its first frame is ready: until then,
+        # the status says which file it is loading.
+        now = (v.get('kind') == kind and v.get('state') != 'loading') or \
+            (path is not None and v.get('state') == 'loading' and v.get('loading') == path)
+        kinds += now
+        if not ok or not now:
             bad.append(f'#{i + 1} `veil {words}`: {err or json.dumps(v)}')
     ok, err = c.msg(f'output {OUT} veil {vt.quote(img_png)} fill')
     accepted += ok
     t.check(accepted == 50, '50 switches accepted', '; '.join(bad[:5]) or err)
-    t.check(kinds == 49, 'each switch shows at once in the status', '; '.join(bad[:5]))
+    t.check(kinds == 49, 'each switch shows at once in the status (shown, or loading its file)',
+            '; '.join(bad[:5]))
     v = c.wait_veil(OUT, 'shown', file=img_png, mode='fill')
     t.compare(c.settled_screenshot(OUT), expect_img, 'after-50', **SCALED)
     t.check(v.get('error') is None, 'no error after the switches', json.dumps(v))
