@@ -347,7 +347,10 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
 		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
-		veil_scene_changed(scene);
+		/* A NULL scene (veil_scene_create() failed) answers "veil is not running". */
+		if (scene != NULL) {
+			veil_scene_changed(scene);
+		}
 	}
 	veil_command_finish(&cmd);
 	free(unused);
