@@ -26,6 +26,7 @@
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "decode/gst.h"
 #include "decode/sniff.h"
 #include "decode/source.h"
 #include "decode/task_pool.h"
@@ -156,16 +157,6 @@ struct video_source {
 
 static const struct veil_source_impl video_source_impl;
 
-/*
- * Any thread, synchronously as a task is made: gives it our pool. Touches nothing but the task;
- * the message is still queued for the bus handler, which ignores it.
- */
-static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointer data) {
-	struct video_source *src = data;
-	veil_task_pool_adopt(src->task_pool, msg);
-	return GST_BUS_PASS;
-}
-
 static struct video_source *video_source_from_source(struct veil_source *source) {
 	assert(source->impl == &video_source_impl);
 	struct video_source *src = wl_container_of(source, src, base);
@@ -173,11 +164,11 @@ static struct video_source *video_source_from_source(struct veil_source *source)
 }
 
 static bool init_gstreamer(char **message) {
-	GError *gerr = NULL;
-	if (!gst_init_check(NULL, NULL, &gerr)) {
+	char *why = NULL;
+	if (veil_gst_init(&why) < 0) {
 		veil_message_set(message, "GStreamer cannot start: %s",
-			gerr != NULL ? gerr->message : "unknown error");
-		g_clear_error(&gerr);
+			why != NULL ? why : "out of memory");
+		free(why);
 		return false;
 	}
 	return true;
@@ -914,21 +905,6 @@ static void video_source_set_frame_owed(struct veil_source *source, bool owed) {
 	}
 }
 
-static int errno_of_gerror(const GError *gerr) {
-	if (gerr->domain == GST_RESOURCE_ERROR) {
-		return gerr->code == GST_RESOURCE_ERROR_NOT_FOUND ? -ENOENT : -EIO;
-	}
-	if (gerr->domain == GST_CORE_ERROR) {
-		return gerr->code == GST_CORE_ERROR_MISSING_PLUGIN ||
-			gerr->code == GST_CORE_ERROR_NEGOTIATION ? -ENOTSUP : -EINVAL;
-	}
-	if (gerr->domain == GST_STREAM_ERROR) {
-		return gerr->code == GST_STREAM_ERROR_CODEC_NOT_FOUND ||
-			gerr->code == GST_STREAM_ERROR_WRONG_TYPE ? -ENOTSUP : -EINVAL;
-	}
-	return -EINVAL;
-}
-
 /* An error message as a sentence; the details GStreamer adds for developers go to the log. */
 static int describe_error(struct video_source *src, GstMessage *msg, char **message) {
 	GError *gerr = NULL;
@@ -936,7 +912,7 @@ static int describe_error(struct video_source *src, GstMessage *msg, char **mess
 	gst_message_parse_error(msg, &gerr, &debug);
 	wlr_log(WLR_DEBUG, "%s: GStreamer error from %s: %s (%s)", src->base.path,
 		GST_OBJECT_NAME(GST_MESSAGE_SRC(msg)), gerr->message, debug != NULL ? debug : "");
-	int err = errno_of_gerror(gerr);
+	int err = veil_gst_errno(gerr);
 	if (gerr->domain == GST_STREAM_ERROR && gerr->code == GST_STREAM_ERROR_TYPE_NOT_FOUND) {
 		veil_message_set(message, "Not a video GStreamer can read");
 	} else {
@@ -1575,7 +1551,7 @@ static int build_pipeline(struct video_source *src, char **message) {
 		return -EMFILE;
 	}
 	src->task_pool = veil_task_pool_new();
-	gst_bus_set_sync_handler(src->bus, handle_sync_message, src, NULL);
+	veil_gst_bus_adopt_tasks(src->bus, src->task_pool);
 	return 0;
 }
 
