@@ -140,7 +140,7 @@ void veil_video_source_fail(struct video_source *src, const char *message) {
 	}
 	/* No job runs now: a load's done() is where a load fails, and a stop comes once. */
 	assert(!src->job_pending);
-	if (src->pipeline != NULL) {
+	if (src->pipeline != NULL && !src->stopped) {
 		src->job_pending = true;
 		veil_worker_submit(src->base.ctx->worker, &src->job, &stop_impl);
 	}
@@ -200,6 +200,7 @@ static void load_run(struct veil_job *job) {
 	if (src->load_err < 0 && src->pipeline != NULL) {
 		/* Here rather than on the compositor thread: it joins the streaming threads. */
 		gst_element_set_state(src->pipeline, GST_STATE_NULL);
+		src->stopped = true;
 	}
 }
 

@@ -178,6 +178,7 @@ static int take_refusal(struct video_source *src, char **message) {
 }
 
 
+/* Compositor thread, once loaded: what the pipeline says while it plays. */
 static void handle_message(struct video_source *src, GstMessage *msg) {
 	char *message = NULL;
 	switch (GST_MESSAGE_TYPE(msg)) {

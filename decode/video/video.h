@@ -124,6 +124,7 @@ struct video_source {
 	int load_err; /* also the errno of the failure for veil_video_source_get_load_error() */
 	char *load_message;
 	GstSample *first;
+	bool stopped; /* the failed load left the pipeline in NULL */
 
 	/* Compositor thread only. */
 	struct veil_job job; /* the load, a stop or the teardown: one at a time */
