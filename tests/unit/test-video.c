@@ -327,9 +327,18 @@ static void test_playback(struct veil_source_context *ctx) {
 	if (loading != NULL) {
 		CHECK(loading->frame == NULL && loading->width == 0 && loading->error == NULL);
 		CHECK(status_is(loading, "state", "loading"));
-		/* Let go while it loads: the worker's discard frees it. */
+		/* Shown while it loads: it plays once loaded. */
+		veil_source_add_viewers(loading, 1);
+		CHECK(wait_loaded(ctx->loop, loading) && loading->width == 64);
+		CHECK(status_is(loading, "state", "playing"));
+		veil_source_add_viewers(loading, -1);
 		veil_source_unref(loading);
 	}
+	loading = veil_source_open(ctx, media("colours.mp4"), false, &err, &message);
+	CHECK(loading != NULL && loading->frame == NULL, "%d %s", err, message ? message : "");
+	free(message);
+	/* Let go while it loads: the job's discard frees it on the worker. */
+	veil_source_unref(loading);
 	struct veil_source *source = open_loaded(ctx, media("colours.mp4"), &err, &message);
 	CHECK(source != NULL && err == 0, "%d %s", err, message ? message : "");
 	free(message);
