@@ -320,8 +320,10 @@ static void test_playback(struct veil_source_context *ctx) {
 	int err;
 	char *message;
 	/* Opening returns at once: no frame, no size, loading. */
+	double opened = now();
 	struct veil_source *loading = veil_source_open(ctx, media("colours.mp4"), false, &err,
 		&message);
+	printf("colours.mp4: open returned in %.1f ms\n", (now() - opened) * 1000);
 	CHECK(loading != NULL && err == 0, "%d %s", err, message ? message : "");
 	free(message);
 	if (loading != NULL) {
@@ -330,6 +332,7 @@ static void test_playback(struct veil_source_context *ctx) {
 		/* Shown while it loads: it plays once loaded. */
 		veil_source_add_viewers(loading, 1);
 		CHECK(wait_loaded(ctx->loop, loading) && loading->width == 64);
+		printf("colours.mp4: first frame %.1f ms after open\n", (now() - opened) * 1000);
 		CHECK(status_is(loading, "state", "playing"));
 		veil_source_add_viewers(loading, -1);
 		veil_source_unref(loading);
