@@ -13,6 +13,7 @@
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include <veil/veil.h>
 #include "decode/gst.h"
 #include "decode/video/video.h"
 #include "util/message.h"
@@ -441,9 +442,15 @@ struct veil_source *veil_video_source_create(struct veil_source_context *ctx, in
 	GstAllocator *udmabuf = NULL;
 	const struct wlr_drm_format_set *formats = ctx->renderer != NULL ?
 		wlr_renderer_get_texture_formats(ctx->renderer, WLR_BUFFER_CAP_DMABUF) : NULL;
-	/* Only for a renderer that imports dmabufs; it opens /dev/udmabuf. */
+	/*
+	 * Only for a renderer that imports dmabufs. The compositor's own dmabuf allocator when it
+	 * registered one (VEIL_DMABUF_ALLOCATOR in veil.h), else /dev/udmabuf's.
+	 */
 	if (formats != NULL && formats->len > 0 && veil_gst_init(NULL) == 0) {
-		udmabuf = gst_udmabuf_allocator_get();
+		udmabuf = gst_allocator_find(VEIL_DMABUF_ALLOCATOR);
+		if (udmabuf == NULL) {
+			udmabuf = gst_udmabuf_allocator_get();
+		}
 	}
 	struct veil_source *source = veil_video_source_create_with_allocator(ctx, fd, path, st,
 		udmabuf, err, message);

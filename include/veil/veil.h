@@ -27,6 +27,15 @@ struct wlr_scene_tree;
 struct veil_scene;
 
 /*
+ * Where a decoder writes system-memory frames for a renderer that imports dmabufs (software
+ * decoders, then, hand the GPU their NV12 as it is): the GstAllocator registered under this name
+ * (gst_allocator_register()) before veil_scene_create(), when the compositor has one of its own
+ * (GBM-backed, say), else GStreamer's /dev/udmabuf allocator. Without either such frames are
+ * converted to XRGB8888 and go to the renderer as data pointers.
+ */
+#define VEIL_DMABUF_ALLOCATOR "veil-dmabuf-pool"
+
+/*
  * Creates the wallpaper state of a compositor. The event loop is the display's; the renderer
  * decides which frame formats veil produces (data pointers for pixman, dmabufs for a GPU).
  * veil_scene_destroy() must be called before the renderer is destroyed; when the display is
