@@ -441,6 +441,9 @@ def drive(t, labwc, veilctl, sanitized):
                 shot = c.settled_screenshot(OUT)
                 t.compare(shot, vt.expect_solid('#336699', W, H), 'solid_color', **EXACT)
 
+        with t.case('a client of another user'):
+            other_user(t, c)
+
         with t.case('video'):
             set_veil(clip, 'fill')
             v = c.wait_veil(OUT, 'shown', file=clip)
@@ -498,6 +501,37 @@ def drive(t, labwc, veilctl, sanitized):
         reports = [line for line in c.log_text().splitlines()
                    if 'runtime error:' in line or 'AddressSanitizer' in line]
         t.check(not reports, 'no sanitizer report in the labwc log', '\n'.join(reports[:10]))
+
+
+def other_user(t, c):
+    """
+    labwc's global filter asks veil_scene_filter_global(): veil's default filter refuses a
+    client of another user, so labwc must not even offer it the global.
+    """
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        say('   (not run: needs root and setpriv to run veilctl as another user)')
+        return
+    before = c.veil(OUT)
+    # Let uid 65534 reach the socket, as a misconfigured session might.
+    sock = os.path.join(c.runtime, c.wayland_display)
+    old_dir, old_sock = os.stat(c.runtime).st_mode, os.stat(sock).st_mode
+    os.chmod(c.runtime, 0o711)
+    os.chmod(sock, 0o777)
+    try:
+        env = dict(c.client_env, WAYLAND_DISPLAY=sock, HOME='/')
+        r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                            '--', c.veilctl, 'set', '-o', OUT, '#ff0000', 'solid_color'],
+                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=vt.IPC_TIMEOUT)
+        err = r.stderr.strip()
+        t.check(r.returncode == 1 and 'does not offer' in err,
+                "labwc's global filter hides veil's global from another user's client",
+                f'exit {r.returncode}: {err}')
+    finally:
+        os.chmod(c.runtime, old_dir & 0o7777)
+        os.chmod(sock, old_sock & 0o7777)
+    after = c.veil(OUT)
+    t.check(after == before, 'the wallpaper is unchanged', f'{before} -> {after}')
 
 
 def covered(t, c, frames):
