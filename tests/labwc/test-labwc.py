@@ -298,6 +298,23 @@ class Labwc(vt.Compositor):
         return rc
 
 
+# LeakSanitizer stays on for labwc (a leak makes it exit 1, which fails the exit check), with
+# one suppression: fontconfig's config, allocated under pango's font map when labwc starts,
+# 320 bytes in 3 allocations whose every stack is inside libfontconfig.so.1 (seen running the
+# ASan labwc of this test with and without a wallpaper: the same report). Not veil's.
+LSAN_SUPP = '''leak:libfontconfig.so
+'''
+
+
+def sanitizer_env(t, sanitized):
+    if not sanitized:
+        return {}
+    supp = t.path('labwc-lsan.supp')
+    if not os.path.exists(supp):
+        write(supp, LSAN_SUPP)
+    return {'LSAN_OPTIONS': f'suppressions={supp}:print_suppressions=0'}
+
+
 def is_solid(img, color, tolerance=2):
     want = vt.np.array(vt.rgb(color), vt.np.int16)
     return int(vt.np.abs(img.astype(vt.np.int16) - want).max()) <= tolerance
@@ -357,11 +374,7 @@ def drive(t, labwc, veilctl, sanitized):
                           f'~/media/config-800x600.png</wallpaper>'))
     write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
 
-    env = {}
-    if sanitized:
-        # labwc's own allocations at exit are not this test's business; every other check of
-        # the sanitizers stays on.
-        env['ASAN_OPTIONS'] = 'detect_leaks=0'
+    env = sanitizer_env(t, sanitized)
 
     with Labwc(t, labwc, veilctl, cfgdir, home, env=env) as c:
         def set_veil(*words, output=OUT):
@@ -643,10 +656,10 @@ def without_veil(t, labwc, veilctl, sanitized):
                            text=True, timeout=120)
         if not t.check(r.returncode == 0, 'the library builds', r.stderr[-800:]):
             return
-    env = {'LD_PRELOAD': shim}
+    env = dict(sanitizer_env(t, sanitized), LD_PRELOAD=shim)
     if sanitized:
         # The sanitizer runtime wants to come first; the shim only replaces one function.
-        env['ASAN_OPTIONS'] = 'detect_leaks=0:verify_asan_link_order=0'
+        env['ASAN_OPTIONS'] = 'verify_asan_link_order=0'
     home = t.path('home-no-veil')
     cfgdir = t.path('labwc-config-no-veil')
     os.makedirs(home)
