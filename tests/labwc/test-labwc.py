@@ -13,9 +13,12 @@ The labwc patch series (examples/labwc/) built and driven for real.
    mode, a video, colours; grim screenshots are compared with pictures ffmpeg or numpy computed
    on their own; a fullscreen GStreamer client covers the output and the video must stop; an
    output comes and goes (labwc's VirtualOutputAdd/Remove, bound to keys that wtype presses
-   through the virtual keyboard protocol); `labwc --reconfigure` with a changed rc.xml, then
-   with a file that cannot be shown; `labwc --exit`. A second run has veil_scene_create()
-   fail (an LD_PRELOAD library) and labwc must run on without wallpapers.
+   through the virtual keyboard protocol); a client of another user must not get veil's
+   global (labwc's global filter); `labwc --reconfigure` with a changed rc.xml, then with a
+   file that cannot be shown; `labwc --exit`. A second run has veil_scene_create() fail (an
+   LD_PRELOAD library) and labwc must run on without wallpapers.
+
+Under the sanitizers labwc is built with them too and LeakSanitizer stays on (LSAN_SUPP).
 """
 import argparse
 import hashlib
