@@ -13,7 +13,8 @@ The labwc patch series (examples/labwc/) built and driven for real.
    mode, a video, colours; grim screenshots are compared with pictures ffmpeg or numpy computed
    on their own; a fullscreen GStreamer client covers the output and the video must stop; an
    output comes and goes (labwc's VirtualOutputAdd/Remove, bound to keys that wtype presses
-   through the virtual keyboard protocol); a client of another user must not get veil's
+   through the virtual keyboard protocol); a right click on the wallpaper opens the root menu
+   (wlrctl, virtual pointer protocol); a client of another user must not get veil's
    global (labwc's global filter); `labwc --reconfigure` with a changed rc.xml, then with a
    file that cannot be shown; `labwc --exit`. A second run has veil_scene_create() fail (an
    LD_PRELOAD library) and labwc must run on without wallpapers.
@@ -457,6 +458,9 @@ def drive(t, labwc, veilctl, sanitized):
                 shot = c.settled_screenshot(OUT)
                 t.compare(shot, vt.expect_solid('#336699', W, H), 'solid_color', **EXACT)
 
+        with t.case('a click on the wallpaper is on Root'):
+            root_menu(t, c, '#336699')
+
         with t.case('a client of another user'):
             other_user(t, c)
 
@@ -517,6 +521,35 @@ def drive(t, labwc, veilctl, sanitized):
         reports = [line for line in c.log_text().splitlines()
                    if 'runtime error:' in line or 'AddressSanitizer' in line]
         t.check(not reports, 'no sanitizer report in the labwc log', '\n'.join(reports[:10]))
+
+
+def root_menu(t, c, color):
+    """
+    A right click on the wallpaper opens labwc's root menu (the default Root mouse binding),
+    as on an empty desktop: get_cursor_context() must see Root, not veil's buffer. wlrctl
+    clicks through the virtual pointer protocol, wtype's Escape closes the menu.
+    """
+    wlrctl, wtype = shutil.which('wlrctl'), shutil.which('wtype')
+    if not t.check(wlrctl and wtype, 'wlrctl and wtype are installed'):
+        return
+    t.check(is_solid(c.settled_screenshot(OUT), color, 0), f'the wallpaper is solid {color}')
+    for argv in (['pointer', 'move', '200', '200'], ['pointer', 'click', 'right']):
+        r = subprocess.run([wlrctl] + argv, env=c.client_env, capture_output=True, text=True,
+                           timeout=60)
+        t.check(r.returncode == 0, f'`wlrctl {" ".join(argv)}` exits 0', r.stderr.strip())
+
+    def menu():
+        shot = c.screenshot(OUT)
+        other = vt.np.any(shot != vt.np.array(vt.rgb(color), vt.np.uint8), axis=2)
+        return other.any() and other.mean() < 0.2 and vt.bbox(other)
+    box = c.wait_until(menu, 'the root menu to open', timeout=20)
+    t.check(True, f'a right click on the wallpaper opens the root menu (at {box})')
+    r = subprocess.run([wtype, '-k', 'Escape'], env=c.client_env, capture_output=True,
+                       text=True, timeout=60)
+    t.check(r.returncode == 0, '`wtype -k Escape` exits 0', r.stderr.strip())
+    c.wait_until(lambda: is_solid(c.screenshot(OUT), color, 0), 'the menu to close',
+                 timeout=20)
+    t.check(True, 'Escape closes it: the wallpaper shows whole again')
 
 
 def other_user(t, c):
