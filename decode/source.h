@@ -54,10 +54,12 @@ struct veil_source_impl {
 	void (*set_frame_owed)(struct veil_source *source, bool owed);
 	void (*frame_event)(struct veil_source *source);
 	/*
-	 * Optional. ctx->renderer was replaced: frames made for the old one may not suit the new
-	 * one (a video asks its decoder for what the renderer imports).
+	 * Optional. ctx->renderer was replaced and frames made for the old one may not suit the
+	 * new one (a video asks its decoder for what the renderer imports): a new source of the
+	 * same file (the same inode, whatever its path names now) made for the new renderer, with
+	 * one reference, or NULL when that failed.
 	 */
-	void (*renderer_changed)(struct veil_source *source);
+	struct veil_source *(*reopen)(struct veil_source *source);
 };
 
 /* What every source needs from the compositor side. Owned by the scene. */
@@ -81,6 +83,8 @@ struct veil_source {
 	bool paused; /* by the user */
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
 	bool shrunk;
+	/* Made for a renderer the compositor replaced: new commands get a new source. */
+	bool stale;
 
 	/* Identity: the resolved path and the file it named when opened. */
 	char *path;

@@ -364,12 +364,34 @@ static void video_source_destroy(struct veil_source *source) {
 	veil_worker_submit(src->base.ctx->worker, &src->job, &teardown_impl);
 }
 
+static struct veil_source *video_source_reopen(struct veil_source *source) {
+	struct video_source *src = video_source_from_source(source);
+	struct stat st;
+	char *path = strdup(source->path);
+	if (path == NULL || fstat(src->file_fd, &st) != 0) {
+		free(path);
+		return NULL;
+	}
+	/* Our descriptor: the file the source plays, even if its path names another now. */
+	int err;
+	char *message = NULL;
+	struct veil_source *fresh = veil_video_source_create(source->ctx, src->file_fd, path, &st,
+		&err, &message);
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s", src->name,
+			message != NULL ? message : strerror(-err));
+	}
+	free(message);
+	return fresh;
+}
+
 static const struct veil_source_impl video_source_impl = {
 	.kind = VEIL_SOURCE_VIDEO,
 	.destroy = video_source_destroy,
 	.set_visible = video_source_set_visible,
 	.set_paused = video_source_set_paused,
 	.get_info = video_source_get_info,
+	.reopen = video_source_reopen,
 	.set_frame_owed = video_source_set_frame_owed,
 	.frame_event = video_source_frame_event,
 };
