@@ -731,6 +731,17 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 	GstSample *sample = NULL;
 	int ret;
 
+	/*
+	 * A bus made while the process had no descriptor to spare has no poll: waiting on it would
+	 * return at once, and the loop below would spin until its deadline.
+	 */
+	GPollFD pollfd = { .fd = -1 };
+	gst_bus_get_pollfd(bus, &pollfd);
+	if (pollfd.fd < 0) {
+		veil_message_set(message, "cannot start a GStreamer pipeline: %s", strerror(EMFILE));
+		ret = -EMFILE;
+		goto out;
+	}
 	if (gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
 		msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
 		if (msg != NULL) {
