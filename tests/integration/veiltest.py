@@ -1114,3 +1114,33 @@ def grab(c, output):
     if len(data) != w * h * 3:
         raise Failure(f'grim: {len(data)} bytes of pixels for {w}x{h}')
     return np.frombuffer(data, np.uint8).reshape(h, w, 3).copy()
+
+
+# --- a GPU reset on demand, for the sway and labwc tests ---
+
+LOSE_RENDERER_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lose-renderer.c')
+
+
+def build_lose_renderer(t, wlroots_pc='wlroots-0.20'):
+    """
+    Builds lose-renderer.c (next to this file) into the output directory: a library that a
+    compositor preloads so that SIGUSR2 makes its renderer emit "lost" (see the file). Returns
+    its path, or None after a failed check.
+    """
+    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+    if not t.check(cc, 'a C compiler builds the library that loses the renderer'):
+        return None
+    r = subprocess.run(['pkg-config', '--cflags', wlroots_pc, 'wayland-server'],
+                       capture_output=True, text=True, timeout=60)
+    if not t.check(r.returncode == 0, f'pkg-config finds {wlroots_pc} and wayland-server',
+                   r.stderr.strip()):
+        return None
+    out = t.path('lose-renderer.so')
+    argv = [cc, '-shared', '-fPIC', '-Wall', '-Wextra', '-DWLR_USE_UNSTABLE', '-o', out,
+            LOSE_RENDERER_SRC] + shlex.split(r.stdout)
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if not t.check(r.returncode == 0 and not r.stderr.strip(),
+                   'the renderer-loss library builds without a warning',
+                   f'{shlex.join(argv)}: {r.stderr[-1500:]}'):
+        return None
+    return out

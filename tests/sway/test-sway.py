@@ -21,6 +21,11 @@ The sway patch series (examples/sway/) built and driven for real.
    later; so do a swaymsg identifier and a swaymsg name sent while no output has them.
 6. A third sway whose veil_scene_create() fails (an LD_PRELOAD library built here replaces
    it): veil lines fail with "veil is not running", swaybg, reload, a new output and -C go on.
+7. A fourth sway loses its renderer: a preloaded library (tests/integration/lose-renderer.c)
+   makes the renderer emit "lost" on SIGUSR2, as a GPU reset does (the headless backend cannot
+   have one). sway makes a new renderer and gives it to veil; the video on one output restarts
+   with a new pipeline and plays on, the still on another keeps its exact picture, both
+   settings stay.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -489,6 +494,7 @@ def drive(t, sway, swaymsg_built, sanitized):
         validate(t, sway, env, img_png)
     logs.append(later_outputs(t, env))
     logs.append(without_veil(t, sway, env, img_png, sanitized))
+    logs.append(renderer_loss(t, env, clip, img_png, expect_clip, sanitized))
 
     if sanitized:
         reports = []
@@ -807,6 +813,92 @@ def without_veil(t, sway, env, img_png, sanitized):
             t.check(rc == 0, '`sway -C` checks the veil line without a veil scene',
                     f'exit {rc}: {out[-1500:]}')
         with t.case('sway-no-veil exit'):
+            c.stop('exit')
+    return c.log_path
+
+
+def renderer_loss(t, env, clip, img_png, expect_clip, sanitized):
+    """
+    A GPU reset, provoked: the headless backend cannot lose its renderer, so a preloaded library
+    (tests/integration/lose-renderer.c) makes the renderer that wlr_renderer_autocreate() gave
+    sway emit "lost" on SIGUSR2, as wlroots' GPU renderers do. sway's handle_renderer_lost()
+    schedules do_renderer_recreate(): a new renderer and allocator, veil_scene_set_renderer(),
+    the old ones destroyed. While a video plays on HEADLESS-1 and a still shows on HEADLESS-2,
+    sway must survive, the video restart for the new renderer (a new pipeline) and play on, the
+    still's picture stay as it was and both settings stay.
+    """
+    with t.case('renderer loss: setup'):
+        shim = vt.build_lose_renderer(t)
+        if shim is None:
+            say('NOTE: renderer loss not exercised: the library that provokes it did not build')
+            return None
+    env = dict(env, LD_PRELOAD=shim)
+    if sanitized:
+        # The sanitizer runtime wants to come first; the library only wraps three functions.
+        env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'
+        env['ASAN_OPTIONS'] = env['ASAN_OPTIONS'].lstrip(':')
+    config = t.path('config-renderer-loss')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'output * bg {BG} solid_color\n')
+    still = 'HEADLESS-2'
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-renderer-loss')
+    with c:
+        with t.case('renderer loss'):
+            def made():
+                return read_file(c.log_path).count('lose-renderer: the compositor made renderer')
+
+            t.check(made() == 1, 'the preloaded library saw sway make its renderer',
+                    vt._tail(c.log_path, 20))
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+            t.check(ok, f'`output {OUT} veil <video> fill` accepted', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode(still, 1920, 1080)
+            ok, err = c.msg(f'output {still} veil {vt.quote(img_png)} fit #203040')
+            t.check(ok, f'`output {still} veil <image> fit #203040` accepted', err)
+            video = c.wait_veil(OUT, 'shown', file=clip)
+            image = c.wait_veil(still, 'shown', file=img_png)
+            shown = lambda: c.veil(OUT).get('frames', 0)  # noqa: E731
+            a = shown()
+            c.wait_until(lambda: shown() >= a + 5, 'the video to play')
+            pipeline = (c.veil(OUT).get('source') or {}).get('pipeline')
+            t.check(pipeline, 'the video has a pipeline in the status', json.dumps(video))
+            picture = c.settled_screenshot(still)
+
+            c.proc.send_signal(signal.SIGUSR2)
+            def replaced():
+                log = read_file(c.log_path)
+                at = log.find('lose-renderer: loss 1: lost emitted')
+                return at >= 0 and made() == 2 and re.search(
+                    r'lose-renderer: renderer \S+ destroyed', log[at:])
+            c.wait_until(replaced, 'sway to replace its renderer')
+            t.check(True, 'the renderer emitted lost; sway made a new one and destroyed the old')
+
+            def restarted():
+                v = c.veil(OUT)
+                p = (v.get('source') or {}).get('pipeline')
+                return v if v.get('state') == 'shown' and p and p != pipeline else None
+            after = c.wait_until(restarted, 'the video to restart with a new pipeline')
+            t.check(True, 'the video restarted for the new renderer (pipeline '
+                    f'{pipeline} -> {after["source"]["pipeline"]})')
+            same = ('kind', 'setting', 'file', 'mode', 'color')
+            t.check(all(after.get(k) == video.get(k) for k in same) and
+                    after.get('error') is None,
+                    f'{OUT} keeps its video setting', f'{video} -> {after}')
+            a = shown()
+            b = c.wait_until(lambda: shown() >= a + 10 and shown(),
+                             'the video to play on after the loss')
+            t.check(True, f'the video plays on (frames {a} -> {b})')
+            t.compare(c.screenshot(OUT), expect_clip, 'renderer-loss-video', **VIDEO)
+            img_after = c.veil(still)
+            t.check(all(img_after.get(k) == image.get(k) for k in same + ('state',)) and
+                    img_after.get('error') is None,
+                    f'{still} keeps its image setting', f'{image} -> {img_after}')
+            t.compare(c.settled_screenshot(still), picture, 'renderer-loss-still', tolerance=0)
+            t.check(c.responsive(), 'sway is still there after the renderer loss')
+        with t.case('sway-renderer-loss exit'):
             c.stop('exit')
     return c.log_path
 
