@@ -65,6 +65,7 @@ struct import_renderer {
 	struct wlr_drm_format_set dmabuf_formats, data_ptr_formats, render_formats;
 	struct wl_list textures; // import_texture.link
 	struct import_renderer_stats stats;
+	uint32_t formats_seen; // bit i: formats[i] was imported once already
 };
 
 struct plane_map {
@@ -552,6 +553,17 @@ static struct wlr_texture *import_dmabuf(struct import_renderer *renderer,
 	texture->buffer = wlr_buffer_lock(buffer);
 	wl_list_insert(&renderer->textures, &texture->link);
 	renderer->stats.dmabuf_imports++;
+
+	/* Once per format: tests read from the log that the dmabuf path ran, and with what. */
+	uint32_t bit = 1u << (desc - formats);
+	if (!(renderer->formats_seen & bit)) {
+		renderer->formats_seen |= bit;
+		wlr_log(WLR_INFO, "import renderer: first %.4s dmabuf imported: %dx%d, %d planes, "
+			"strides %u/%u/%u, offsets %u/%u/%u", (const char *)&desc->format,
+			attribs->width, attribs->height, attribs->n_planes, attribs->stride[0],
+			attribs->stride[1], attribs->stride[2], attribs->offset[0], attribs->offset[1],
+			attribs->offset[2]);
+	}
 	return &texture->base;
 
 error:
