@@ -2,13 +2,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gst/gst.h>
 #include <wayland-server-core.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "decode/gst.h"
 #include "module/command.h"
 #include "module/control.h"
 #include "util/message.h"
@@ -144,11 +144,11 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	if (display == NULL) {
 		return NULL;
 	}
-	GError *gerror = NULL;
-	if (!gst_is_initialized() && !gst_init_check(NULL, NULL, &gerror)) {
+	char *why = NULL;
+	if (veil_gst_init(&why) < 0) {
 		wlr_log(WLR_ERROR, "veil: cannot initialise GStreamer: %s",
-			gerror != NULL ? gerror->message : "unknown error");
-		g_clear_error(&gerror);
+			why != NULL ? why : "out of memory");
+		free(why);
 		return NULL;
 	}
 
@@ -367,7 +367,10 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
 		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
-		veil_scene_changed(scene);
+		/* A NULL scene (veil_scene_create() failed) answers "veil is not running". */
+		if (scene != NULL) {
+			veil_scene_changed(scene);
+		}
 	}
 	veil_command_finish(&cmd);
 	free(unused);
