@@ -98,10 +98,10 @@ static const char *renderer_kind_name(enum tw_renderer_kind kind) {
 
 #if TINYWL_HAVE_IMPORT_RENDERER
 /*
- * veil makes dmabufs of system-memory frames in a pool of dmabuf memory, /dev/udmabuf's where it
- * exists; it looks for an allocator named veil-dmabuf-pool first. Ours gives memfds, which only
- * the importing renderer can read (a real GPU would need udmabuf's), so it is registered only
- * once that renderer is in use. GStreamer keeps it until the process ends.
+ * veil makes dmabufs of system-memory frames in a pool of dmabuf memory: the allocator registered
+ * as VEIL_DMABUF_ALLOCATOR, else /dev/udmabuf's. Ours gives memfds, which only the importing
+ * renderer can read (a real GPU would need udmabuf's), so it is registered only once that
+ * renderer is in use. GStreamer keeps it until the process ends.
  */
 static void register_dmabuf_pool(void) {
 	static bool registered = false;
@@ -109,9 +109,9 @@ static void register_dmabuf_pool(void) {
 		return;
 	}
 	gst_init(NULL, NULL);
-	registered = memfd_dmabuf_allocator_register();
+	registered = memfd_dmabuf_allocator_register(VEIL_DMABUF_ALLOCATOR);
 	wlr_log(registered ? WLR_INFO : WLR_ERROR, "%s the memfd dmabuf allocator as %s",
-		registered ? "registered" : "cannot register", MEMFD_DMABUF_POOL_NAME);
+		registered ? "registered" : "cannot register", VEIL_DMABUF_ALLOCATOR);
 }
 #endif
 

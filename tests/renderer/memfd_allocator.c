@@ -60,12 +60,12 @@ GstAllocator *memfd_dmabuf_allocator_new(void) {
 	return allocator;
 }
 
-bool memfd_dmabuf_allocator_register(void) {
+bool memfd_dmabuf_allocator_register(const char *name) {
 	GstAllocator *allocator = memfd_dmabuf_allocator_new();
 	if (allocator == NULL) {
 		return false;
 	}
 	/* Takes our reference. */
-	gst_allocator_register(MEMFD_DMABUF_POOL_NAME, allocator);
+	gst_allocator_register(name, allocator);
 	return true;
 }

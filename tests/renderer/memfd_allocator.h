@@ -10,15 +10,12 @@
 #include <stdbool.h>
 #include <gst/gst.h>
 
-/* The name veil looks its pool allocator up by (gst_allocator_find()) before udmabuf's. */
-#define MEMFD_DMABUF_POOL_NAME "veil-dmabuf-pool"
-
 /* A new allocator (floating reference sunk: the caller owns one reference). */
 GstAllocator *memfd_dmabuf_allocator_new(void);
 /*
- * Registers a new allocator under MEMFD_DMABUF_POOL_NAME, for the life of the process (GStreamer
- * keeps registered allocators until gst_deinit()). Call gst_init() first.
+ * Registers a new allocator under name (veil's is VEIL_DMABUF_ALLOCATOR), for the life of the
+ * process: GStreamer keeps registered allocators until gst_deinit(). Call gst_init() first.
  */
-bool memfd_dmabuf_allocator_register(void);
+bool memfd_dmabuf_allocator_register(const char *name);
 
 #endif
