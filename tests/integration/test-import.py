@@ -158,6 +158,12 @@ def colours_in_order(c, n_loops):
             break
         if time.monotonic() > deadline:
             raise vt.Failure(f'the clip did not loop {n_loops} times')
+        # Two seconds of no clip colour at all: the picture is gone, not late.
+        recent = [s for s in samples if s[0] > samples[-1][0] - 2 * SECONDS_EACH]
+        if samples[-1][0] - samples[0][0] > 2 * SECONDS_EACH and \
+                all(s[1] is None for s in recent):
+            raise vt.Failure(f'no clip colour on screen for {2 * SECONDS_EACH:.0f} s '
+                             f'(mean {recent[-1][2]}, loop counter {samples[-1][3]})')
     unknown = [s for s in samples if s[1] is None]
     t.check(not unknown, f'each of {len(samples)} screenshots shows a clip colour',
             f'{len(unknown)} do not, e.g. mean {unknown[0][2] if unknown else ""}')
