@@ -98,6 +98,67 @@ hevc10_quad = quad_clip(os.path.join(media, 'quad10.mp4'), [
     '-pix_fmt', 'yuv420p10le', '-tag:v', 'hvc1', '-movflags', '+faststart'])
 
 
+KR_KB = {'bt709': (0.2126, 0.0722), 'bt2020nc': (0.2627, 0.0593), 'smpte170m': (0.299, 0.114)}
+QUAD_RGB = [(200, 40, 40), (40, 200, 40), (40, 40, 200), (128, 128, 128)]  # TL TR BL BR
+
+
+def rgb_to_ycbcr(rgb, matrix, full):
+    """The textbook R'G'B' -> Y'CbCr of 8-bit samples, in limited or full range."""
+    kr, kb = KR_KB[matrix]
+    r, g, b = (v / 255.0 for v in rgb)
+    y = kr * r + (1 - kr - kb) * g + kb * b
+    pb, pr = (b - y) / (2 * (1 - kb)), (r - y) / (2 * (1 - kr))
+    if full:
+        return [int(round(v)) for v in (255 * y, 128 + 255 * pb, 128 + 255 * pr)]
+    return [int(round(v)) for v in (16 + 219 * y, 128 + 224 * pb, 128 + 224 * pr)]
+
+
+def ycbcr_to_rgb(ycc, matrix, full):
+    kr, kb = KR_KB[matrix]
+    y, cb, cr = ycc
+    if full:
+        y, pb, pr = y / 255, (cb - 128) / 255, (cr - 128) / 255
+    else:
+        y, pb, pr = (y - 16) / 219, (cb - 128) / 224, (cr - 128) / 224
+    r = y + 2 * (1 - kr) * pr
+    b = y + 2 * (1 - kb) * pb
+    g = (y - kr * r - kb * b) / (1 - kr - kb)
+    return [min(255, max(0, int(round(255 * v)))) for v in (r, g, b)]
+
+
+def tagged_clip(path, matrix, full, w=64, h=48):
+    """
+    Four colour quadrants written as YUV by hand (no conversion in ffmpeg) and tagged with
+    matrix and range: shown right only if veil and the renderer convert with the tags.
+    """
+    yp = np.zeros((h, w), np.uint8)
+    up = np.zeros((h // 2, w // 2), np.uint8)
+    vp = np.zeros((h // 2, w // 2), np.uint8)
+    for i, rgb in enumerate(QUAD_RGB):
+        y, cb, cr = rgb_to_ycbcr(rgb, matrix, full)
+        qy, qx = divmod(i, 2)
+        yp[qy * h // 2:(qy + 1) * h // 2, qx * w // 2:(qx + 1) * w // 2] = y
+        up[qy * h // 4:(qy + 1) * h // 4, qx * w // 4:(qx + 1) * w // 4] = cb
+        vp[qy * h // 4:(qy + 1) * h // 4, qx * w // 4:(qx + 1) * w // 4] = cr
+    frame = yp.tobytes() + up.tobytes() + vp.tobytes()
+    # Tagged in the bitstream only (H.264 VUI codes): colour options would make ffmpeg convert
+    # the samples from what it takes the untagged input to be.
+    code = {'bt709': 1, 'smpte170m': 6, 'bt2020nc': 9}[matrix]
+    vui = (f'h264_metadata=matrix_coefficients={code}:colour_primaries={code}:'
+           f'transfer_characteristics=1:video_full_range_flag={int(full)}')
+    vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', f'{w}x{h}', '-r', '10',
+                '-i', '-', '-c:v', 'libx264', '-preset', 'veryfast', '-qp', '0',
+                '-bsf:v', vui, '-movflags', '+faststart', path], input=frame * 10)
+    os.chmod(path, 0o644)
+    return path
+
+
+tagged = [(m, full, tagged_clip(os.path.join(media, f'tagged-{m}-{"pc" if full else "tv"}.mp4'),
+                                m, full))
+          for m, full in (('bt709', False), ('bt709', True), ('bt2020nc', False),
+                          ('smpte170m', True))]
+
+
 def log_text(c):
     with open(c.log_path, 'rb') as f:
         return f.read().decode(errors='replace')
@@ -311,6 +372,38 @@ with t.compositor(outputs=1, renderer='import') as c:
 
     with t.case('10-bit HEVC as P010 dmabufs', known_bug=NO_POOL):
         check_dmabuf_format(c, ('P010_10LE',), ('P010',))
+
+    wlr_minor = re.search(r'with wlroots 0\.(\d+)', log_text(c))
+    wlr_minor = int(wlr_minor.group(1)) if wlr_minor else 0
+    for matrix, full, clip in tagged:
+        name = f'{matrix} {"full" if full else "limited"} range'
+        # 0.19 has no per-buffer YCbCr settings: its renderers take BT.601, limited.
+        no_settings = wlr_minor < 20 and (matrix != 'smpte170m' or full)
+        with t.case(f'YUV matrix and range: {name}', known_bug=None if not no_settings else
+                    'wlroots 0.19 converts every YUV buffer as BT.601 limited'):
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} stretch')
+            t.check(ok, f'`veil {os.path.basename(clip)} stretch` accepted', err)
+            c.wait_veil(OUT, 'shown', file=clip)
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
+                         'three decoded frames')
+            shot = vt.grab(c, OUT)
+            worst, wrong_601 = 0, 0
+            got_all = []
+            for i, rgb in enumerate(QUAD_RGB):
+                qy, qx = divmod(i, 2)
+                patch = shot[qy * H // 2 + H // 8:(qy + 1) * H // 2 - H // 8,
+                             qx * W // 2 + W // 8:(qx + 1) * W // 2 - W // 8]
+                got = patch.reshape(-1, 3).mean(axis=0)
+                got_all.append(vt.px(got))
+                worst = max(worst, int(np.abs(got - np.array(rgb)).max()))
+                # What a converter ignoring the tags (BT.601, limited) would have shown.
+                as_601 = ycbcr_to_rgb(rgb_to_ycbcr(rgb, matrix, full), 'smpte170m', False)
+                wrong_601 = max(wrong_601, int(np.abs(np.array(as_601) - np.array(rgb)).max()))
+            src = c.veil(OUT).get('source') or {}
+            vt._say(f'   {name}: format {src.get("format")}, quadrants {got_all}, '
+                    f'BT.601-limited reading would be off by {wrong_601}')
+            t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
+                    f'off by {worst}: {got_all} for {QUAD_RGB}')
 
     with t.case('no buffer misuse'):
         bad = violations(c)

@@ -66,6 +66,7 @@ struct import_renderer {
 	struct wl_list textures; // import_texture.link
 	struct import_renderer_stats stats;
 	uint32_t formats_seen; // bit i: formats[i] was imported once already
+	int last_yuv; // matrix * 2 + full range of the last YUV conversion, -1 before the first
 };
 
 struct plane_map {
@@ -663,6 +664,14 @@ static void pass_add_texture(struct wlr_render_pass *wlr_pass,
 	enum import_yuv_matrix matrix;
 	bool full_range;
 	compat_get_yuv(options, &matrix, &full_range);
+	if (texture->desc != NULL && texture->desc->kind != KIND_RGB &&
+			pass->renderer->last_yuv != (int)matrix * 2 + full_range) {
+		/* Said on each change: tests read which conversion veil's frames got. */
+		static const char *names[] = { "BT.601", "BT.709", "BT.2020" };
+		pass->renderer->last_yuv = (int)matrix * 2 + full_range;
+		wlr_log(WLR_INFO, "import renderer: converting YUV as %s, %s range", names[matrix],
+			full_range ? "full" : "limited");
+	}
 	struct wlr_texture *pixman = texture->renderer == pass->renderer ?
 		texture_get_pixman(texture, matrix, full_range) : NULL;
 	if (pixman == NULL) {
@@ -787,6 +796,7 @@ struct wlr_renderer *import_renderer_create(void) {
 		return NULL;
 	}
 	wl_list_init(&renderer->textures);
+	renderer->last_yuv = -1;
 
 	bool ok = true;
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
