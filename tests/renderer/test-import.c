@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <drm_fourcc.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,9 @@
 #include <wlr/render/wlr_texture.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include <gst/allocators/allocators.h>
 #include "tests/renderer/import_renderer.h"
+#include "tests/renderer/memfd_allocator.h"
 #include "veil-config.h"
 
 static int passed, failed;
@@ -555,6 +558,44 @@ static void test_use_after_release(void) {
 	wlr_renderer_destroy(other);
 }
 
+/*
+ * The memfd allocator: dmabuf memories over memfds of the size asked (with prefix and padding),
+ * sealed against shrinking, writable through GStreamer's mapping and readable through the fd;
+ * registered, it is found by name.
+ */
+static void test_memfd_allocator(void) {
+	gst_init(NULL, NULL);
+	GstAllocator *allocator = memfd_dmabuf_allocator_new();
+	GstAllocationParams params;
+	gst_allocation_params_init(&params);
+	params.prefix = 64;
+	params.padding = 32;
+	GstMemory *mem = gst_allocator_alloc(allocator, 10000, &params);
+	CHECK(mem != NULL && gst_is_dmabuf_memory(mem));
+	if (mem != NULL) {
+		int fd = gst_dmabuf_memory_get_fd(mem);
+		CHECK(lseek(fd, 0, SEEK_END) == 64 + 10000 + 32 && mem->offset == 64 &&
+			mem->size == 10000);
+		CHECK((fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK) != 0);
+		GstMapInfo map;
+		if (gst_memory_map(mem, &map, GST_MAP_WRITE)) {
+			memset(map.data, 0x5a, map.size);
+			gst_memory_unmap(mem, &map);
+		}
+		uint8_t byte = 0;
+		CHECK(pread(fd, &byte, 1, 64 + 9999) == 1 && byte == 0x5a);
+		gst_memory_unref(mem);
+	}
+	gst_object_unref(allocator);
+
+	CHECK(memfd_dmabuf_allocator_register("test-memfd-pool"));
+	GstAllocator *found = gst_allocator_find("test-memfd-pool");
+	CHECK(found != NULL && GST_IS_DMABUF_ALLOCATOR(found));
+	if (found != NULL) {
+		gst_object_unref(found);
+	}
+}
+
 int main(void) {
 	wlr_log_init(WLR_INFO, NULL);
 	import_renderer_set_strict(false);
@@ -569,6 +610,7 @@ int main(void) {
 	CHECK(import_renderer_violations() == 0);
 	wlr_renderer_destroy(renderer);
 	test_use_after_release();
+	test_memfd_allocator();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
