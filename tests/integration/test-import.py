@@ -411,6 +411,33 @@ with t.compositor(outputs=1, renderer='import') as c:
                 t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
                         f'off by {worst}: {got_all} for {QUAD_RGB}')
 
+    with t.case('an shm client'):
+        # waylandsink over wl_shm (no linux-dmabuf: the renderer has no DRM device), XRGB8888.
+        colour = (0x18, 0xc0, 0x40)
+        argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
+                'foreground-color=0xff%02x%02x%02x' % colour, '!',
+                f'video/x-raw,format=BGRx,width={W},height={H},framerate=10/1', '!',
+                'waylandsink', 'fullscreen=true']
+        log = open(t.path('shm-client.log'), 'wb')
+        client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL,
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            def shows_client():
+                mid = vt.grab(c, OUT)[H // 4:3 * H // 4, W // 4:3 * W // 4]
+                diff = np.abs(mid.reshape(-1, 3).astype(np.int16) - np.array(colour)).max()
+                return diff <= 4
+            c.wait_until(shows_client, 'the shm client on screen')
+            t.check(True, 'the shm client is drawn by the importing renderer')
+        finally:
+            if client.poll() is None:
+                os.killpg(client.pid, signal.SIGTERM)
+                try:
+                    client.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(client.pid, signal.SIGKILL)
+                    client.wait()
+            log.close()
+
     with t.case('no buffer misuse'):
         bad = violations(c)
         t.check(not bad, 'the importing renderer saw no violation',
