@@ -11,9 +11,7 @@ the descriptors at their level. The renderer logs every buffer misuse as VIOLATI
 appear.
 
 veil makes dmabufs of software decoders' frames only through a pool allocator, which here is
-veil-tinywl's memfd allocator registered as "veil-dmabuf-pool". A libveil that does not look
-that name up falls back to BGRx data: the checks that need the pool are then reported as
-known bugs (skipped), naming why.
+veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-pool").
 """
 import os
 import re
@@ -39,21 +37,6 @@ COLOURS = [('red', (220, 40, 40)), ('green', (40, 200, 40)), ('blue', (40, 40, 2
 FPS, SECONDS_EACH = 10, 1.0
 LOOP = SECONDS_EACH * len(COLOURS)
 
-
-def libveil_looks_up_pool():
-    """Whether the libveil veil-tinywl loads names the pool allocator it looks up."""
-    try:
-        r = subprocess.run(['ldd', t.compositor_path], capture_output=True, text=True)
-        m = re.search(r'libveil\.so\S*\s+=>\s+(\S+)', r.stdout)
-        with open(m.group(1), 'rb') as f:
-            return b'veil-dmabuf-pool' in f.read()
-    except (OSError, AttributeError):
-        return False
-
-
-POOL = libveil_looks_up_pool()
-NO_POOL = None if POOL else 'libveil does not look up "veil-dmabuf-pool" yet (main)'
-vt._say(f'# libveil looks up veil-dmabuf-pool: {POOL}')
 
 media = t.media
 quad = vt.quadrant_pixels(800, 600)
@@ -319,7 +302,7 @@ with t.compositor(outputs=1, renderer='import') as c:
                      'ten decoded frames')
         t.compare(c.screenshot(OUT), vt.expect_fill(h264_quad, W, H), 'h264-fill', **VIDEO)
 
-    with t.case('H.264 as dmabufs', known_bug=NO_POOL):
+    with t.case('H.264 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('H.264 colours in order'):
@@ -334,8 +317,8 @@ with t.compositor(outputs=1, renderer='import') as c:
         # Whatever happens on pixman, the swap back must happen: the cases after it need it.
         # veil's video source has no renderer_changed yet: it keeps the dmabuf caps it
         # negotiated for the importing renderer, which pixman can't texture.
-        with t.case('on pixman', known_bug=None if not POOL else
-                    'the video source does not renegotiate on veil_scene_set_renderer()'):
+        with t.case('on pixman', known_bug='the video source does not renegotiate on '
+                    'veil_scene_set_renderer()'):
             c.wait_veil(OUT, 'shown', file=h264_colours)
             src = c.veil(OUT).get('source') or {}
             vt._say(f'   on pixman: status format {src.get("format")}, frames '
@@ -349,7 +332,7 @@ with t.compositor(outputs=1, renderer='import') as c:
                      f'descriptors back to {fds0} after two swaps', timeout=30)
         t.check(True, 'descriptors back to their level after two swaps under a video')
 
-    with t.case('after the swaps, still dmabufs', known_bug=NO_POOL):
+    with t.case('after the swaps, still dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('VP9 colours in order'):
@@ -358,7 +341,7 @@ with t.compositor(outputs=1, renderer='import') as c:
         c.wait_veil(OUT, 'shown', file=vp9_colours)
         colours_in_order(c, 1)
 
-    with t.case('VP9 as dmabufs', known_bug=NO_POOL):
+    with t.case('VP9 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('10-bit HEVC pixels'):
@@ -370,7 +353,7 @@ with t.compositor(outputs=1, renderer='import') as c:
         t.compare(c.screenshot(OUT), vt.expect_fill(hevc10_quad, W, H), 'hevc10-fill',
                   **VIDEO)
 
-    with t.case('10-bit HEVC as P010 dmabufs', known_bug=NO_POOL):
+    with t.case('10-bit HEVC as P010 dmabufs'):
         check_dmabuf_format(c, ('P010_10LE',), ('P010',))
 
     wlr_minor = re.search(r'with wlroots 0\.(\d+)', log_text(c))
