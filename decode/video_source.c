@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <gst/allocators/allocators.h>
-#include <json-c/json.h>
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
@@ -307,38 +306,35 @@ static const char *state_name(struct video_source *src) {
 	return src->target == GST_STATE_PLAYING ? "playing" : "paused";
 }
 
-static void video_source_add_status(struct veil_source *source, struct json_object *obj) {
+static void video_source_get_info(struct veil_source *source, struct veil_source_info *info) {
 	struct video_source *src = video_source_from_source(source);
 	pthread_mutex_lock(&src->lock);
-	char *decoder = src->decoder != NULL ? strdup(src->decoder) : NULL;
-	bool hw = src->decoder_hw;
+	snprintf(info->decoder, sizeof(info->decoder), "%s",
+		src->decoder != NULL ? src->decoder : "");
+	info->hardware = src->decoder_hw;
 	pthread_mutex_unlock(&src->lock);
 	pthread_mutex_lock(&src->mailbox.lock);
-	uint64_t dropped = src->mailbox.dropped;
+	info->dropped = src->mailbox.dropped;
 	pthread_mutex_unlock(&src->mailbox.lock);
 
-	json_object_object_add(obj, "decoder",
-		decoder != NULL ? json_object_new_string(decoder) : NULL);
-	json_object_object_add(obj, "hardware", json_object_new_boolean(hw));
-	json_object_object_add(obj, "frames", json_object_new_int64((int64_t)src->frames));
-	json_object_object_add(obj, "dropped", json_object_new_int64((int64_t)dropped));
-	json_object_object_add(obj, "loops", json_object_new_int64((int64_t)src->loops));
-	json_object_object_add(obj, "wakeups", json_object_new_int64((int64_t)src->wakeups));
-	json_object_object_add(obj, "state", json_object_new_string(state_name(src)));
+	info->state = state_name(src);
+	info->counts = true;
+	info->frames = src->frames;
+	info->loops = src->loops;
+	info->wakeups = src->wakeups;
 	/* The load job builds the pipeline: not to be looked at before its done(). */
 	if (!src->loading && src->pipeline != NULL) {
-		json_object_object_add(obj, "pipeline",
-			json_object_new_string(GST_OBJECT_NAME(src->pipeline)));
+		snprintf(info->pipeline, sizeof(info->pipeline), "%s",
+			GST_OBJECT_NAME(src->pipeline));
 	}
 	if (src->caps != NULL) {
 		char *format = src->format.dma_drm ?
 			gst_video_dma_drm_fourcc_to_string(src->format.drm_format,
 				src->format.modifier) :
 			g_strdup(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&src->format.info)));
-		json_object_object_add(obj, "format", json_object_new_string(format));
+		snprintf(info->format, sizeof(info->format), "%s", format != NULL ? format : "");
 		g_free(format);
 	}
-	free(decoder);
 }
 
 /*
@@ -368,12 +364,34 @@ static void video_source_destroy(struct veil_source *source) {
 	veil_worker_submit(src->base.ctx->worker, &src->job, &teardown_impl);
 }
 
+static struct veil_source *video_source_reopen(struct veil_source *source) {
+	struct video_source *src = video_source_from_source(source);
+	struct stat st;
+	char *path = strdup(source->path);
+	if (path == NULL || fstat(src->file_fd, &st) != 0) {
+		free(path);
+		return NULL;
+	}
+	/* Our descriptor: the file the source plays, even if its path names another now. */
+	int err;
+	char *message = NULL;
+	struct veil_source *fresh = veil_video_source_create(source->ctx, src->file_fd, path, &st,
+		&err, &message);
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s", src->name,
+			message != NULL ? message : strerror(-err));
+	}
+	free(message);
+	return fresh;
+}
+
 static const struct veil_source_impl video_source_impl = {
 	.kind = VEIL_SOURCE_VIDEO,
 	.destroy = video_source_destroy,
 	.set_visible = video_source_set_visible,
 	.set_paused = video_source_set_paused,
-	.add_status = video_source_add_status,
+	.get_info = video_source_get_info,
+	.reopen = video_source_reopen,
 	.set_frame_owed = video_source_set_frame_owed,
 	.frame_event = video_source_frame_event,
 };

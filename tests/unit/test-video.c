@@ -22,7 +22,6 @@
 #include <gst/gst.h>
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
-#include <json-c/json.h>
 #include <wayland-server-core.h>
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/interface.h>
@@ -210,35 +209,45 @@ static void settle(struct veil_source_context *ctx) {
 	ctx->worker = veil_worker_create(ctx->loop);
 }
 
-static struct json_object *status_of(struct veil_source *source) {
-	struct json_object *obj = json_object_new_object();
-	source->impl->add_status(source, obj);
-	return obj;
+static struct veil_source_info info_of(struct veil_source *source) {
+	struct veil_source_info info = {0};
+	source->impl->get_info(source, &info);
+	return info;
 }
 
 static int64_t status_int(struct veil_source *source, const char *key) {
-	struct json_object *obj = status_of(source), *val;
-	int64_t v = json_object_object_get_ex(obj, key, &val) ? json_object_get_int64(val) : -1;
-	json_object_put(obj);
-	return v;
+	struct veil_source_info info = info_of(source);
+	if (!info.counts) {
+		return -1;
+	}
+	return (int64_t)(strcmp(key, "frames") == 0 ? info.frames :
+		strcmp(key, "dropped") == 0 ? info.dropped :
+		strcmp(key, "loops") == 0 ? info.loops :
+		strcmp(key, "wakeups") == 0 ? info.wakeups : (uint64_t)-1);
+}
+
+static const char *info_string(const struct veil_source_info *info, const char *key) {
+	const char *value = strcmp(key, "decoder") == 0 ? info->decoder :
+		strcmp(key, "format") == 0 ? info->format :
+		strcmp(key, "pipeline") == 0 ? info->pipeline :
+		strcmp(key, "state") == 0 ? info->state : NULL;
+	return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
 static bool status_is(struct veil_source *source, const char *key, const char *want) {
-	struct json_object *obj = status_of(source), *val;
-	bool ok = json_object_object_get_ex(obj, key, &val) && val != NULL &&
-		strcmp(json_object_get_string(val), want) == 0;
+	struct veil_source_info info = info_of(source);
+	const char *value = info_string(&info, key);
+	bool ok = value != NULL && strcmp(value, want) == 0;
 	if (!ok) {
-		fprintf(stderr, "status: %s\n", json_object_to_json_string(obj));
+		fprintf(stderr, "status: %s is %s, not %s\n", key, value != NULL ? value : "null",
+			want);
 	}
-	json_object_put(obj);
 	return ok;
 }
 
 static bool status_null(struct veil_source *source, const char *key) {
-	struct json_object *obj = status_of(source), *val = NULL;
-	bool ok = json_object_object_get_ex(obj, key, &val) && val == NULL;
-	json_object_put(obj);
-	return ok;
+	struct veil_source_info info = info_of(source);
+	return info_string(&info, key) == NULL;
 }
 
 static bool make_media(void) {
