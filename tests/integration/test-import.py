@@ -315,18 +315,19 @@ with t.compositor(outputs=1, renderer='import') as c:
         fds0 = vt.fd_count(pid)
         swap(c, 'pixman')
         # Whatever happens on pixman, the swap back must happen: the cases after it need it.
-        # veil's video source has no renderer_changed yet: it keeps the dmabuf caps it
-        # negotiated for the importing renderer, which pixman can't texture.
-        with t.case('on pixman', known_bug='the video source does not renegotiate on '
-                    'veil_scene_set_renderer()'):
+        # veil gives the video a new source for the new renderer: pixman takes data, so BGRx.
+        with t.case('on pixman'):
             c.wait_veil(OUT, 'shown', file=h264_colours)
-            src = c.veil(OUT).get('source') or {}
-            vt._say(f'   on pixman: status format {src.get("format")}, frames '
-                    f'{src.get("frames")}, screen {classify(vt.grab(c, OUT))}')
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('format') == 'BGRx',
+                         'the video to be made again as BGRx for pixman')
+            t.check(True, 'on pixman the video is BGRx data')
             colours_in_order(c, 1)
         swap(c, 'import')
         with t.case('back on import'):
             c.wait_veil(OUT, 'shown', file=h264_colours)
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('format') == 'I420',
+                         'the video to be made again as I420 dmabufs')
+            t.check(True, 'back on import the video is I420 again')
             colours_in_order(c, 1)
         c.wait_until(lambda: vt.fd_count(pid) <= fds0,
                      f'descriptors back to {fds0} after two swaps', timeout=30)
