@@ -14,12 +14,16 @@
 #include "tinywl.h"
 
 static const char usage[] =
-	"Usage: veil-tinywl [-c config] [-s command]... [-d|-q] [-h]\n"
+	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman] [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
 	"  -c FILE     run the commands of FILE (one a line, # comments) once outputs exist\n"
 	"  -s COMMAND  run COMMAND with /bin/sh -c once ready (may be repeated)\n"
+	"  --renderer import|pixman\n"
+	"              pixman: wlroots' pixman renderer; import: the importing test renderer\n"
+	"              (dmabufs read through their fds; only when built with the tests).\n"
+	"              Default: wlr_renderer_autocreate(). SIGUSR1 swaps import and pixman.\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -62,17 +66,26 @@ static void spawn(const char *command) {
 	}
 }
 
+static int handle_sigusr1(int signal, void *data) {
+	/* The renderer-replacement test: what a compositor does after a GPU reset. */
+	server_swap_renderer(data);
+	return 0;
+}
+
 static bool add_signals(struct tw_server *server) {
 	server->sigint = wl_event_loop_add_signal(server->loop, SIGINT,
 		handle_terminate_signal, server);
 	server->sigterm = wl_event_loop_add_signal(server->loop, SIGTERM,
 		handle_terminate_signal, server);
 	server->sigchld = wl_event_loop_add_signal(server->loop, SIGCHLD, handle_sigchld, server);
-	return server->sigint != NULL && server->sigterm != NULL && server->sigchld != NULL;
+	server->sigusr1 = wl_event_loop_add_signal(server->loop, SIGUSR1, handle_sigusr1, server);
+	return server->sigint != NULL && server->sigterm != NULL && server->sigchld != NULL &&
+		server->sigusr1 != NULL;
 }
 
 static void remove_signals(struct tw_server *server) {
-	struct wl_event_source **sources[] = { &server->sigint, &server->sigterm, &server->sigchld };
+	struct wl_event_source **sources[] = { &server->sigint, &server->sigterm, &server->sigchld,
+		&server->sigusr1 };
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
 		if (*sources[i] != NULL) {
 			wl_event_source_remove(*sources[i]);
@@ -90,9 +103,28 @@ int main(int argc, char *argv[]) {
 		return EXIT_FAILURE;
 	}
 
+	static const struct option long_options[] = {
+		{ "renderer", required_argument, NULL, 'r' },
+		{ 0 },
+	};
+	enum tw_renderer_kind renderer_kind = TW_RENDERER_AUTO;
 	int opt;
-	while ((opt = getopt(argc, argv, "c:s:dqh")) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:s:dqh", long_options, NULL)) != -1) {
 		switch (opt) {
+		case 'r':
+			if (strcmp(optarg, "pixman") == 0) {
+				renderer_kind = TW_RENDERER_PIXMAN;
+			} else if (strcmp(optarg, "import") == 0 && server_has_import_renderer()) {
+				renderer_kind = TW_RENDERER_IMPORT;
+			} else {
+				fprintf(stderr, "veil-tinywl: --renderer %s: %s\n", optarg,
+					strcmp(optarg, "import") == 0 ?
+					"built without the tests, so without the importing renderer" :
+					"expected import or pixman");
+				free(startup);
+				return EXIT_FAILURE;
+			}
+			break;
 		case 'c':
 			config = optarg;
 			break;
@@ -123,7 +155,7 @@ int main(int argc, char *argv[]) {
 	wlr_log_init(verbosity, NULL);
 
 	int ret = EXIT_FAILURE;
-	struct tw_server server = {0};
+	struct tw_server server = { .renderer_kind = renderer_kind };
 	if (config != NULL) {
 		/* Absolute, for GET_VERSION's loaded_config_file_name. */
 		server.config_path = realpath(config, NULL);

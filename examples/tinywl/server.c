@@ -6,6 +6,7 @@
 #include <wlr/backend/wayland.h>
 #include <wlr/config.h>
 #include <wlr/render/allocator.h>
+#include <wlr/render/pixman.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_data_device.h>
@@ -27,6 +28,11 @@
 #endif
 #include "compat.h"
 #include "tinywl.h"
+#if TINYWL_HAVE_IMPORT_RENDERER
+#include <gst/gst.h>
+#include "tests/renderer/import_renderer.h"
+#include "tests/renderer/memfd_allocator.h"
+#endif
 
 /* Outputs made by create_output get the size of those that WLR_HEADLESS_OUTPUTS makes. */
 #define CREATED_OUTPUT_WIDTH 1280
@@ -46,8 +52,12 @@ static bool create_globals(struct tw_server *server) {
 	if (!wlr_renderer_init_wl_shm(server->renderer, display)) {
 		return false;
 	}
-	/* GPU renderers import client dmabufs (e.g. from GStreamer's waylandsink); pixman can't. */
-	if (wlr_renderer_get_texture_formats(server->renderer, WLR_BUFFER_CAP_DMABUF) != NULL) {
+	/*
+	 * GPU renderers import client dmabufs (e.g. from GStreamer's waylandsink); pixman can't.
+	 * linux-dmabuf names the renderer's DRM device: the importing test renderer has none.
+	 */
+	if (wlr_renderer_get_drm_fd(server->renderer) >= 0 &&
+			wlr_renderer_get_texture_formats(server->renderer, WLR_BUFFER_CAP_DMABUF) != NULL) {
 		server->linux_dmabuf = wlr_linux_dmabuf_v1_create_with_renderer(display, 4,
 			server->renderer);
 		if (server->linux_dmabuf == NULL) {
@@ -56,7 +66,8 @@ static bool create_globals(struct tw_server *server) {
 		wlr_scene_set_linux_dmabuf_v1(server->scene, server->linux_dmabuf);
 	}
 
-	return wlr_compositor_create(display, 6, server->renderer) != NULL &&
+	server->compositor = wlr_compositor_create(display, 6, server->renderer);
+	return server->compositor != NULL &&
 		wlr_subcompositor_create(display) != NULL &&
 		wlr_data_device_manager_create(display) != NULL &&
 		wlr_viewporter_create(display) != NULL &&
@@ -68,6 +79,58 @@ static bool create_globals(struct tw_server *server) {
 		wlr_ext_output_image_capture_source_manager_v1_create(display,
 			COMPAT_EXT_OUTPUT_IMAGE_CAPTURE_SOURCE_VERSION) != NULL &&
 		(server->security_context = wlr_security_context_manager_v1_create(display)) != NULL;
+}
+
+bool server_has_import_renderer(void) {
+	return TINYWL_HAVE_IMPORT_RENDERER;
+}
+
+static const char *renderer_kind_name(enum tw_renderer_kind kind) {
+	switch (kind) {
+	case TW_RENDERER_PIXMAN:
+		return "pixman";
+	case TW_RENDERER_IMPORT:
+		return "import";
+	default:
+		return "autocreate";
+	}
+}
+
+#if TINYWL_HAVE_IMPORT_RENDERER
+/*
+ * veil makes dmabufs of system-memory frames in a pool of dmabuf memory: the allocator registered
+ * as VEIL_DMABUF_ALLOCATOR, else /dev/udmabuf's. Ours gives memfds, which only the importing
+ * renderer can read (a real GPU would need udmabuf's), so it is registered only once that
+ * renderer is in use. GStreamer keeps it until the process ends.
+ */
+static void register_dmabuf_pool(void) {
+	static bool registered = false;
+	if (registered) {
+		return;
+	}
+	gst_init(NULL, NULL);
+	registered = memfd_dmabuf_allocator_register(VEIL_DMABUF_ALLOCATOR);
+	wlr_log(registered ? WLR_INFO : WLR_ERROR, "%s the memfd dmabuf allocator as %s",
+		registered ? "registered" : "cannot register", VEIL_DMABUF_ALLOCATOR);
+}
+#endif
+
+static struct wlr_renderer *create_renderer(struct tw_server *server,
+		enum tw_renderer_kind kind) {
+	switch (kind) {
+	case TW_RENDERER_PIXMAN:
+		return wlr_pixman_renderer_create();
+	case TW_RENDERER_IMPORT:
+#if TINYWL_HAVE_IMPORT_RENDERER
+		register_dmabuf_pool();
+		return import_renderer_create();
+#else
+		wlr_log(WLR_ERROR, "the importing renderer is built with the tests only");
+		return NULL;
+#endif
+	default:
+		return wlr_renderer_autocreate(server->backend);
+	}
 }
 
 bool server_init(struct tw_server *server) {
@@ -87,10 +150,19 @@ bool server_init(struct tw_server *server) {
 		wlr_log(WLR_ERROR, "cannot create a backend");
 		return false;
 	}
-	server->renderer = wlr_renderer_autocreate(server->backend);
+	server->renderer = create_renderer(server, server->renderer_kind);
 	if (server->renderer == NULL) {
-		wlr_log(WLR_ERROR, "cannot create a renderer");
+		wlr_log(WLR_ERROR, "cannot create a renderer (%s)",
+			renderer_kind_name(server->renderer_kind));
 		return false;
+	}
+	if (server->renderer_kind == TW_RENDERER_IMPORT) {
+		/*
+		 * The headless backend would take a buffer covering its output as it is (direct
+		 * scan-out), and veil's frames would never be imported. wlr_scene reads this when
+		 * it is created; both 0.19 and 0.20 know it.
+		 */
+		setenv("WLR_SCENE_DISABLE_DIRECT_SCANOUT", "1", true);
 	}
 	server->allocator = wlr_allocator_autocreate(server->backend, server->renderer);
 	if (server->allocator == NULL) {
@@ -235,4 +307,50 @@ bool server_create_output(struct tw_server *server) {
 		add_nested_output(server->backend, &output);
 	}
 	return output != NULL;
+}
+
+bool server_swap_renderer(struct tw_server *server) {
+	enum tw_renderer_kind kind = server->renderer_kind == TW_RENDERER_IMPORT ||
+		!TINYWL_HAVE_IMPORT_RENDERER ? TW_RENDERER_PIXMAN : TW_RENDERER_IMPORT;
+	struct wlr_renderer *renderer = create_renderer(server, kind);
+	if (renderer == NULL) {
+		wlr_log(WLR_ERROR, "renderer swap: cannot create a %s renderer",
+			renderer_kind_name(kind));
+		return false;
+	}
+	struct wlr_allocator *allocator = wlr_allocator_autocreate(server->backend, renderer);
+	if (allocator == NULL) {
+		wlr_log(WLR_ERROR, "renderer swap: cannot create an allocator");
+		wlr_renderer_destroy(renderer);
+		return false;
+	}
+
+	/* As sway after a GPU reset: new objects in, every user told, then the old ones out. */
+	struct wlr_renderer *old_renderer = server->renderer;
+	struct wlr_allocator *old_allocator = server->allocator;
+	enum tw_renderer_kind old_kind = server->renderer_kind;
+	server->renderer = renderer;
+	server->allocator = allocator;
+	server->renderer_kind = kind;
+
+	wlr_compositor_set_renderer(server->compositor, renderer);
+	int n_outputs = 0;
+	struct tw_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (!wlr_output_init_render(output->wlr_output, allocator, renderer)) {
+			wlr_log(WLR_ERROR, "%s: cannot render with the new renderer",
+				output->wlr_output->name);
+		}
+		/* New swapchain: nothing is drawn until the next frame. */
+		wlr_output_schedule_frame(output->wlr_output);
+		n_outputs++;
+	}
+	veil_scene_set_renderer(server->veil, renderer);
+
+	wlr_allocator_destroy(old_allocator);
+	wlr_renderer_destroy(old_renderer);
+	wlr_log(WLR_INFO, "renderer swap: %s -> %s; %d outputs re-initialised, veil told, "
+		"old renderer and allocator destroyed", renderer_kind_name(old_kind),
+		renderer_kind_name(kind), n_outputs);
+	return true;
 }

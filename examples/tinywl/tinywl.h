@@ -15,12 +15,21 @@ struct wlr_output;
 struct wlr_surface;
 struct wlr_xdg_toplevel;
 
+/* Which renderer veil-tinywl makes (--renderer). */
+enum tw_renderer_kind {
+	TW_RENDERER_AUTO, // wlr_renderer_autocreate(): WLR_RENDERER decides
+	TW_RENDERER_PIXMAN,
+	TW_RENDERER_IMPORT, // tests/renderer's importing renderer (built with the tests only)
+};
+
 struct tw_server {
 	struct wl_display *display;
 	struct wl_event_loop *loop;
 	struct wlr_backend *backend;
 	struct wlr_renderer *renderer;
 	struct wlr_allocator *allocator;
+	enum tw_renderer_kind renderer_kind;
+	struct wlr_compositor *compositor;
 	struct wlr_linux_dmabuf_v1 *linux_dmabuf;
 
 	struct wlr_scene *scene;
@@ -70,6 +79,7 @@ struct tw_server {
 	struct wl_event_source *sigint;
 	struct wl_event_source *sigterm;
 	struct wl_event_source *sigchld;
+	struct wl_event_source *sigusr1;
 };
 
 struct tw_output {
@@ -121,6 +131,13 @@ void server_finish(struct tw_server *server);
 void server_terminate(struct tw_server *server);
 /* Creates an output on the headless (or nested) backend, as sway's create_output does. */
 bool server_create_output(struct tw_server *server);
+/* Whether this build has the importing test renderer (veil-tinywl built with the tests). */
+bool server_has_import_renderer(void);
+/*
+ * Replaces the renderer and the allocator while running, as sway does after a GPU reset: import
+ * becomes pixman, anything else import (pixman when the importing renderer is not built).
+ */
+bool server_swap_renderer(struct tw_server *server);
 
 /* output.c */
 void output_handle_new(struct wl_listener *listener, void *data);

@@ -399,8 +399,11 @@ class Compositor:
     it with SIGTERM and fails the test if it had died before, or exits with a bad status.
     """
 
-    def __init__(self, test, outputs=1, config=None, user=None, name='compositor', env=None):
+    def __init__(self, test, outputs=1, config=None, user=None, name='compositor', env=None,
+                 renderer=None):
         self.test = test
+        # veil-tinywl's --renderer: 'import' (the importing test renderer) or 'pixman'.
+        self.renderer = renderer
         self.outputs_count = outputs
         self.config = config
         self.user = user  # (uid, gid) to run as, or None
@@ -465,6 +468,8 @@ class Compositor:
             argv += ['-c', self.config or '/dev/null']
         elif self.config:
             argv += ['-c', self.config]
+        if self.renderer and not self.is_sway:
+            argv += ['--renderer', self.renderer]
         if self.user is not None:
             env['HOME'] = self.runtime
             argv = ['setpriv', f'--reuid={self.user[0]}', f'--regid={self.user[1]}',

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""
+veil on a renderer that imports dmabufs the way a GPU driver does (veil-tinywl --renderer
+import: tests/renderer's importing renderer, memfds standing in for GPU memory, direct scan-out
+off so that every frame goes through the renderer). Stills in a few modes must look as on
+pixman; videos (H.264 yuv420p, VP9, 10-bit HEVC) must reach the renderer as dmabufs in the
+decoder's YUV (status format not BGRx; the renderer's log names the formats it imported) and
+show the right colours in order across loops; swapping renderers (SIGUSR1: import <-> pixman,
+as after a GPU reset) while a still shows and while a video plays keeps the picture right and
+the descriptors at their level. The renderer logs every buffer misuse as VIOLATION: none may
+appear.
+
+veil makes dmabufs of software decoders' frames only through a pool allocator, which here is
+veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-pool").
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import veiltest as vt  # noqa: E402
+
+t = vt.Test('import')
+OUT = 'HEADLESS-1'
+W, H = 1280, 720
+SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
+EXACT = dict(tolerance=0, ignore_border=0)
+VIDEO = dict(tolerance=16, mean_tolerance=4.5, ignore_edges=4)
+COLOUR_TOLERANCE = 24
+COLOURS = [('red', (220, 40, 40)), ('green', (40, 200, 40)), ('blue', (40, 40, 220)),
+           ('yellow', (220, 200, 40))]
+FPS, SECONDS_EACH = 10, 1.0
+LOOP = SECONDS_EACH * len(COLOURS)
+
+
+media = t.media
+quad = vt.quadrant_pixels(800, 600)
+quad_png = vt.make_png(os.path.join(media, 'quad-800x600.png'), quad)
+tile_px = vt.quadrant_pixels(250, 150)
+tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
+
+
+def colour_clip(path, codec_args, size=(64, 48)):
+    w, h = size
+    frames = []
+    for _, c in COLOURS:
+        frame = np.broadcast_to(np.array(c, np.uint8), (h, w, 3))
+        frames += [frame] * int(round(FPS * SECONDS_EACH))
+    vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-r', str(FPS),
+                '-i', '-'] + codec_args + [path],
+               input=np.ascontiguousarray(np.stack(frames)).tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
+def quad_clip(path, codec_args):
+    still = vt.make_png(os.path.join(media, 'still-512x320.png'), vt.quadrant_pixels(512, 320))
+    vt._ffmpeg(['-loop', '1', '-framerate', '25', '-i', still, '-t', '2'] + codec_args +
+               ['-colorspace', 'smpte170m', '-color_primaries', 'smpte170m',
+                '-color_trc', 'smpte170m', '-color_range', 'tv', path])
+    os.chmod(path, 0o644)
+    return path
+
+
+h264_colours = colour_clip(os.path.join(media, 'colours.mp4'), [
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '10', '-g', str(FPS), '-bf', '0',
+    '-pix_fmt', 'yuv420p', '-movflags', '+faststart'])
+vp9_colours = colour_clip(os.path.join(media, 'colours.webm'), [
+    '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '10', '-b:v', '0',
+    '-g', str(FPS), '-pix_fmt', 'yuv420p'])
+h264_quad = quad_clip(os.path.join(media, 'quad.mp4'), [
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '8', '-g', '25', '-pix_fmt', 'yuv420p',
+    '-movflags', '+faststart'])
+hevc10_quad = quad_clip(os.path.join(media, 'quad10.mp4'), [
+    '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error:crf=8',
+    '-pix_fmt', 'yuv420p10le', '-tag:v', 'hvc1', '-movflags', '+faststart'])
+
+
+KR_KB = {'bt709': (0.2126, 0.0722), 'bt2020nc': (0.2627, 0.0593), 'smpte170m': (0.299, 0.114)}
+QUAD_RGB = [(200, 40, 40), (40, 200, 40), (40, 40, 200), (128, 128, 128)]  # TL TR BL BR
+
+
+def rgb_to_ycbcr(rgb, matrix, full):
+    """The textbook R'G'B' -> Y'CbCr of 8-bit samples, in limited or full range."""
+    kr, kb = KR_KB[matrix]
+    r, g, b = (v / 255.0 for v in rgb)
+    y = kr * r + (1 - kr - kb) * g + kb * b
+    pb, pr = (b - y) / (2 * (1 - kb)), (r - y) / (2 * (1 - kr))
+    if full:
+        return [int(round(v)) for v in (255 * y, 128 + 255 * pb, 128 + 255 * pr)]
+    return [int(round(v)) for v in (16 + 219 * y, 128 + 224 * pb, 128 + 224 * pr)]
+
+
+def ycbcr_to_rgb(ycc, matrix, full):
+    kr, kb = KR_KB[matrix]
+    y, cb, cr = ycc
+    if full:
+        y, pb, pr = y / 255, (cb - 128) / 255, (cr - 128) / 255
+    else:
+        y, pb, pr = (y - 16) / 219, (cb - 128) / 224, (cr - 128) / 224
+    r = y + 2 * (1 - kr) * pr
+    b = y + 2 * (1 - kb) * pb
+    g = (y - kr * r - kb * b) / (1 - kr - kb)
+    return [min(255, max(0, int(round(255 * v)))) for v in (r, g, b)]
+
+
+def tagged_clip(path, matrix, full, w=64, h=48):
+    """
+    Four colour quadrants written as YUV by hand (no conversion in ffmpeg) and tagged with
+    matrix and range: shown right only if veil and the renderer convert with the tags.
+    """
+    yp = np.zeros((h, w), np.uint8)
+    up = np.zeros((h // 2, w // 2), np.uint8)
+    vp = np.zeros((h // 2, w // 2), np.uint8)
+    for i, rgb in enumerate(QUAD_RGB):
+        y, cb, cr = rgb_to_ycbcr(rgb, matrix, full)
+        qy, qx = divmod(i, 2)
+        yp[qy * h // 2:(qy + 1) * h // 2, qx * w // 2:(qx + 1) * w // 2] = y
+        up[qy * h // 4:(qy + 1) * h // 4, qx * w // 4:(qx + 1) * w // 4] = cb
+        vp[qy * h // 4:(qy + 1) * h // 4, qx * w // 4:(qx + 1) * w // 4] = cr
+    frame = yp.tobytes() + up.tobytes() + vp.tobytes()
+    # Tagged in the bitstream only (H.264 VUI codes): colour options would make ffmpeg convert
+    # the samples from what it takes the untagged input to be.
+    code = {'bt709': 1, 'smpte170m': 6, 'bt2020nc': 9}[matrix]
+    vui = (f'h264_metadata=matrix_coefficients={code}:colour_primaries={code}:'
+           f'transfer_characteristics=1:video_full_range_flag={int(full)}')
+    vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', f'{w}x{h}', '-r', '10',
+                '-i', '-', '-c:v', 'libx264', '-preset', 'veryfast', '-qp', '0',
+                '-bsf:v', vui, '-movflags', '+faststart', path], input=frame * 10)
+    os.chmod(path, 0o644)
+    return path
+
+
+tagged = [(m, full, tagged_clip(os.path.join(media, f'tagged-{m}-{"pc" if full else "tv"}.mp4'),
+                                m, full))
+          for m, full in (('bt709', False), ('bt709', True), ('bt2020nc', False),
+                          ('smpte170m', True))]
+
+
+def log_text(c):
+    with open(c.log_path, 'rb') as f:
+        return f.read().decode(errors='replace')
+
+
+def violations(c):
+    return [line for line in log_text(c).splitlines() if 'VIOLATION' in line]
+
+
+def swaps(c):
+    return log_text(c).count('renderer swap: ')
+
+
+def swap(c, to):
+    n = swaps(c)
+    os.kill(c.proc.pid, signal.SIGUSR1)
+    c.wait_until(lambda: swaps(c) > n, 'the renderer swap')
+    line = [s for s in log_text(c).splitlines() if 'renderer swap: ' in s][-1]
+    t.check(f'-> {to};' in line, f'swapped to {to}', line)
+
+
+def classify(img):
+    h, w = img.shape[:2]
+    mid = img[h // 4:3 * h // 4, w // 4:3 * w // 4].reshape(-1, 3).astype(np.int16)
+    mean = mid.mean(axis=0)
+    spread = int((mid.max(axis=0) - mid.min(axis=0)).max())
+    for i, (_, c) in enumerate(COLOURS):
+        if np.abs(mean - np.array(c)).max() <= COLOUR_TOLERANCE and \
+                spread <= 2 * COLOUR_TOLERANCE:
+            return i, vt.px(mean)
+    return None, vt.px(mean)
+
+
+def loops(c):
+    return ((c.veil(OUT).get('source') or {}).get('loops', 0))
+
+
+def colours_in_order(c, n_loops):
+    """
+    Samples grim until the clip's loop counter rose by n_loops + 1 (the counter rises at the
+    seek, which need not be when the wrap is on screen: one loop of slack); checks the order of
+    colours and that the last was followed by the first at least n_loops times.
+    """
+    want = loops(c) + n_loops + 1
+    vt._say(f'   loop counter {want - n_loops - 1}, waiting for {want}')
+    samples = []
+    deadline = time.monotonic() + vt.WAIT_TIMEOUT + n_loops * LOOP
+    at_want = None  # the colour on screen when the counter reached want
+    while True:
+        idx, mean = classify(vt.grab(c, OUT))
+        n = loops(c)
+        samples.append((time.monotonic(), idx, mean, n))
+        if at_want is None and n >= want:
+            at_want = idx
+        # The counter rises at the seek, which may be a little before the wrap is on screen:
+        # one more colour after it.
+        elif at_want is not None and idx is not None and idx != at_want:
+            break
+        if time.monotonic() > deadline:
+            raise vt.Failure(f'the clip did not loop {n_loops} times')
+        # Two seconds of no clip colour at all: the picture is gone, not late.
+        recent = [s for s in samples if s[0] > samples[-1][0] - 2 * SECONDS_EACH]
+        if samples[-1][0] - samples[0][0] > 2 * SECONDS_EACH and \
+                all(s[1] is None for s in recent):
+            raise vt.Failure(f'no clip colour on screen for {2 * SECONDS_EACH:.0f} s '
+                             f'(mean {recent[-1][2]}, loop counter {samples[-1][3]})')
+    unknown = [s for s in samples if s[1] is None]
+    t.check(not unknown, f'each of {len(samples)} screenshots shows a clip colour',
+            f'{len(unknown)} do not, e.g. mean {unknown[0][2] if unknown else ""}')
+    runs = []
+    for s in samples:
+        if s[1] is None:
+            continue
+        if runs and runs[-1][0] == s[1]:
+            runs[-1][2] = s
+        else:
+            runs.append([s[1], s, s])
+    names = ' '.join(COLOURS[r[0]][0] for r in runs)
+    vt._say('   colours seen (loop counter at their first sample): ' +
+            ' '.join(f'{COLOURS[r[0]][0]}@{r[1][3]}' for r in runs))
+    bad, wraps = [], 0
+    for a, b in zip(runs, runs[1:]):
+        step = (b[0] - a[0]) % len(COLOURS)
+        if step == 1:
+            wraps += b[0] == 0
+            continue
+        gap = b[1][0] - a[2][0]
+        if gap > SECONDS_EACH * (step - 1) * 0.9:
+            wraps += b[0] < a[0] or b[0] == 0
+            continue
+        bad.append(f'{COLOURS[a[0]][0]}->{COLOURS[b[0]][0]} within {gap:.2f} s')
+    t.check(not bad, 'each colour is followed by the next one', '; '.join(bad))
+    t.check(len({r[0] for r in runs}) == len(COLOURS), 'all four colours seen', names)
+    t.check(wraps >= n_loops, f'last colour followed by the first {n_loops} times',
+            f'{wraps} wraps')
+
+
+def check_dmabuf_format(c, allowed, fourccs):
+    """The status format is a YUV format veil hands over as a dmabuf; the renderer imported
+    one of fourccs (its log's 'first XXXX dmabuf imported')."""
+    src = c.veil(OUT).get('source') or {}
+    fmt = src.get('format')
+    vt._say(f'   status format {fmt}, decoder {src.get("decoder")}')
+    t.check(fmt in allowed, f'status format is one of {"/".join(allowed)} (not BGRx)',
+            str(fmt))
+    seen = set(re.findall(r'first (\w{4}) dmabuf imported', log_text(c)))
+    t.check(seen & set(fourccs), f'the renderer imported {"/".join(fourccs)} dmabufs',
+            f'imported: {sorted(seen) or "none"}')
+
+
+def show_still(c, words, expected, label, cmp, **status):
+    ok, err = c.msg(f'output {OUT} veil {words}')
+    t.check(ok, f'`veil {words}` accepted', err)
+    c.wait_veil(OUT, 'shown', **status)
+    shot = c.settled_screenshot(OUT)
+    t.compare(shot, expected, label, **cmp)
+    return shot
+
+
+with t.compositor(outputs=1, renderer='import') as c:
+    pid = c.proc.pid
+    with t.case('the importing renderer runs'):
+        text = log_text(c)
+        t.check('import renderer: imports linear' in text, 'veil-tinywl made the importing '
+                'renderer', vt._tail(c.log_path))
+        t.check('registered the memfd dmabuf allocator as veil-dmabuf-pool' in text,
+                'the memfd allocator is registered as veil-dmabuf-pool')
+
+    with t.case('stills'):
+        show_still(c, f'{vt.quote(quad_png)} stretch', vt.expect_stretch(quad_png, W, H),
+                   'import-stretch', SCALED, mode='stretch', file=quad_png)
+        show_still(c, f'{vt.quote(quad_png)} fit #ff00ff',
+                   vt.expect_fit(quad_png, W, H, '#ff00ff'), 'import-fit', SCALED, mode='fit')
+        show_still(c, f'{vt.quote(quad_png)} center #00ffff',
+                   vt.expect_center(quad_png, W, H, '#00ffff'), 'import-center', EXACT,
+                   mode='center')
+        show_still(c, f'{vt.quote(tile_png)} tile', vt.expect_tile(tile_px, W, H),
+                   'import-tile', EXACT, mode='tile', file=tile_png)
+
+    with t.case('swap renderers under a still'):
+        expected = vt.expect_fill(quad_png, W, H)
+        show_still(c, f'{vt.quote(quad_png)} fill', expected, 'import-fill', SCALED,
+                   mode='fill')
+        fds0 = vt.fd_count(pid)
+        swap(c, 'pixman')
+        t.compare(c.settled_screenshot(OUT), expected, 'fill-after-swap-to-pixman', **SCALED)
+        swap(c, 'import')
+        t.compare(c.settled_screenshot(OUT), expected, 'fill-after-swap-to-import', **SCALED)
+        c.wait_until(lambda: vt.fd_count(pid) <= fds0,
+                     f'descriptors back to {fds0} after two swaps', timeout=30)
+        t.check(True, 'descriptors back to their level after two swaps')
+
+    with t.case('H.264 pixels'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(h264_quad)} fill')
+        t.check(ok, '`veil quad.mp4 fill` accepted', err)
+        c.wait_veil(OUT, 'shown', file=h264_quad)
+        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 10,
+                     'ten decoded frames')
+        t.compare(c.screenshot(OUT), vt.expect_fill(h264_quad, W, H), 'h264-fill', **VIDEO)
+
+    with t.case('H.264 as dmabufs'):
+        check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
+
+    with t.case('H.264 colours in order'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(h264_colours)} stretch')
+        t.check(ok, '`veil colours.mp4 stretch` accepted', err)
+        c.wait_veil(OUT, 'shown', file=h264_colours)
+        colours_in_order(c, 2)
+
+    with t.case('swap renderers under a video'):
+        fds0 = vt.fd_count(pid)
+        swap(c, 'pixman')
+        # Whatever happens on pixman, the swap back must happen: the cases after it need it.
+        # veil gives the video a new source for the new renderer: pixman takes data, so BGRx.
+        with t.case('on pixman'):
+            c.wait_veil(OUT, 'shown', file=h264_colours)
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('format') == 'BGRx',
+                         'the video to be made again as BGRx for pixman')
+            t.check(True, 'on pixman the video is BGRx data')
+            colours_in_order(c, 1)
+        swap(c, 'import')
+        with t.case('back on import'):
+            c.wait_veil(OUT, 'shown', file=h264_colours)
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('format') == 'I420',
+                         'the video to be made again as I420 dmabufs')
+            t.check(True, 'back on import the video is I420 again')
+            colours_in_order(c, 1)
+        c.wait_until(lambda: vt.fd_count(pid) <= fds0,
+                     f'descriptors back to {fds0} after two swaps', timeout=30)
+        t.check(True, 'descriptors back to their level after two swaps under a video')
+
+    with t.case('after the swaps, still dmabufs'):
+        check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
+
+    with t.case('VP9 colours in order'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(vp9_colours)} stretch')
+        t.check(ok, '`veil colours.webm stretch` accepted', err)
+        c.wait_veil(OUT, 'shown', file=vp9_colours)
+        colours_in_order(c, 1)
+
+    with t.case('VP9 as dmabufs'):
+        check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
+
+    with t.case('10-bit HEVC pixels'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(hevc10_quad)} fill')
+        t.check(ok, '`veil quad10.mp4 fill` accepted', err)
+        c.wait_veil(OUT, 'shown', file=hevc10_quad)
+        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 10,
+                     'ten decoded frames')
+        t.compare(c.screenshot(OUT), vt.expect_fill(hevc10_quad, W, H), 'hevc10-fill',
+                  **VIDEO)
+
+    with t.case('10-bit HEVC as P010 dmabufs'):
+        check_dmabuf_format(c, ('P010_10LE',), ('P010',))
+
+    wlr_minor = re.search(r'with wlroots 0\.(\d+)', log_text(c))
+    wlr_minor = int(wlr_minor.group(1)) if wlr_minor else 0
+    for matrix, full, clip in tagged:
+        name = f'{matrix} {"full" if full else "limited"} range'
+        # 0.19 has no per-buffer YCbCr settings: its renderers take BT.601, limited.
+        no_settings = wlr_minor < 20 and (matrix != 'smpte170m' or full)
+        with t.case(f'YUV matrix and range: {name}'):
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} stretch')
+            t.check(ok, f'`veil {os.path.basename(clip)} stretch` accepted', err)
+            c.wait_veil(OUT, 'shown', file=clip)
+            c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
+                         'three decoded frames')
+            shot = vt.grab(c, OUT)
+            worst, wrong_601, off_601 = 0, 0, 0
+            got_all = []
+            for i, rgb in enumerate(QUAD_RGB):
+                qy, qx = divmod(i, 2)
+                patch = shot[qy * H // 2 + H // 8:(qy + 1) * H // 2 - H // 8,
+                             qx * W // 2 + W // 8:(qx + 1) * W // 2 - W // 8]
+                got = patch.reshape(-1, 3).mean(axis=0)
+                got_all.append(vt.px(got))
+                worst = max(worst, int(np.abs(got - np.array(rgb)).max()))
+                # What a converter ignoring the tags (BT.601, limited) would have shown.
+                as_601 = ycbcr_to_rgb(rgb_to_ycbcr(rgb, matrix, full), 'smpte170m', False)
+                wrong_601 = max(wrong_601, int(np.abs(np.array(as_601) - np.array(rgb)).max()))
+                off_601 = max(off_601, int(np.abs(got - np.array(as_601)).max()))
+            src = c.veil(OUT).get('source') or {}
+            vt._say(f'   {name}: format {src.get("format")}, quadrants {got_all}, '
+                    f'BT.601-limited reading would be off by {wrong_601}')
+            if no_settings:
+                # What 0.19 does, documented: right for BT.601 limited, off for the rest.
+                t.check(off_601 <= 4, f'{name} on 0.19: shown as BT.601 limited (within 4)',
+                        f'off by {off_601}: {got_all}')
+            with t.case('as tagged', known_bug=None if not no_settings else
+                        'wlroots 0.19 converts every YUV buffer as BT.601 limited'):
+                t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
+                        f'off by {worst}: {got_all} for {QUAD_RGB}')
+
+    with t.case('an shm client'):
+        # waylandsink over wl_shm (no linux-dmabuf: the renderer has no DRM device), XRGB8888.
+        colour = (0x18, 0xc0, 0x40)
+        argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
+                'foreground-color=0xff%02x%02x%02x' % colour, '!',
+                f'video/x-raw,format=BGRx,width={W},height={H},framerate=10/1', '!',
+                'waylandsink', 'fullscreen=true']
+        log = open(t.path('shm-client.log'), 'wb')
+        client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL,
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            def shows_client():
+                mid = vt.grab(c, OUT)[H // 4:3 * H // 4, W // 4:3 * W // 4]
+                diff = np.abs(mid.reshape(-1, 3).astype(np.int16) - np.array(colour)).max()
+                return diff <= 4
+            c.wait_until(shows_client, 'the shm client on screen')
+            t.check(True, 'the shm client is drawn by the importing renderer')
+        finally:
+            if client.poll() is None:
+                os.killpg(client.pid, signal.SIGTERM)
+                try:
+                    client.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(client.pid, signal.SIGKILL)
+                    client.wait()
+            log.close()
+
+    with t.case('no buffer misuse'):
+        bad = violations(c)
+        t.check(not bad, 'the importing renderer saw no violation',
+                '\n'.join(bad[:5]) + (f'\n... {len(bad)} in all' if len(bad) > 5 else ''))
+
+t.finish()
