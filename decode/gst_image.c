@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "decode/image.h"
 #include "decode/task_pool.h"
-#include "module/message.h"
+#include "util/message.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
@@ -828,6 +828,18 @@ static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointe
 	return GST_BUS_PASS;
 }
 
+int veil_gst_image_check(int fd, char **message) {
+	if (message != NULL) {
+		*message = NULL;
+	}
+	uint32_t width, height;
+	if (header_size(fd, &width, &height) && exceeds_limits(width, height)) {
+		set_size_message(message, width, height);
+		return -EFBIG;
+	}
+	return check_layout(fd, message);
+}
+
 int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -852,12 +864,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 		veil_message_set(message, "cannot read the file: %s", strerror(EISDIR));
 		return -EISDIR;
 	}
-	uint32_t width, height;
-	if (header_size(fd, &width, &height) && exceeds_limits(width, height)) {
-		set_size_message(message, width, height);
-		return -EFBIG;
-	}
-	int refused = check_layout(fd, message);
+	int refused = veil_gst_image_check(fd, message);
 	if (refused < 0) {
 		return refused;
 	}

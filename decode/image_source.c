@@ -1,30 +1,145 @@
 #include <errno.h>
 #include <drm_fourcc.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/image.h"
 #include "decode/source.h"
+#include "util/message.h"
 #include "scene/pixel_buffer.h"
+#include "util/worker.h"
 
 /*
- * A still image: decoded once, when the source is opened, into one frame that every output
- * showing the file shares. The source keeps that frame (one lock) until the last holder goes.
+ * A still image: decoded once, on a worker, into one frame that every output showing the file
+ * shares. The source has no frame until the decode is done; then it keeps that frame (one lock)
+ * until the last holder goes.
  */
 struct image_source {
 	struct veil_source base;
 	int original_width, original_height;
 	const char *decoder; /* "libpng" or "gstreamer" */
+	struct image_load *load; /* the decode still to come back, NULL once it did */
+};
+
+/*
+ * One decode. The compositor thread fills the request and submits it; from then on the job is
+ * the worker's until done() (compositor thread) or discard() (a worker, when the source went
+ * first) frees it. Only done() touches the source.
+ */
+struct image_load {
+	struct veil_job job;
+	struct image_source *image;
+	/* Request. */
+	int fd; /* our own descriptor of the file */
+	bool png;
+	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+	/* Result. */
+	int ret;
+	char *message; /* malloc()ed, when ret < 0 */
+	struct veil_image pixels;
+	int original_width, original_height;
+	const char *decoder;
+};
+
+static void load_free(struct image_load *load) {
+	close(load->fd);
+	veil_image_finish(&load->pixels);
+	free(load->message);
+	free(load);
+}
+
+static void load_run(struct veil_job *job) {
+	struct image_load *load = wl_container_of(job, load, job);
+	load->decoder = "libpng";
+	load->ret = load->png ? veil_png_load(load->fd, &load->pixels, &load->message) :
+		-ENOTSUP;
+	if (load->ret == -ENOTSUP) {
+		free(load->message);
+		load->message = NULL;
+		load->decoder = "gstreamer";
+		load->ret = veil_gst_image_load(load->fd, &load->pixels, &load->message);
+	}
+	if (load->ret < 0) {
+		return;
+	}
+	load->original_width = load->pixels.width;
+	load->original_height = load->pixels.height;
+	/*
+	 * Keep no more pixels than the largest output can show: an 8000x6000 photo on a 1080p
+	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.
+	 */
+	if (load->cover_width > 0 && load->cover_height > 0) {
+		int ret = veil_image_shrink_to_cover(&load->pixels, load->cover_width,
+			load->cover_height);
+		if (ret < 0) {
+			wlr_log(WLR_ERROR, "veil: %s: cannot scale down (%d), keeping it whole",
+				load->image->base.path, ret);
+		}
+	}
+}
+
+static void load_done(struct veil_job *job) {
+	struct image_load *load = wl_container_of(job, load, job);
+	struct image_source *image = load->image;
+	image->load = NULL;
+	if (load->ret < 0) {
+		veil_source_set_error(&image->base, "Cannot show '%s': %s", image->base.path,
+			load->message != NULL ? load->message : strerror(-load->ret));
+		load_free(load);
+		return;
+	}
+	bool opaque = load->pixels.drm_format == DRM_FORMAT_XRGB8888;
+	/* Takes the pixels over. */
+	struct wlr_buffer *frame = veil_pixel_buffer_create(&load->pixels);
+	if (frame == NULL) {
+		veil_source_set_error(&image->base, "Cannot show '%s': %s", image->base.path,
+			strerror(ENOMEM));
+		load_free(load);
+		return;
+	}
+	image->decoder = load->decoder;
+	image->original_width = load->original_width;
+	image->original_height = load->original_height;
+	image->base.shrunk = frame->width != image->original_width;
+	image->base.opaque = opaque;
+	wlr_log(WLR_INFO, "%s: %dx%d image (%s), kept at %dx%d", image->base.path,
+		image->original_width, image->original_height, image->decoder, frame->width,
+		frame->height);
+	load_free(load);
+	veil_source_set_frame(&image->base, frame);
+	wlr_buffer_drop(frame);
+}
+
+static void load_discard(struct veil_job *job) {
+	struct image_load *load = wl_container_of(job, load, job);
+	load_free(load);
+}
+
+static const struct veil_job_impl load_impl = {
+	.run = load_run,
+	.done = load_done,
+	.discard = load_discard,
 };
 
 static void image_source_destroy(struct veil_source *source) {
 	struct image_source *image = wl_container_of(source, image, base);
+	if (image->load != NULL) {
+		/* Superseded while it decodes: the worker frees the decode when it ends. */
+		veil_job_cancel(&image->load->job);
+	}
 	free(image);
 }
 
 static void image_source_add_status(struct veil_source *source, struct json_object *obj) {
 	struct image_source *image = wl_container_of(source, image, base);
+	if (image->load != NULL) {
+		json_object_object_add(obj, "state", json_object_new_string("loading"));
+		return;
+	}
 	json_object_object_add(obj, "decoder", json_object_new_string(image->decoder));
 	struct json_object *orig = json_object_new_object();
 	json_object_object_add(orig, "width", json_object_new_int(image->original_width));
@@ -39,62 +154,41 @@ static const struct veil_source_impl image_source_impl = {
 };
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-		char *path, const struct stat *st, bool full_size, int *err, char **message) {
-	struct veil_image pixels = {0};
-	const char *decoder = "libpng";
-	int ret = veil_png_load(fd, &pixels, message);
-	if (ret == -ENOTSUP) {
-		free(*message);
-		*message = NULL;
-		decoder = "gstreamer";
-		ret = veil_gst_image_load(fd, &pixels, message);
+		char *path, const struct stat *st, bool png, bool full_size, int *err,
+		char **message) {
+	struct image_source *image = calloc(1, sizeof(*image));
+	struct image_load *load = calloc(1, sizeof(*load));
+	if (image == NULL || load == NULL) {
+		goto error_nomem;
 	}
-	if (ret < 0) {
-		*err = ret;
+	/* Our own descriptor: the caller closes theirs when the command returns. */
+	load->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (load->fd < 0) {
+		*err = -errno;
+		veil_message_set(message, "%s", strerror(errno));
+		free(load);
+		free(image);
 		free(path);
 		return NULL;
 	}
-
-	struct image_source *image = calloc(1, sizeof(*image));
-	if (image == NULL) {
-		*err = -ENOMEM;
-		goto error;
+	load->image = image;
+	load->png = png;
+	if (!full_size) {
+		load->cover_width = ctx->max_output_width;
+		load->cover_height = ctx->max_output_height;
 	}
-	image->decoder = decoder;
-	image->original_width = pixels.width;
-	image->original_height = pixels.height;
-
-	/*
-	 * Keep no more pixels than the largest output can show: an 8000x6000 photo on a 1080p
-	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.
-	 */
-	if (!full_size && ctx->max_output_width > 0 && ctx->max_output_height > 0) {
-		ret = veil_image_shrink_to_cover(&pixels, ctx->max_output_width,
-			ctx->max_output_height);
-		if (ret < 0) {
-			wlr_log(WLR_ERROR, "%s: cannot scale down (%d), keeping it whole", path, ret);
-		}
-	}
-	bool shrunk = pixels.width != image->original_width;
-	bool opaque = pixels.drm_format == DRM_FORMAT_XRGB8888;
-
-	struct wlr_buffer *frame = veil_pixel_buffer_create(&pixels);
-	if (frame == NULL) {
-		*err = -ENOMEM;
-		free(image);
-		goto error;
-	}
+	image->load = load;
 	veil_source_init(&image->base, &image_source_impl, ctx, path, st);
-	image->base.shrunk = shrunk;
-	image->base.opaque = opaque;
-	veil_source_set_frame(&image->base, frame);
-	wlr_buffer_drop(frame);
-	wlr_log(WLR_INFO, "%s: %dx%d image (%s), kept at %dx%d", path, image->original_width,
-		image->original_height, decoder, frame->width, frame->height);
+	/* Until the decode says otherwise: a request for every pixel must not share it. */
+	image->base.shrunk = !full_size;
+	veil_worker_submit(ctx->worker, &load->job, &load_impl);
 	return &image->base;
 
-error:
-	veil_image_finish(&pixels);
+error_nomem:
+	free(load);
+	free(image);
 	free(path);
+	*err = -ENOMEM;
+	veil_message_set(message, "Out of memory");
 	return NULL;
 }

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "decode/image.h"
-#include "module/message.h"
+#include "util/message.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations
@@ -284,16 +284,34 @@ static int check_header(struct reader *reader, char **message) {
 		veil_message_set(message, "PNG file is truncated");
 		return -EINVAL;
 	}
-	if (memcmp(reader->buf + 12, "IHDR", 4) != 0) {
-		/* libpng says what is wrong. */
-		return 0;
+	/* PNG's first chunk is IHDR, 13 bytes long: anything else is no PNG libpng would read. */
+	if (read_be32(reader->buf + 8) != 13 || memcmp(reader->buf + 12, "IHDR", 4) != 0) {
+		veil_message_set(message, "corrupt PNG file: it does not start with its header");
+		return -EINVAL;
 	}
 	uint32_t width = read_be32(reader->buf + 16);
 	uint32_t height = read_be32(reader->buf + 20);
 	if (width == 0 || height == 0 || width > PNG_UINT_31_MAX || height > PNG_UINT_31_MAX) {
-		return 0; /* invalid rather than large: libpng's message */
+		veil_message_set(message, "corrupt PNG file: its header gives a size of %ux%u",
+			width, height);
+		return -EINVAL;
 	}
 	return check_size(width, height, "PNG image", message);
+}
+
+int veil_png_check(int fd, char **message) {
+	if (message != NULL) {
+		*message = NULL;
+	}
+	struct reader *reader = calloc(1, sizeof(*reader));
+	if (reader == NULL) {
+		veil_message_set(message, "out of memory");
+		return -ENOMEM;
+	}
+	reader->fd = fd;
+	int ret = check_header(reader, message);
+	free(reader);
+	return ret;
 }
 
 int veil_png_load(int fd, struct veil_image *image, char **message) {

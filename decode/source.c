@@ -13,7 +13,7 @@
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/source.h"
-#include "module/message.h"
+#include "util/message.h"
 
 void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
 		struct veil_source_context *ctx, char *path, const struct stat *st) {
@@ -148,15 +148,104 @@ static char *display_path(const char *path) {
 	return resolved != NULL ? resolved : strdup(path);
 }
 
+/* O_NONBLOCK: opening a FIFO must not hang the compositor. */
+static int open_file(const char *path, char **message) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		int err = errno;
+		veil_message_set(message, "Cannot open '%s': %s", path, strerror(err));
+		return -err;
+	}
+	return fd;
+}
+
+/*
+ * What can be known of a file at once, without decoding it: that it is a readable regular file,
+ * not empty, what its first bytes say it holds, and that its header (the size a PNG, WebP or
+ * TIFF claims, a TIFF's or BMP's layout) is one veil decodes. Reads a few KiB at most.
+ */
+static int inspect(int fd, const char *name, struct stat *st, enum veil_media_kind *kind,
+		char **message) {
+	if (fstat(fd, st) != 0) {
+		int err = errno;
+		veil_message_set(message, "Cannot read '%s': %s", name, strerror(err));
+		return -err;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		veil_message_set(message, "'%s' is a directory, not an image or a video", name);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		veil_message_set(message, "'%s' is not a regular file", name);
+		return -EINVAL;
+	}
+	if (st->st_size == 0) {
+		veil_message_set(message, "'%s' is empty", name);
+		return -EINVAL;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0) {
+		int err = errno;
+		veil_message_set(message, "Cannot read '%s': %s", name, strerror(err));
+		return -err;
+	}
+	if ((flags & O_ACCMODE) == O_WRONLY) {
+		veil_message_set(message, "'%s' is not open for reading", name);
+		return -EBADF;
+	}
+
+	const char *type;
+	*kind = veil_media_sniff(fd, &type);
+	int ret = 0;
+	char *detail = NULL;
+	switch (*kind) {
+	case VEIL_MEDIA_AUDIO:
+		veil_message_set(message, "'%s' is sound (%s): there is no picture to show", name,
+			type);
+		return -EINVAL;
+	case VEIL_MEDIA_UNKNOWN:
+		/* decodebin types a file with the same typefinders: it would not know it either. */
+		veil_message_set(message, "'%s' is not an image or a video veil can read%s%s%s",
+			name, type[0] != '\0' ? " (" : "", type, type[0] != '\0' ? ")" : "");
+		return -EINVAL;
+	case VEIL_MEDIA_PNG:
+		ret = veil_png_check(fd, &detail);
+		break;
+	case VEIL_MEDIA_IMAGE:
+		ret = veil_gst_image_check(fd, &detail);
+		break;
+	case VEIL_MEDIA_VIDEO:
+		break;
+	}
+	if (ret < 0) {
+		/* Decoders speak of the contents; a person also needs to know which file. */
+		veil_message_set(message, "Cannot show '%s': %s", name,
+			detail != NULL ? detail : strerror(-ret));
+	}
+	free(detail);
+	return ret;
+}
+
+int veil_source_check(const char *path, char **message) {
+	*message = NULL;
+	int fd = open_file(path, message);
+	if (fd < 0) {
+		return fd;
+	}
+	struct stat st;
+	enum veil_media_kind kind;
+	int ret = inspect(fd, path, &st, &kind, message);
+	close(fd);
+	return ret;
+}
+
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
 		bool full_size, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
-	/* O_NONBLOCK: opening a FIFO must not hang the compositor. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = open_file(path, message);
 	if (fd < 0) {
-		*err = -errno;
-		veil_message_set(message, "Cannot open '%s': %s", path, strerror(errno));
+		*err = fd;
 		return NULL;
 	}
 	char *shown_path = display_path(path);
@@ -177,54 +266,28 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	*message = NULL;
 	/* name is for people only (the status, messages): keep it valid UTF-8. */
 	veil_message_sanitize(name);
-	struct veil_source *source = NULL;
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		*err = -errno;
-		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
-		goto error;
+	if (fstat(fd, &st) == 0) {
+		/* A file being decoded or shown already: its source, without reading it again. */
+		struct veil_source *source = find_source(ctx, &st, full_size);
+		if (source != NULL) {
+			free(name);
+			return veil_source_ref(source);
+		}
 	}
-	if (S_ISDIR(st.st_mode)) {
-		*err = -EISDIR;
-		veil_message_set(message, "'%s' is a directory, not an image or a video", name);
-		goto error;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*err = -EINVAL;
-		veil_message_set(message, "'%s' is not a regular file", name);
-		goto error;
-	}
-	if (st.st_size == 0) {
-		*err = -EINVAL;
-		veil_message_set(message, "'%s' is empty", name);
-		goto error;
+	enum veil_media_kind kind;
+	*err = inspect(fd, name, &st, &kind, message);
+	if (*err < 0) {
+		free(name);
+		return NULL;
 	}
 	/* Decoders read with blocking calls, and a regular file never blocks for long. */
 	int flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
 		*err = -errno;
 		veil_message_set(message, "Cannot read '%s': %s", name, strerror(errno));
-		goto error;
-	}
-	if ((flags & O_ACCMODE) == O_WRONLY) {
-		*err = -EBADF;
-		veil_message_set(message, "'%s' is not open for reading", name);
-		goto error;
-	}
-
-	source = find_source(ctx, &st, full_size);
-	if (source != NULL) {
 		free(name);
-		return veil_source_ref(source);
-	}
-
-	const char *type;
-	enum veil_media_kind kind = veil_media_sniff(fd, &type);
-	if (kind == VEIL_MEDIA_AUDIO) {
-		*err = -EINVAL;
-		veil_message_set(message, "'%s' is sound (%s): there is no picture to show", name,
-			type);
-		goto error;
+		return NULL;
 	}
 
 	/* The constructors take name over, also when they fail: keep a copy for the message. */
@@ -232,10 +295,13 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	if (shown == NULL) {
 		*err = -ENOMEM;
 		veil_message_set(message, "Out of memory");
-		goto error;
+		free(name);
+		return NULL;
 	}
+	struct veil_source *source;
 	if (kind != VEIL_MEDIA_VIDEO) {
-		source = veil_image_source_create(ctx, fd, name, &st, full_size, err, message);
+		source = veil_image_source_create(ctx, fd, name, &st, kind == VEIL_MEDIA_PNG,
+			full_size, err, message);
 	} else {
 		source = veil_video_source_create(ctx, fd, name, &st, err, message);
 	}
@@ -243,7 +309,6 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		if (*err == 0) {
 			*err = -EINVAL;
 		}
-		/* Decoders speak of the contents; a person also needs to know which file. */
 		char *detail = *message;
 		veil_message_set(message, "Cannot show '%s': %s", shown,
 			detail != NULL ? detail : strerror(-*err));
@@ -251,8 +316,4 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	}
 	free(shown);
 	return source;
-
-error:
-	free(name);
-	return NULL;
 }

@@ -100,6 +100,10 @@ void veil_source_set_error(struct veil_source *source, const char *fmt, ...);
  * to one); otherwise a still is shrunk to what covers the largest output. The returned source
  * holds one more reference. On failure returns NULL
  * with a negative errno in *err and a sentence in *message (malloc()ed).
+ *
+ * Only what the file's first bytes tell is checked here (kind, header); decoding runs on the
+ * context's worker. The source is loading until its first frame comes (frame and error NULL);
+ * then, or when decoding fails (error set), it emits frame.
  */
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
 	bool full_size, int *err, char **message);
@@ -109,6 +113,8 @@ struct veil_source *veil_source_open(struct veil_source_context *ctx, const char
  */
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 	bool full_size, int *err, char **message);
+/* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
+int veil_source_check(const char *path, char **message);
 struct veil_source *veil_source_ref(struct veil_source *source);
 /* NULL is allowed. */
 void veil_source_unref(struct veil_source *source);
@@ -128,7 +134,7 @@ void veil_source_frame_event(struct veil_source *source);
  * path over, also when they fail (free it then).
  */
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-	char *path, const struct stat *st, bool full_size, int *err, char **message);
+	char *path, const struct stat *st, bool png, bool full_size, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
 

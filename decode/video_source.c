@@ -29,7 +29,7 @@
 #include "decode/sniff.h"
 #include "decode/source.h"
 #include "decode/task_pool.h"
-#include "module/message.h"
+#include "util/message.h"
 #include "scene/sample_buffer.h"
 
 /*

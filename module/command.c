@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <wordexp.h>
 #include "module/command.h"
-#include "module/message.h"
+#include "util/message.h"
 
 /* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
 #define SHOWN_SIZE 64
@@ -35,15 +35,9 @@ static int fail(char **message, int err, const char *fmt, ...) {
 	}
 	va_list args;
 	va_start(args, fmt);
-	int len = vsnprintf(NULL, 0, fmt, args);
-	va_end(args);
 	/* Without memory the caller gets the errno alone: *message stays NULL. */
-	*message = len >= 0 ? malloc((size_t)len + 1) : NULL;
-	if (*message != NULL) {
-		va_start(args, fmt);
-		vsnprintf(*message, (size_t)len + 1, fmt, args);
-		va_end(args);
-	}
+	*message = veil_message_v(fmt, args);
+	va_end(args);
 	return err;
 }
 
@@ -485,44 +479,4 @@ void veil_command_finish(struct veil_command *cmd) {
 	cmd->path = NULL;
 }
 
-static int hex_digit(char c) {
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	} else if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	} else if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
 
-bool veil_color_parse(const char *word, uint32_t *rgb) {
-	if (word == NULL) {
-		return false;
-	}
-	bool hash = word[0] == '#';
-	const char *hex = hash ? word + 1 : word;
-	size_t len = strnlen(hex, 9);
-	if (len != 6 && !(hash && len == 8)) {
-		return false;
-	}
-	uint32_t value = 0;
-	for (size_t i = 0; i < len; i++) {
-		int digit = hex_digit(hex[i]);
-		if (digit < 0) {
-			return false;
-		}
-		value = (value << 4) | (uint32_t)digit;
-	}
-	if (len == 8) {
-		/* Wallpapers are opaque: an alpha byte is taken only when it says so. */
-		if ((value & 0xff) != 0xff) {
-			return false;
-		}
-		value >>= 8;
-	}
-	if (rgb != NULL) {
-		*rgb = value;
-	}
-	return true;
-}

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "scene/geometry.h"
+#include "util/mode.h"
 
 enum veil_command_kind {
 	VEIL_COMMAND_SET, /* a file, or a solid colour (mode VEIL_MODE_SOLID_COLOR) */
@@ -26,8 +26,5 @@ struct veil_command {
  */
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
-
-/* "#rrggbb" (also without '#', and "#rrggbbaa" with alpha ff) to 0xRRGGBB. */
-bool veil_color_parse(const char *word, uint32_t *rgb);
 
 #endif

@@ -40,6 +40,8 @@ struct veil_control {
 	struct wl_list managers;
 	struct wl_list statuses;
 	struct wl_event_source *idle; /* descriptions to send when idle, or NULL */
+
+	struct wl_listener scene_changed;
 };
 
 /* NULL for an inert manager, whose control is gone. */
@@ -198,7 +200,7 @@ static void send_output(struct wl_resource *resource, struct veil_output *output
 	uint32_t kind = kind_from_name(json_string(obj, "kind"));
 	const char *setting = json_string(obj, "setting");
 	zveil_control_status_v1_send_wallpaper(resource, kind,
-		state_from_name(json_string(obj, "state")),
+		state_from_name(veil_output_shown_state(output)),
 		setting != NULL ? clip(setting, buf) : NULL);
 
 	enum veil_mode mode;
@@ -261,8 +263,15 @@ static void handle_idle(void *data) {
 	}
 }
 
-void veil_control_changed(struct veil_control *control) {
-	if (control == NULL || control->idle != NULL || wl_list_empty(&control->statuses)) {
+/*
+ * Something an output shows changed (a command, a wallpaper that finished loading or failed, an
+ * output that came or went): status objects get a new description once the compositor is idle,
+ * however many changes come before. Not for frames: a new video frame changes nothing a
+ * description says but counters.
+ */
+static void handle_scene_changed(struct wl_listener *listener, void *data) {
+	struct veil_control *control = wl_container_of(listener, control, scene_changed);
+	if (control->idle != NULL || wl_list_empty(&control->statuses)) {
 		return;
 	}
 	struct wl_event_loop *loop = wl_display_get_event_loop(control->scene->display);
@@ -383,7 +392,7 @@ static void run_command(struct wl_client *client, struct wl_resource *manager_re
 			message != NULL ? message : strerror(-ret));
 	}
 	/* A failure may have recorded an error on outputs: that changes descriptions too. */
-	veil_control_changed(control);
+	veil_scene_changed(control->scene);
 
 out:
 	free(message);
@@ -558,6 +567,7 @@ void veil_control_destroy(struct veil_control *control) {
 	if (control->idle != NULL) {
 		wl_event_source_remove(control->idle);
 	}
+	wl_list_remove(&control->scene_changed.link);
 	remove_global(control->scene->display, control->global);
 	control->scene->control = NULL;
 	free(control);
@@ -610,6 +620,8 @@ bool veil_scene_create_control(struct veil_scene *scene, veil_control_filter_fun
 		free(control);
 		return false;
 	}
+	control->scene_changed.notify = handle_scene_changed;
+	wl_signal_add(&scene->events.changed, &control->scene_changed);
 	scene->control = control;
 	return true;
 }

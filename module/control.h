@@ -13,11 +13,4 @@ struct veil_control;
  */
 void veil_control_destroy(struct veil_control *control);
 
-/*
- * What some output shows changed (a command, an output that came or went): status objects get
- * a new description once the compositor is idle, however many changes come before. NULL is
- * allowed. Not for frames: a new video frame changes nothing a description says but counters.
- */
-void veil_control_changed(struct veil_control *control);
-
 #endif

@@ -6,7 +6,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "module/control.h"
+#include "util/message.h"
 #include "module/scene.h"
 #include "scene/sample_buffer.h"
 #include "scene/tile_buffer.h"
@@ -21,6 +21,8 @@
  * one pixman pass when it is set keeps a 16x16 pattern on a 4K output to a few dozen nodes.
  */
 #define TILE_MIN_SIZE 512
+/* Smaller videos would need too many nodes in tile mode (stills are repeated instead). */
+#define MIN_TILED_VIDEO 64
 
 static void tile_finish(struct veil_tile_node *tile) {
 	wl_list_remove(&tile->outputs_update.link);
@@ -269,6 +271,10 @@ out:
 
 static void handle_source_frame(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, source_frame);
+	if (output->source->error != NULL) {
+		/* It stopped (its last good frame stays): the status and the protocol say why. */
+		veil_scene_changed(output->scene);
+	}
 	struct wlr_buffer *frame = output->source->frame;
 	if (frame == NULL) {
 		return;
@@ -337,13 +343,10 @@ static void set_source(struct veil_output *output, struct veil_source *source) {
 	}
 }
 
-void veil_output_update(struct veil_output *output) {
-	const struct veil_setting *setting = veil_scene_resolve(output->scene, output->output->name);
-	if (setting == output->setting) {
-		/* Another output's command: nothing to redo, nothing to damage here. */
-		return;
-	}
-	output->setting = setting;
+/* Shows a setting (NULL: nothing) whose source has its first frame, or has none. */
+static void show(struct veil_output *output, struct veil_setting *setting) {
+	struct veil_setting *old = output->setting;
+	output->setting = setting != NULL ? veil_setting_ref(setting) : NULL;
 	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
 	layout(output);
 	/* Tiles that kept their node kept their visibility: count it for the new source. */
@@ -352,6 +355,88 @@ void veil_output_update(struct veil_output *output) {
 		output->tiles[i].visible = buffer != NULL && buffer->primary_output != NULL;
 	}
 	update_viewing(output);
+	/* After the switch: the old setting may hold the old source's last reference. */
+	veil_setting_unref(old);
+}
+
+/* Why a loaded setting cannot be shown on the output, or NULL. */
+static char *refusal(const struct veil_setting *setting) {
+	const struct veil_source *source = setting->source;
+	if (source == NULL) {
+		return NULL;
+	}
+	if (source->frame == NULL) {
+		return strdup(source->error != NULL ? source->error : "The wallpaper has no frame");
+	}
+	/* Each copy of a video is a node updated every frame: keep them few. */
+	if (setting->mode == VEIL_MODE_TILE && source->impl->kind == VEIL_SOURCE_VIDEO &&
+			(source->width < MIN_TILED_VIDEO || source->height < MIN_TILED_VIDEO)) {
+		return veil_message("'%s' is %dx%d: too small to tile (a video needs %dx%d at "
+			"least)", source->path, source->width, source->height, MIN_TILED_VIDEO,
+			MIN_TILED_VIDEO);
+	}
+	return NULL;
+}
+
+/*
+ * A setting whose source finished loading: shown, or, when it failed, the output keeps what it
+ * showed and the error says why.
+ */
+static void settle(struct veil_output *output, struct veil_setting *setting) {
+	char *why = setting != NULL ? refusal(setting) : NULL;
+	if (why == NULL) {
+		show(output, setting);
+		return;
+	}
+	wlr_log(WLR_ERROR, "veil: output %s: %s", output->output->name, why);
+	free(output->error);
+	output->error = why;
+}
+
+static void drop_pending(struct veil_output *output) {
+	if (output->pending == NULL) {
+		return;
+	}
+	wl_list_remove(&output->pending_frame.link);
+	wl_list_init(&output->pending_frame.link);
+	veil_setting_unref(output->pending);
+	output->pending = NULL;
+}
+
+static void handle_pending_frame(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, pending_frame);
+	struct veil_setting *setting = output->pending;
+	if (setting->source->frame == NULL && setting->source->error == NULL) {
+		return;
+	}
+	/* Ours now: the swap below may run listeners that look at pending. */
+	output->pending = NULL;
+	wl_list_remove(&output->pending_frame.link);
+	wl_list_init(&output->pending_frame.link);
+	settle(output, setting);
+	veil_setting_unref(setting);
+	veil_scene_changed(output->scene);
+}
+
+void veil_output_update(struct veil_output *output) {
+	struct veil_setting *setting = veil_scene_resolve(output->scene, output->output->name);
+	if (setting == (output->pending != NULL ? output->pending : output->setting)) {
+		/* Another output's command: nothing to redo, nothing to damage here. */
+		return;
+	}
+	/* The last command wins: a wallpaper still loading for this output is not wanted now. */
+	drop_pending(output);
+	if (setting == output->setting) {
+		return;
+	}
+	struct veil_source *source = setting != NULL && !setting->off ? setting->source : NULL;
+	if (source != NULL && source->frame == NULL && source->error == NULL) {
+		/* What the output shows stays until the new wallpaper's first frame is ready. */
+		output->pending = veil_setting_ref(setting);
+		wl_signal_add(&source->events.frame, &output->pending_frame);
+		return;
+	}
+	settle(output, setting);
 }
 
 void veil_output_set_error(struct veil_output *output, const char *error) {
@@ -454,6 +539,8 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 
 	wl_list_init(&output->source_frame.link);
 	output->source_frame.notify = handle_source_frame;
+	wl_list_init(&output->pending_frame.link);
+	output->pending_frame.notify = handle_pending_frame;
 	output->output_commit.notify = handle_output_commit;
 	wl_signal_add(&wlr_output->events.commit, &output->output_commit);
 	output->output_frame.notify = handle_output_frame;
@@ -465,7 +552,7 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 
 	veil_scene_update_max_size(scene);
 	veil_output_update(output);
-	veil_control_changed(scene->control);
+	veil_scene_changed(scene);
 	return output;
 }
 
@@ -477,15 +564,19 @@ void veil_output_destroy(struct veil_output *output) {
 		/* Destroying our tree runs handle_tree_destroy, which forgets the nodes. */
 		wlr_scene_node_destroy(&output->tree->node);
 	}
+	drop_pending(output);
 	set_source(output, NULL);
+	veil_setting_unref(output->setting);
+	output->setting = NULL;
 	release_tiled(output);
 	wl_list_remove(&output->source_frame.link);
+	wl_list_remove(&output->pending_frame.link);
 	wl_list_remove(&output->output_commit.link);
 	wl_list_remove(&output->output_frame.link);
 	wl_list_remove(&output->tree_destroy.link);
 	wlr_addon_finish(&output->addon);
 	wl_list_remove(&output->link);
-	veil_control_changed(output->scene->control);
+	veil_scene_changed(output->scene);
 	free(output->error);
 	free(output);
 }

@@ -11,21 +11,38 @@
 #include <veil/veil.h>
 #include "module/command.h"
 #include "module/control.h"
-#include "module/message.h"
+#include "util/message.h"
 #include "module/scene.h"
 #include "util/worker.h"
 
-/* Smaller videos would need too many nodes in tile mode (stills are repeated instead). */
-#define MIN_TILED_VIDEO 64
+struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
+	setting->refs++;
+	return setting;
+}
 
-static void setting_destroy(struct veil_setting *setting) {
+void veil_setting_unref(struct veil_setting *setting) {
 	if (setting == NULL) {
 		return;
 	}
-	wl_list_remove(&setting->link);
+	assert(setting->refs > 0);
+	if (--setting->refs > 0) {
+		return;
+	}
+	/* Dropping the source's last reference also cancels a decode still running for it. */
 	veil_source_unref(setting->source);
 	free(setting->name);
 	free(setting);
+}
+
+/* Takes the setting out of the table; outputs that show it keep it until they move on. */
+static void setting_remove(struct veil_setting *setting) {
+	wl_list_remove(&setting->link);
+	wl_list_init(&setting->link);
+	veil_setting_unref(setting);
+}
+
+void veil_scene_changed(struct veil_scene *scene) {
+	wl_signal_emit_mutable(&scene->events.changed, scene);
 }
 
 static struct veil_setting *find_setting(struct veil_scene *scene, const char *name) {
@@ -38,8 +55,8 @@ static struct veil_setting *find_setting(struct veil_scene *scene, const char *n
 	return NULL;
 }
 
-const struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name) {
-	const struct veil_setting *setting = find_setting(scene, name);
+struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name) {
+	struct veil_setting *setting = find_setting(scene, name);
 	return setting != NULL ? setting : find_setting(scene, "*");
 }
 
@@ -75,7 +92,7 @@ static void scene_finish(struct veil_scene *scene) {
 	}
 	struct veil_setting *setting, *tmp_setting;
 	wl_list_for_each_safe(setting, tmp_setting, &scene->settings, link) {
-		setting_destroy(setting);
+		setting_remove(setting);
 	}
 	/* Waits for the jobs that still run and the teardowns of the sources just released. */
 	veil_worker_destroy(scene->ctx.worker);
@@ -131,6 +148,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->ctx.sources);
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
+	wl_signal_init(&scene->events.changed);
 
 	scene->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(display, &scene->display_destroy);
@@ -191,6 +209,12 @@ static int set_pause(struct veil_scene *scene, const char *name, bool paused, ch
 		if (output->source != NULL && output->source->paused != paused) {
 			veil_source_set_paused(output->source, paused);
 		}
+		/* A video still loading starts as it was told. */
+		struct veil_source *pending = output->pending != NULL ?
+			output->pending->source : NULL;
+		if (pending != NULL && pending->paused != paused) {
+			veil_source_set_paused(pending, paused);
+		}
 	}
 	if (!found && strcmp(name, "*") != 0) {
 		veil_message_set(message, "There is no output named '%s'", name);
@@ -221,6 +245,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 		veil_source_unref(source);
 		return -ENOMEM;
 	}
+	setting->refs = 1; /* the table's */
 	setting->off = cmd->kind == VEIL_COMMAND_OFF;
 	setting->mode = cmd->mode;
 	setting->color = cmd->color;
@@ -247,7 +272,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	wl_list_insert(&scene->settings, &setting->link);
 	update_outputs(scene);
 	wl_list_for_each_safe(other, tmp, &replaced, link) {
-		setting_destroy(other);
+		setting_remove(other);
 	}
 	return 0;
 }
@@ -284,17 +309,6 @@ static int run(struct veil_scene *scene, const char *output_name,
 				NULL;
 		} else {
 			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
-		}
-		if (source != NULL && cmd->mode == VEIL_MODE_TILE &&
-				source->impl->kind == VEIL_SOURCE_VIDEO &&
-				(source->width < MIN_TILED_VIDEO || source->height < MIN_TILED_VIDEO)) {
-			/* Each copy of a video is a node updated every frame: keep them few. */
-			veil_message_set(message, "'%s' is %dx%d: too small to tile (a video needs "
-				"%dx%d at least)", source->path, source->width, source->height,
-				MIN_TILED_VIDEO, MIN_TILED_VIDEO);
-			veil_source_unref(source);
-			source = NULL;
-			ret = -EINVAL;
 		}
 		if (source == NULL) {
 			if (ret == 0) {
@@ -333,7 +347,7 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
 		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
-		veil_control_changed(scene->control);
+		veil_scene_changed(scene);
 	}
 	veil_command_finish(&cmd);
 	free(unused);
@@ -348,6 +362,9 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	*message = NULL;
 	struct veil_command cmd = {0};
 	int ret = veil_command_parse(argc, argv, &cmd, message);
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR) {
+		ret = veil_source_check(cmd.path, message);
+	}
 	veil_command_finish(&cmd);
 	veil_message_sanitize(*message);
 	free(unused);

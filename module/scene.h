@@ -13,9 +13,13 @@ struct wlr_output;
 struct wlr_scene_tree;
 struct json_object;
 
-/* What a name (an output's or "*") was told to show. */
+/*
+ * What a name (an output's or "*") was told to show. Referenced by the settings table while it is
+ * in force and by the outputs that show it or wait for its first frame.
+ */
 struct veil_setting {
-	struct wl_list link; /* veil_scene.settings */
+	struct wl_list link; /* veil_scene.settings, or empty once replaced */
+	int refs;
 	char *name; /* an output name or "*" */
 	bool off; /* `veil off`: show nothing, also where "*" has a wallpaper */
 	enum veil_mode mode;
@@ -30,6 +34,11 @@ struct veil_scene {
 	struct wl_list outputs; /* veil_output.link */
 	struct wl_list settings; /* veil_setting.link */
 	struct veil_control *control; /* the control global, NULL unless created */
+
+	struct {
+		/* What an output shows or will show changed; data: the scene. */
+		struct wl_signal changed;
+	} events;
 
 	struct wl_listener display_destroy;
 	struct wl_listener renderer_destroy;
@@ -54,7 +63,12 @@ struct veil_output {
 	struct veil_tile_node *tiles;
 	int n_tiles;
 
-	const struct veil_setting *setting; /* what resolves for this output; NULL: nothing */
+	struct veil_setting *setting; /* shown (a reference); NULL: nothing */
+	/*
+	 * What resolves for this output now, while its source is loading (a reference): it
+	 * replaces setting when its first frame comes. NULL when setting is what resolves.
+	 */
+	struct veil_setting *pending;
 	struct veil_source *source; /* shown: one reference, NULL for none */
 	/* tile mode, small still: the frame repeated into a larger one (our lock on each). */
 	struct wlr_buffer *tiled, *tiled_from;
@@ -65,6 +79,7 @@ struct veil_output {
 	bool owes_frame;
 
 	struct wl_listener source_frame;
+	struct wl_listener pending_frame; /* on pending->source */
 	struct wl_listener output_commit;
 	struct wl_listener output_frame;
 	struct wl_listener tree_destroy;
@@ -89,10 +104,17 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 	const struct veil_command *cmd, int fd, const char *label, char **message);
 
 /* The setting that applies to an output name: its own, else "*", else NULL. */
-const struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
+struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
+struct veil_setting *veil_setting_ref(struct veil_setting *setting);
+/* NULL is allowed. */
+void veil_setting_unref(struct veil_setting *setting);
+/* Emits the scene's changed signal. */
+void veil_scene_changed(struct veil_scene *scene);
 /* Recomputes the largest output size stills are decoded for. */
 void veil_scene_update_max_size(struct veil_scene *scene);
 
 struct json_object *veil_output_status(struct veil_output *output);
+/* "off", "shown", "paused" or "hidden": what the output shows now, even while one loads. */
+const char *veil_output_shown_state(const struct veil_output *output);
 
 #endif

@@ -25,7 +25,7 @@ static const char *kind_name(const struct veil_output *output) {
 }
 
 /* What a person sees on the output: the wallpaper, a paused one, or nothing. */
-static const char *state_name(const struct veil_output *output) {
+const char *veil_output_shown_state(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
 	bool shown = output->tree != NULL && output->tree->node.enabled;
 	if (setting == NULL || setting->off || !shown) {
@@ -51,7 +51,12 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
 	struct json_object *obj = json_object_new_object();
 	json_object_object_add(obj, "kind", json_object_new_string(kind_name(output)));
-	json_object_object_add(obj, "state", json_object_new_string(state_name(output)));
+	/* While a new wallpaper loads, the rest of the object says what is shown meanwhile. */
+	json_object_object_add(obj, "state", json_object_new_string(output->pending != NULL ?
+		"loading" : veil_output_shown_state(output)));
+	struct veil_source *pending = output->pending != NULL ? output->pending->source : NULL;
+	json_object_object_add(obj, "loading",
+		pending != NULL ? json_object_new_string(pending->path) : NULL);
 	json_object_object_add(obj, "setting",
 		setting != NULL ? json_object_new_string(setting->name) : NULL);
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include "module/command.h"
-#include "scene/geometry.h"
+#include "util/mode.h"
 #include "veil-config.h"
 #include "veil-control-unstable-v1-client-protocol.h"
 

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <strings.h>
 #include "scene/geometry.h"
 
 /*
@@ -16,37 +15,6 @@
 
 /* Far beyond any real output or frame; keeps every product below within range. */
 #define MAX_SIZE (1 << 20)
-
-static const char *const mode_names[] = {
-	[VEIL_MODE_STRETCH] = "stretch",
-	[VEIL_MODE_FILL] = "fill",
-	[VEIL_MODE_FIT] = "fit",
-	[VEIL_MODE_CENTER] = "center",
-	[VEIL_MODE_TILE] = "tile",
-	[VEIL_MODE_SOLID_COLOR] = "solid_color",
-};
-
-#define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))
-
-bool veil_mode_from_name(const char *name, enum veil_mode *mode) {
-	if (name == NULL) {
-		return false;
-	}
-	for (size_t i = 0; i < N_MODES; i++) {
-		if (strcasecmp(name, mode_names[i]) == 0) {
-			*mode = (enum veil_mode)i;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *veil_mode_name(enum veil_mode mode) {
-	if ((unsigned)mode >= N_MODES) {
-		return NULL;
-	}
-	return mode_names[mode];
-}
 
 static bool size_ok(int size) {
 	return size > 0 && size <= MAX_SIZE;
@@ -252,7 +220,7 @@ static int compute_tiles(const struct veil_geometry_in *in, int cover_w, int cov
 
 int veil_geometry_compute(const struct veil_geometry_in *in, struct veil_tile *tiles, int max) {
 	if (!input_ok(in) || max < 0 || (max > 0 && tiles == NULL) ||
-			(unsigned)in->mode >= N_MODES) {
+			veil_mode_name(in->mode) == NULL) {
 		return -EINVAL;
 	}
 	if (in->mode == VEIL_MODE_SOLID_COLOR) {

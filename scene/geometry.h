@@ -6,19 +6,7 @@
 #define VEIL_SCENE_GEOMETRY_H
 
 #include <stdbool.h>
-
-enum veil_mode {
-	VEIL_MODE_STRETCH,
-	VEIL_MODE_FILL,
-	VEIL_MODE_FIT,
-	VEIL_MODE_CENTER,
-	VEIL_MODE_TILE,
-	VEIL_MODE_SOLID_COLOR,
-};
-
-/* "fill" etc. to a mode, case-insensitively; false for anything else. */
-bool veil_mode_from_name(const char *name, enum veil_mode *mode);
-const char *veil_mode_name(enum veil_mode mode);
+#include "util/mode.h"
 
 /* What the geometry is computed from. */
 struct veil_geometry_in {

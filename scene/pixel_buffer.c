@@ -1,7 +1,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <wlr/interfaces/wlr_buffer.h>
-#include "decode/image.h"
+#include "util/image.h"
 #include "scene/pixel_buffer.h"
 
 /*

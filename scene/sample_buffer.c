@@ -11,6 +11,7 @@
 #include <wlr/interfaces/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "scene/sample_buffer.h"
+#include "util/message.h"
 
 /*
  * Ownership: the buffer holds one reference on sample. That reference keeps the GstBuffer and
@@ -73,22 +74,6 @@ GstSample *veil_sample_buffer_get_sample(struct wlr_buffer *wlr_buffer) {
 	return sample_buffer_from_buffer(wlr_buffer)->sample;
 }
 
-static char *format_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *format_why(const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	int len = vsnprintf(NULL, 0, fmt, args);
-	va_end(args);
-	char *str = len >= 0 ? malloc((size_t)len + 1) : NULL;
-	if (str != NULL) {
-		va_start(args, fmt);
-		vsnprintf(str, (size_t)len + 1, fmt, args);
-		va_end(args);
-	}
-	return str;
-}
-
 /*
  * Single-plane RGB formats without alpha that wlroots reads through a data pointer (pixman takes
  * all of them; GPU renderers take the ones they list for WLR_BUFFER_CAP_DATA_PTR). DRM formats
@@ -125,7 +110,7 @@ int veil_sample_format_from_caps(struct veil_sample_format *fmt, const GstCaps *
 	if (s == NULL || !gst_structure_has_name(s, "video/x-raw") || !gst_caps_is_fixed(caps)) {
 		if (why != NULL) {
 			char *str = caps != NULL ? gst_caps_to_string(caps) : NULL;
-			*why = format_why("caps %s are not one fixed raw video format",
+			*why = veil_message("caps %s are not one fixed raw video format",
 				str != NULL ? str : "(none)");
 			g_free(str);
 		}
@@ -169,7 +154,7 @@ int veil_sample_format_from_caps(struct veil_sample_format *fmt, const GstCaps *
 	if (fmt->drm_format == DRM_FORMAT_INVALID || finfo == NULL) {
 		if (why != NULL) {
 			char *str = gst_caps_to_string(caps);
-			*why = format_why("the video format of %s has no DRM equivalent", str);
+			*why = veil_message("the video format of %s has no DRM equivalent", str);
 			g_free(str);
 		}
 		return -ENOTSUP;
@@ -180,7 +165,7 @@ int veil_sample_format_from_caps(struct veil_sample_format *fmt, const GstCaps *
 		 * to opaque formats, so refusing is honest and costs nothing.
 		 */
 		if (why != NULL) {
-			*why = format_why("video format %s has an alpha channel",
+			*why = veil_message("video format %s has an alpha channel",
 				gst_video_format_to_string(gst_format));
 		}
 		return -ENOTSUP;
@@ -194,7 +179,7 @@ int veil_sample_format_from_caps(struct veil_sample_format *fmt, const GstCaps *
 invalid:
 	if (why != NULL) {
 		char *str = gst_caps_to_string(caps);
-		*why = format_why("invalid video caps %s", str);
+		*why = veil_message("invalid video caps %s", str);
 		g_free(str);
 	}
 	return -EINVAL;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <pixman.h>
 #include <wlr/types/wlr_buffer.h>
-#include "decode/image.h"
+#include "util/image.h"
 #include "scene/pixel_buffer.h"
 #include "scene/tile_buffer.h"
 

@@ -67,13 +67,6 @@ FILE_CASES = [
     ('directory', vt.quote(directory), r'directory', directory),
     ('unreadable file', vt.quote(unreadable), r'permission denied|not readable|permission',
      unreadable),
-    ('corrupt PNG (IDAT damaged, CRCs right)', vt.quote(corrupt),
-     r'corrupt|invalid|damaged|decod|incorrect', None),
-    ('truncated PNG', vt.quote(truncated), r'truncat|end of (the )?file|incomplete|short',
-     None),
-    ('truncated JPEG', vt.quote(truncated_jpg),
-     r'truncat|end of (the )?(file|stream)|incomplete|corrupt|invalid|decod|premature',
-     None),
     ('PNG claiming 100000x100000', vt.quote(huge), r'100000|too large|larger|limit', None),
     ('text file named .png', vt.quote(text),
      r'not a png|not an image|unsupported|unknown|format|recogni|type|decod', None),
@@ -83,6 +76,16 @@ FILE_CASES = [
     ('FIFO', vt.quote(fifo), r'not a regular file|fifo|pipe|regular', fifo),
     ('name longer than PATH_MAX', vt.quote(long_name), r'too long', None),
     ('audio file, no picture', vt.quote(audio), r'sound|no picture|no video', audio),
+]
+
+# Files whose header is sound and whose data is not: the command is accepted (veil decodes after
+# it answered), and the failure shows in the status, naming the file, with the screen unchanged.
+LATE_CASES = [
+    ('corrupt PNG (IDAT damaged, CRCs right)', corrupt,
+     r'corrupt|invalid|damaged|decod|incorrect'),
+    ('truncated PNG', truncated, r'truncat|end of (the )?file|incomplete|short'),
+    ('truncated JPEG', truncated_jpg,
+     r'truncat|end of (the )?(file|stream)|incomplete|corrupt|invalid|decod|premature'),
 ]
 
 CMD_CASES = [
@@ -156,6 +159,23 @@ with t.compositor(outputs=1, user=user) as c:
                 except OSError:
                     pass
                 c.wait_until(c.responsive, 'the compositor to answer again', timeout=30)
+
+    for label, path, pattern in LATE_CASES:
+        with t.case(label):
+            cmd = f'output {OUT} veil {vt.quote(path)} fill'
+            ok, err = c.msg(cmd)
+            t.check(ok, 'accepted: its header is sound, decoding comes after the reply', err)
+
+            def failed():
+                v = c.veil(OUT)
+                return v if v.get('error') and v.get('loading') is None else None
+            v = c.wait_until(failed, 'the decode to fail')
+            t.check(re.search(pattern, v['error'], re.I), f'status error says /{pattern}/',
+                    repr(v['error']))
+            base = os.path.basename(path)
+            t.check(base in v['error'], f'status error names {base}', repr(v['error']))
+            unchanged(label)
+            vt._say(f'   error: {v["error"]}')
 
     for label, words, pattern in CMD_CASES:
         with t.case(label):

@@ -196,6 +196,15 @@ with t.compositor(outputs=2) as c:
                     return lines[-1]
             raise vt.Failure(f'no description for {what}')
 
+        def read_until(what, pred):
+            """Descriptions until one satisfies pred: a wallpaper loads before it shows."""
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                d = read_line(what)
+                if pred(d):
+                    return d
+            raise vt.Failure(f'no description for {what}: {lines[-1] if lines else None}')
+
         def quiet(seconds):
             import select
             r, _, _ = select.select([watch.stdout], [], [], seconds)
@@ -207,7 +216,7 @@ with t.compositor(outputs=2) as c:
             t.check(quiet(1.0), 'a playing video sends no descriptions')
             ok, err = c.msg(f'output {OUT2} veil {vt.quote(other_png)} center')
             t.check(ok, 'a swaymsg command is accepted', err)
-            d = read_line('a swaymsg command')
+            d = read_until('a swaymsg command', lambda d: d[OUT2].get('file') == other_png)
             t.check(d[OUT2]['file'] == other_png and d[OUT2]['mode'] == 'center',
                     'a command through the compositor\'s IPC is described', str(d[OUT2]))
             expect_ok(c, 'set', '-o', OUT2, '#00ff00', 'solid_color')
@@ -218,7 +227,7 @@ with t.compositor(outputs=2) as c:
             t.check(rc == 2 and d[OUT1]['error'] and d[OUT2]['error'],
                     'a failure is described with its error', str(d))
             expect_ok(c, 'set', '-o', OUT1, good_png, 'fill')
-            read_line('the good wallpaper again')
+            read_until('the good wallpaper again', lambda d: not d[OUT1]['error'])
         finally:
             watch.terminate()
             watch.wait(timeout=10)

@@ -1,10 +1,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "module/message.h"
+#include "util/message.h"
 
-__attribute__((format(printf, 1, 0)))
-static char *format(const char *fmt, va_list args) {
+char *veil_message_v(const char *fmt, va_list args) {
 	va_list copy;
 	va_copy(copy, args);
 	int len = vsnprintf(NULL, 0, fmt, copy);
@@ -23,7 +22,7 @@ static char *format(const char *fmt, va_list args) {
 char *veil_message(const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
-	char *str = format(fmt, args);
+	char *str = veil_message_v(fmt, args);
 	va_end(args);
 	return str;
 }
@@ -34,7 +33,7 @@ void veil_message_set(char **dst, const char *fmt, ...) {
 	}
 	va_list args;
 	va_start(args, fmt);
-	*dst = format(fmt, args);
+	*dst = veil_message_v(fmt, args);
 	va_end(args);
 }
 

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "decode/image.h"
+#include "util/image.h"
 
 /*
  * DRM formats are little-endian words, so their bytes are B, G, R, A on every host; pixman's

@@ -1,14 +1,19 @@
-/* Sentences for people: error messages returned through commands and the status. */
-#ifndef VEIL_MODULE_MESSAGE_H
-#define VEIL_MODULE_MESSAGE_H
+/*
+ * Sentences for people: error messages returned through commands and the status, and the
+ * printf-to-malloc() every part of veil uses.
+ */
+#ifndef VEIL_UTIL_MESSAGE_H
+#define VEIL_UTIL_MESSAGE_H
+
+#include <stdarg.h>
+#include <stddef.h>
 
 /* A malloc()ed, printf-formatted string; NULL only when memory is short. */
 char *veil_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *veil_message_v(const char *fmt, va_list args) __attribute__((format(printf, 1, 0)));
 
 /* Sets *dst (when dst is not NULL) to a new message, freeing nothing. */
 void veil_message_set(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-#include <stddef.h>
 
 /* The length of the valid UTF-8 sequence at p, or 0 if there is none. */
 size_t veil_utf8_length(const unsigned char *p);
