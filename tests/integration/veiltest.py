@@ -76,7 +76,9 @@ class Test:
         parser = argparse.ArgumentParser(description=f'veil integration test: {name}')
         parser.add_argument('--compositor', help='path of veil-tinywl')
         parser.add_argument('--outdir', help='where logs, images and failures are kept')
+        parser.add_argument('--veilctl', help='path of veilctl (the tests that use it)')
         args = parser.parse_args()
+        self.veilctl = os.path.abspath(args.veilctl) if args.veilctl else None
         self.name = name
         self.passed = 0
         self.failed = 0
@@ -1003,17 +1005,19 @@ def _write(path, data, mode=0o644):
     return path
 
 
-def make_corrupt_png(path, good_png):
+def make_corrupt_png(path, good_png, first_block=True):
     """
     good_png with its image data damaged but every CRC right, so that only decoding finds
-    it: the first deflate block of the (single) IDAT gets the reserved block type 3, and a
-    run of bytes in the middle is inverted.
+    it: the first deflate block of the (single) IDAT gets the reserved block type 3 (unless
+    first_block is False: then decoding fails only halfway), and a run of bytes in the middle
+    is inverted.
     """
     with open(good_png, 'rb') as f:
         chunks = png_chunks(f.read())
     idats = [i for i, (k, _) in enumerate(chunks) if k == b'IDAT']
     stream = bytearray(b''.join(chunks[i][1] for i in idats))
-    stream[2] |= 0x06          # BTYPE = 11: "invalid block type"
+    if first_block:
+        stream[2] |= 0x06      # BTYPE = 11: "invalid block type"
     mid = len(stream) // 2
     for i in range(mid, min(mid + 64, len(stream))):
         stream[i] ^= 0xff
