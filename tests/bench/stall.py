@@ -63,7 +63,6 @@ Medians are over the rounds. Targets (printed, not enforced): longest stall <= 1
 a 6000x4000 photo on screen within its decode time + one frame.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -470,10 +469,7 @@ def targets(results, cfg):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__)
-    p.add_argument('--scenarios', default=','.join(SCENARIOS))
+    p = bl.tool_parser(__doc__, SCENARIOS)
     p.add_argument('--rounds', type=int, default=3)
     p.add_argument('--repeats', type=int, default=10, help='png-1080: switches there (10)')
     p.add_argument('--burst', type=int, default=100)
@@ -491,25 +487,12 @@ def main():
     p.add_argument('--out')
     p.add_argument('--quiet-wait', type=float, default=30.0,
                    help='before each run, wait up to this many s for a quiet machine')
-    cfg = p.parse_args()
-    bl.exit_on_signals()
-    try:
-        return stall(cfg)
-    except bl.BenchError as e:
-        print(f'stall: FAILED: {e}', file=sys.stderr)
-        return 1
+    return bl.run_tool('stall', stall, p.parse_args())
 
 
 def stall(cfg):
-    bl.need('sway', 'swaybg', 'grim', 'gst-launch-1.0', 'ffmpeg', 'ffprobe')
-    cfg.build = os.path.abspath(cfg.build)
-    cfg.binary = (os.path.abspath(cfg.compositor) if cfg.compositor
-                  else bl.compositor_path(cfg.build))
+    bl.side_by_side_setup(cfg, SCENARIOS)
     cfg.size = compare.parse_size(cfg.size)
-    cfg.scenarios = [s.strip() for s in cfg.scenarios.split(',') if s.strip()]
-    for s in cfg.scenarios:
-        if s not in SCENARIOS:
-            raise bl.BenchError(f'unknown scenario {s} (known: {", ".join(SCENARIOS)})')
     tag = 'stall-busy' if cfg.workers_busy else 'stall'
     cfg.out = os.path.abspath(cfg.out or os.path.join(cfg.build, 'bench',
                                                       f'{tag}-{bl.stamp()}'))
@@ -576,13 +559,7 @@ def stall(cfg):
         lines.append(f'Decode reference (ffmpeg -threads 1, less a 16x16 file): {n} '
                      f'{v:.0f} ms')
     lines += report(results, cfg)
-    text = '\n'.join(lines) + '\n'
-    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
-        f.write(text)
-    print(text, end='')
-    print(f'stall: results in {cfg.out}')
-    failed = any('failed' in m for r in results['scenarios'].values() for m in r['runs'])
-    return 1 if failed else 0
+    return bl.side_by_side_end('stall', cfg, lines, results)
 
 
 if __name__ == '__main__':

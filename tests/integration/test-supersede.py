@@ -47,19 +47,6 @@ def burst_files(last):
     return files + [last]
 
 
-def settled(c, what, fn):
-    """fn() once it gave the same value twice, a second apart."""
-    last = [None]
-
-    def pred():
-        n = fn()
-        same = n == last[0]
-        last[0] = n
-        return (n,) if same else None
-    n, = c.wait_until(pred, f'{what} to settle', interval=1.0, timeout=SETTLE_TIMEOUT)
-    return n
-
-
 def back_to(c, what, fn, level, slack):
     """A check: fn() falls to level + slack within SETTLE_TIMEOUT."""
     c.check_until(lambda: (fn(),) if fn() <= level + slack else None,
@@ -75,8 +62,8 @@ with t.compositor(outputs=1) as c:
             ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
             t.check(ok, f'`veil {os.path.basename(path)}` accepted', err)
             c.wait_veil(OUT, 'shown', file=path)
-        fds0 = settled(c, 'descriptors', lambda: vt.fd_count(pid))
-        threads0 = settled(c, 'threads', lambda: vt.thread_count(pid))
+        fds0 = c.settled('descriptors', lambda: vt.fd_count(pid), SETTLE_TIMEOUT)
+        threads0 = c.settled('threads', lambda: vt.thread_count(pid), SETTLE_TIMEOUT)
         vt._say(f'   after the warm-up: {fds0} descriptors, {threads0} threads')
 
     for n, last in enumerate(LAST, 1):

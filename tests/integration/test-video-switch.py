@@ -56,19 +56,6 @@ def video_threads(pid, before):
             if tid not in before and name != 'pool-spawner'}
 
 
-def settled(c, what, fn):
-    """fn() once it has given the same value twice, a second apart."""
-    last = [None]
-
-    def pred():
-        n = fn()
-        same = n == last[0]
-        last[0] = n
-        return (n,) if same else None
-    n, = c.wait_until(pred, f'{what} to settle', interval=1.0)
-    return n
-
-
 with t.compositor(outputs=1) as c:
     pid = c.proc.pid
     with t.case('warm-up'):
@@ -81,7 +68,7 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} veil {vt.quote(image_p)} fill')
         t.check(ok, 'image P', err)
         c.wait_veil(OUT, 'shown', file=image_p)
-        settled(c, 'the thread count', lambda: vt.thread_count(pid))
+        c.settled('the thread count', lambda: vt.thread_count(pid))
         before = vt.proc_threads(pid)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(video_a)} fill')
         t.check(ok, 'video A', err)
@@ -107,8 +94,8 @@ with t.compositor(outputs=1) as c:
 
     with t.case(f'{SWITCHES} switches'):
         # The baseline, with an image shown (the last of the sequence is an image too).
-        fds0 = settled(c, 'the descriptor count', lambda: vt.fd_count(pid))
-        threads0 = settled(c, 'the thread count', lambda: vt.thread_count(pid))
+        fds0 = c.settled('the descriptor count', lambda: vt.fd_count(pid))
+        threads0 = c.settled('the thread count', lambda: vt.thread_count(pid))
         names0 = sorted(n for n, _ in vt.proc_threads(pid).values())
         vt._say(f'   before: {fds0} descriptors, {threads0} threads {names0}')
         accepted = shown_at_once = 0

@@ -702,6 +702,18 @@ class Compositor:
             return None
         return value if self.test.check(value, what) else None
 
+    def settled(self, what, fn, timeout=WAIT_TIMEOUT):
+        """fn() once it has given the same value twice, a second apart (a count to settle)."""
+        last = [None]
+
+        def pred():
+            n = fn()
+            same = n == last[0]
+            last[0] = n
+            return (n,) if same else None
+        n, = self.wait_until(pred, f'{what} to settle', timeout=timeout, interval=1.0)
+        return n
+
     def wait_veil(self, output, state='shown', **fields):
         """Waits until the output's veil status has this state (and fields); returns it."""
         def pred():
