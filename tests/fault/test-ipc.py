@@ -176,6 +176,8 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
             os.unlink(latin1)
             ok, err = c.msg(f'output {OUT} veil {png} fill')
             t.check(ok, 'the wallpaper set again', err)
+            # Its decode may come after the reply (the source was freed with the last switch).
+            c.wait_veil(OUT, 'shown', file=png)
             intact('not UTF-8')
 
         with t.case(f'round {n}: a client that never reads'):

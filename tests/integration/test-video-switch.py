@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 200 switches through swaymsg, alternating two videos and two images (video A fill, image P
-fill, video B fit, image Q stretch), back to back: every one is accepted and shows at once in
+fill, video B fit, image Q stretch), back to back: every one is accepted and named at once in
 the status; the compositor's descriptors (/proc/PID/fd) and threads (/proc/PID/task) are as
 many at the end as after a settle at the start, within a small tolerance; the last wallpaper
 (Q) is shown correctly; and a video's threads are gone within seconds of it being replaced.
@@ -106,14 +106,16 @@ with t.compositor(outputs=1) as c:
             ok, err = c.msg(f'output {OUT} veil {words}')
             accepted += ok
             v = c.veil(OUT)
-            now = v.get('kind') == kind and v.get('file') == path
+            # Decoding comes after the reply: the status names the file as shown or loading.
+            now = v.get('loading') == path or (v.get('loading') is None and
+                                               v.get('kind') == kind and v.get('file') == path)
             shown_at_once += now
             if (not ok or not now) and len(bad) < 5:
                 bad.append(f'#{i + 1} `veil {os.path.basename(path)}`: {err or v}')
         vt._say(f'   {SWITCHES} switches in {time.monotonic() - start:.1f} s')
         t.check(accepted == SWITCHES, f'all {SWITCHES} switches accepted',
                 f'{accepted}; ' + '; '.join(bad))
-        t.check(shown_at_once == SWITCHES, 'each switch shows at once in the status',
+        t.check(shown_at_once == SWITCHES, 'each switch is shown or loading at once in the status',
                 f'{shown_at_once}; ' + '; '.join(bad))
 
     with t.case('the last wallpaper'):
