@@ -5,8 +5,8 @@ whose header passes the command's checks and whose data does not decode.
 
 - a 6000x4000 noisy PNG whose IDAT is damaged halfway (every CRC right);
 - a 6000x4000 noisy JPEG cut in the middle of its scan;
-- an HEVC MP4 whose bytes after the first 4 KiB (its ftyp box and the start of mdat) are
-  random.
+- an HEVC MP4 whose coded frames (the payload of its mdat box) are random, its ftyp and moov
+  boxes (the container's header) intact.
 
 For each, over a noisy 3840x2160 photo shown before: the command is accepted (the decode runs
 after the reply), then the status's `error` names the file, `veilctl status --watch --json`
@@ -17,6 +17,7 @@ import json
 import os
 import queue
 import random
+import struct
 import subprocess
 import sys
 import threading
@@ -41,13 +42,27 @@ bad_png = vt.make_corrupt_png(os.path.join(t.media, 'damaged-halfway-6000x4000.p
                               paths['noise-6000x4000.png'], first_block=False)
 cut_jpg = vt.make_truncated(os.path.join(t.media, 'cut-6000x4000.jpg'),
                             paths['noise-6000x4000.jpg'], 0.5)
-with open(paths['hevc-1080p30.mp4'], 'rb') as f:
-    head = f.read(4096)
-    rest = len(f.read())
-bad_video = vt._write(os.path.join(t.media, 'garbage-after-header.mp4'),
-                      head + random.Random(7).randbytes(rest))
+
+
+def garbage_stream(path, good_mp4):
+    """good_mp4 with the payload of its mdat box (the coded frames) random; ftyp, moov intact."""
+    with open(good_mp4, 'rb') as f:
+        data = bytearray(f.read())
+    pos = 0
+    while pos + 8 <= len(data):
+        size, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        if size < 8:
+            raise RuntimeError(f'{good_mp4}: box of size {size} at {pos}')
+        if kind == b'mdat':
+            data[pos + 8:pos + size] = random.Random(7).randbytes(size - 8)
+            return vt._write(path, bytes(data))
+        pos += size
+    raise RuntimeError(f'{good_mp4}: no mdat box')
+
+
+bad_video = garbage_stream(os.path.join(t.media, 'garbage-stream.mp4'), paths['hevc-1080p30.mp4'])
 CASES = [('PNG damaged halfway', bad_png), ('JPEG cut in its scan', cut_jpg),
-         ('MP4 of garbage after its header', bad_video)]
+         ('MP4 whose coded frames are garbage (ftyp and moov intact)', bad_video)]
 
 
 class Watch:

@@ -119,6 +119,7 @@ with t.compositor(outputs=1) as c:
                 seen.append(v)
                 if v.get('state') == 'shown' and v.get('file') == path:
                     break
+                time.sleep(0.005)
         finally:
             ipc.close()
         loading = [v for v in seen if v.get('state') == 'loading']

@@ -92,7 +92,7 @@ with t.compositor(outputs=1) as c:
                     'the status names the last file, without an error',
                     f'file {v.get("file")}, error {v.get("error")}')
             colour = ll.colour_of(last)
-            img = c.wait_until(lambda: (lambda i: i if ll.is_photo(i, colour) else None)(
+            img, = c.wait_until(lambda: (lambda i: (i,) if ll.is_photo(i, colour) else None)(
                 vt.grab(c, OUT)), 'the last photo on the screen')
             t.check(ll.is_photo(img, colour), "the screen shows the last command's photo",
                     ll.describe(img))
