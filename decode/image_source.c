@@ -106,7 +106,7 @@ static void load_done(struct veil_job *job) {
 	image->original_height = load->original_height;
 	image->base.shrunk = frame->width != image->original_width;
 	image->base.opaque = opaque;
-	wlr_log(WLR_INFO, "%s: %dx%d image (%s), kept at %dx%d", image->base.path,
+	wlr_log(WLR_INFO, "veil: %s: %dx%d image (%s), kept at %dx%d", image->base.path,
 		image->original_width, image->original_height, image->decoder, frame->width,
 		frame->height);
 	load_free(load);

@@ -73,7 +73,7 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		if (type_out != NULL) {
 			*type_out = type;
 		}
-		wlr_log(WLR_DEBUG, "typefind: %s (probability %d)", type, (int)prob);
+		wlr_log(WLR_DEBUG, "veil: typefind: %s (probability %d)", type, (int)prob);
 	}
 	if (caps != NULL) {
 		gst_caps_unref(caps);

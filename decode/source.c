@@ -49,7 +49,7 @@ void veil_source_set_error(struct veil_source *source, const char *fmt, ...) {
 	va_end(args);
 
 	veil_message_sanitize(buf);
-	wlr_log(WLR_ERROR, "%s: %s", source->path, buf);
+	wlr_log(WLR_ERROR, "veil: %s: %s", source->path, buf);
 	free(source->error);
 	source->error = strdup(buf);
 	wl_signal_emit_mutable(&source->events.frame, source);

@@ -41,6 +41,11 @@ struct veil_source_impl {
 	 */
 	void (*set_frame_owed)(struct veil_source *source, bool owed);
 	void (*frame_event)(struct veil_source *source);
+	/*
+	 * Optional. ctx->renderer was replaced: frames made for the old one may not suit the new
+	 * one (a video asks its decoder for what the renderer imports).
+	 */
+	void (*renderer_changed)(struct veil_source *source);
 };
 
 /* What every source needs from the compositor side. Owned by the scene. */

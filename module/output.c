@@ -6,268 +6,16 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
-#include "util/message.h"
 #include "module/scene.h"
-#include "scene/sample_buffer.h"
-#include "scene/tile_buffer.h"
+#include "util/message.h"
 
 /*
- * Small images in tile mode need a node per copy. Beyond this many the image is refused: a
- * scene with thousands of nodes costs every frame of every client above the wallpaper.
+ * veil's state on one output: what it shows and what it waits for, following the output's
+ * commits and frame events. Where the nodes go is module/layout.c's.
  */
-#define MAX_TILES 4096
-/*
- * A still smaller than this is repeated into a buffer at least this large before it is tiled:
- * one pixman pass when it is set keeps a 16x16 pattern on a 4K output to a few dozen nodes.
- */
-#define TILE_MIN_SIZE 512
+
 /* Smaller videos would need too many nodes in tile mode (stills are repeated instead). */
 #define MIN_TILED_VIDEO 64
-
-static void tile_finish(struct veil_tile_node *tile) {
-	wl_list_remove(&tile->outputs_update.link);
-	if (tile->buffer != NULL) {
-		wlr_scene_node_destroy(&tile->buffer->node);
-	}
-}
-
-/* The output shows its source where any of its nodes is visible: decode only then. */
-static void update_viewing(struct veil_output *output) {
-	bool visible = false;
-	for (int i = 0; i < output->n_tiles; i++) {
-		visible = visible || output->tiles[i].visible;
-	}
-	if (output->source == NULL || visible == output->viewing) {
-		return;
-	}
-	output->viewing = visible;
-	veil_source_add_viewers(output->source, visible ? 1 : -1);
-}
-
-static void handle_tile_outputs_update(struct wl_listener *listener, void *data) {
-	struct veil_tile_node *tile = wl_container_of(listener, tile, outputs_update);
-	const struct wlr_scene_outputs_update_event *event = data;
-	tile->visible = event->size > 0;
-	update_viewing(tile->output);
-}
-
-static void destroy_tiles(struct veil_output *output) {
-	for (int i = 0; i < output->n_tiles; i++) {
-		tile_finish(&output->tiles[i]);
-	}
-	free(output->tiles);
-	output->tiles = NULL;
-	output->n_tiles = 0;
-	update_viewing(output);
-}
-
-/* Grows or shrinks the node list to n. The list is reallocated: listeners are re-added. */
-static bool resize_tiles(struct veil_output *output, int n) {
-	if (n == output->n_tiles) {
-		return true;
-	}
-	for (int i = n; i < output->n_tiles; i++) {
-		tile_finish(&output->tiles[i]);
-	}
-	for (int i = 0; i < output->n_tiles && i < n; i++) {
-		wl_list_remove(&output->tiles[i].outputs_update.link);
-	}
-	struct veil_tile_node *tiles = NULL;
-	if (n > 0) {
-		tiles = realloc(output->tiles, (size_t)n * sizeof(*tiles));
-		if (tiles == NULL) {
-			/* Keep the nodes that are left consistent: drop them all. */
-			int kept = output->n_tiles < n ? output->n_tiles : n;
-			for (int i = 0; i < kept; i++) {
-				wlr_scene_node_destroy(&output->tiles[i].buffer->node);
-			}
-			free(output->tiles);
-			output->tiles = NULL;
-			output->n_tiles = 0;
-			update_viewing(output);
-			return false;
-		}
-	} else {
-		free(output->tiles);
-	}
-	int old = output->n_tiles;
-	output->tiles = tiles;
-	output->n_tiles = n;
-	for (int i = 0; i < n; i++) {
-		struct veil_tile_node *tile = &tiles[i];
-		if (i >= old) {
-			*tile = (struct veil_tile_node){ .output = output };
-			tile->buffer = wlr_scene_buffer_create(output->tree, NULL);
-		}
-		tile->outputs_update.notify = handle_tile_outputs_update;
-		if (tile->buffer != NULL) {
-			wl_signal_add(&tile->buffer->events.outputs_update, &tile->outputs_update);
-		} else {
-			wl_list_init(&tile->outputs_update.link);
-		}
-	}
-	update_viewing(output);
-	return true;
-}
-
-static void release_tiled(struct veil_output *output) {
-	wlr_buffer_unlock(output->tiled);
-	wlr_buffer_unlock(output->tiled_from);
-	output->tiled = output->tiled_from = NULL;
-}
-
-/* The frame the nodes show: the source's, or for a small still in tile mode a repeated one. */
-static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_buffer *frame) {
-	bool repeat = output->setting->mode == VEIL_MODE_TILE &&
-		output->source->impl->kind == VEIL_SOURCE_IMAGE &&
-		(frame->width < TILE_MIN_SIZE || frame->height < TILE_MIN_SIZE);
-	if (!repeat) {
-		release_tiled(output);
-		return frame;
-	}
-	if (output->tiled_from == frame) {
-		return output->tiled;
-	}
-	release_tiled(output);
-	struct wlr_buffer *tiled = veil_tile_buffer_create(frame, TILE_MIN_SIZE, TILE_MIN_SIZE);
-	if (tiled == NULL) {
-		wlr_log(WLR_ERROR, "%s: cannot repeat a %dx%d frame for tile mode; one node per copy",
-			output->output->name, frame->width, frame->height);
-		return frame;
-	}
-	/* Our lock keeps it; the producer's reference goes with the drop. */
-	output->tiled = wlr_buffer_lock(tiled);
-	wlr_buffer_drop(tiled);
-	output->tiled_from = wlr_buffer_lock(frame);
-	return tiled;
-}
-
-/* Puts a frame on a node; a YUV dmabuf also tells the renderer how to convert it. */
-static void show_frame(struct wlr_scene_buffer *node, struct wlr_buffer *frame) {
-	enum veil_yuv_matrix matrix;
-	bool full_range;
-	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range)) {
-		veil_compat_set_yuv(node, matrix, full_range);
-	}
-	wlr_scene_buffer_set_buffer_with_damage(node, frame, NULL);
-}
-
-static void color_to_float(uint32_t rgb, float out[static 4]) {
-	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f;
-	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f;
-	out[2] = (float)(rgb & 0xff) / 255.0f;
-	out[3] = 1.0f;
-}
-
-static void hide(struct veil_output *output) {
-	destroy_tiles(output);
-	if (output->tree != NULL) {
-		wlr_scene_node_set_enabled(&output->tree->node, false);
-	}
-}
-
-/* Places the nodes for the setting, the source's current frame and the output's geometry. */
-static void layout(struct veil_output *output) {
-	const struct veil_setting *setting = output->setting;
-	if (output->tree == NULL) {
-		return;
-	}
-	if (setting == NULL || setting->off || !output->output->enabled) {
-		release_tiled(output);
-		hide(output);
-		return;
-	}
-
-	struct wlr_buffer *frame = output->source != NULL ? output->source->frame : NULL;
-	if (frame != NULL) {
-		frame = frame_to_show(output, frame);
-	} else {
-		release_tiled(output);
-	}
-	struct veil_geometry_in in = {
-		.mode = setting->mode,
-		.image_width = frame != NULL ? frame->width : 1,
-		.image_height = frame != NULL ? frame->height : 1,
-		.scale = output->output->scale,
-	};
-	wlr_output_transformed_resolution(output->output, &in.output_width, &in.output_height);
-	if (in.output_width <= 0 || in.output_height <= 0) {
-		hide(output);
-		return;
-	}
-	/*
-	 * The rect covers what a stretched frame would: at fractional scales that is a logical
-	 * pixel more than the truncated logical size, or the last physical column stays bare.
-	 */
-	struct veil_geometry_in cover_in = in;
-	cover_in.mode = VEIL_MODE_STRETCH;
-	struct veil_tile cover;
-	if (veil_geometry_compute(&cover_in, &cover, 1) != 1) {
-		hide(output);
-		return;
-	}
-
-	float color[4];
-	color_to_float(setting->color, color);
-	wlr_scene_rect_set_size(output->rect, cover.width, cover.height);
-	wlr_scene_rect_set_color(output->rect, color);
-	/* Bars and tiles leave parts of the output to the colour; stretch and fill cover it. */
-	bool bars = setting->mode != VEIL_MODE_STRETCH && setting->mode != VEIL_MODE_FILL;
-	wlr_scene_node_set_enabled(&output->rect->node, bars || frame == NULL);
-	wlr_scene_node_set_enabled(&output->tree->node, true);
-
-	if (frame == NULL) {
-		/* A solid colour, or a source without a frame yet. */
-		destroy_tiles(output);
-		return;
-	}
-
-	struct veil_tile small[16];
-	struct veil_tile *tiles = small;
-	int n = veil_geometry_compute(&in, small, 16);
-	if (n > 16 && n <= MAX_TILES) {
-		tiles = calloc((size_t)n, sizeof(*tiles));
-		if (tiles == NULL) {
-			veil_output_set_error(output, "Out of memory while placing the wallpaper");
-			hide(output);
-			return;
-		}
-		n = veil_geometry_compute(&in, tiles, n);
-	}
-	if (n < 0 || n > MAX_TILES) {
-		if (n > MAX_TILES) {
-			wlr_log(WLR_ERROR, "%s: tiling %dx%d needs %d nodes, more than %d",
-				output->output->name, frame->width, frame->height, n, MAX_TILES);
-			veil_output_set_error(output, "The image is too small to tile on this output");
-		}
-		hide(output);
-		goto out;
-	}
-	if (!resize_tiles(output, n)) {
-		veil_output_set_error(output, "Out of memory while placing the wallpaper");
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		struct wlr_scene_buffer *buffer = output->tiles[i].buffer;
-		if (buffer == NULL) {
-			continue;
-		}
-		const struct veil_tile *t = &tiles[i];
-		struct wlr_fbox src = {
-			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
-		};
-		show_frame(buffer, frame);
-		wlr_scene_buffer_set_source_box(buffer, &src);
-		wlr_scene_buffer_set_dest_size(buffer, t->width, t->height);
-		wlr_scene_node_set_position(&buffer->node, t->x, t->y);
-	}
-	output->frames++;
-
-out:
-	if (tiles != small) {
-		free(tiles);
-	}
-}
 
 static void handle_source_frame(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, source_frame);
@@ -280,20 +28,9 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 		return;
 	}
 	/* A new frame of the same size goes onto the nodes as they are: no geometry work. */
-	bool same_size = output->tiled == NULL && output->n_tiles > 0 && output->tiles[0].buffer != NULL &&
-		output->tiles[0].buffer->buffer != NULL &&
-		output->tiles[0].buffer->buffer->width == frame->width &&
-		output->tiles[0].buffer->buffer->height == frame->height;
-	if (!same_size) {
-		layout(output);
-		return;
+	if (!veil_output_show_frame(output, frame)) {
+		veil_output_layout(output);
 	}
-	for (int i = 0; i < output->n_tiles; i++) {
-		if (output->tiles[i].buffer != NULL) {
-			show_frame(output->tiles[i].buffer, frame);
-		}
-	}
-	output->frames++;
 }
 
 /*
@@ -338,9 +75,7 @@ static void set_source(struct veil_output *output, struct veil_source *source) {
 		wl_list_init(&output->source_frame.link);
 	}
 	/* Nodes still show the old frame; the layout that follows replaces it and counts viewing. */
-	for (int i = 0; i < output->n_tiles; i++) {
-		output->tiles[i].visible = false;
-	}
+	veil_output_recount_visible(output, true);
 }
 
 /* Shows a setting (NULL: nothing) whose source has its first frame, or has none. */
@@ -348,13 +83,9 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	struct veil_setting *old = output->setting;
 	output->setting = setting != NULL ? veil_setting_ref(setting) : NULL;
 	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
-	layout(output);
-	/* Tiles that kept their node kept their visibility: count it for the new source. */
-	for (int i = 0; i < output->n_tiles; i++) {
-		struct wlr_scene_buffer *buffer = output->tiles[i].buffer;
-		output->tiles[i].visible = buffer != NULL && buffer->primary_output != NULL;
-	}
-	update_viewing(output);
+	veil_output_layout(output);
+	/* Nodes that stayed kept their visibility: count it for the new source. */
+	veil_output_recount_visible(output, false);
 	/* After the switch: the old setting may hold the old source's last reference. */
 	veil_setting_unref(old);
 }
@@ -454,7 +185,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 	veil_scene_update_max_size(output->scene);
-	layout(output);
+	veil_output_layout(output);
 }
 
 static void handle_output_frame(struct wl_listener *listener, void *data) {
@@ -473,13 +204,7 @@ static void handle_output_frame(struct wl_listener *listener, void *data) {
 
 static void handle_tree_destroy(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, tree_destroy);
-	/* The compositor destroyed the parent: the nodes go with it; forget them first. */
-	for (int i = 0; i < output->n_tiles; i++) {
-		wl_list_remove(&output->tiles[i].outputs_update.link);
-		wl_list_init(&output->tiles[i].outputs_update.link);
-		output->tiles[i].buffer = NULL;
-	}
-	destroy_tiles(output);
+	/* The compositor destroyed the parent: the nodes go with it (each frees itself). */
 	wl_list_remove(&output->tree_destroy.link);
 	wl_list_init(&output->tree_destroy.link);
 	output->tree = NULL;
@@ -523,6 +248,7 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 	}
 	output->scene = scene;
 	output->output = wlr_output;
+	wl_list_init(&output->nodes);
 	output->tree = wlr_scene_tree_create(parent);
 	if (output->tree == NULL) {
 		free(output);
@@ -561,14 +287,14 @@ void veil_output_destroy(struct veil_output *output) {
 		return;
 	}
 	if (output->tree != NULL) {
-		/* Destroying our tree runs handle_tree_destroy, which forgets the nodes. */
+		/* Its nodes go with it, and handle_tree_destroy forgets it. */
 		wlr_scene_node_destroy(&output->tree->node);
 	}
 	drop_pending(output);
 	set_source(output, NULL);
 	veil_setting_unref(output->setting);
 	output->setting = NULL;
-	release_tiled(output);
+	veil_output_release_tiled(output);
 	wl_list_remove(&output->source_frame.link);
 	wl_list_remove(&output->pending_frame.link);
 	wl_list_remove(&output->output_commit.link);

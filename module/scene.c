@@ -120,6 +120,26 @@ static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
 	scene->ctx.renderer = NULL;
 }
 
+void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *renderer) {
+	if (scene == NULL || scene->display == NULL || renderer == scene->renderer) {
+		return;
+	}
+	wl_list_remove(&scene->renderer_destroy.link);
+	wl_list_init(&scene->renderer_destroy.link);
+	if (renderer != NULL) {
+		wl_signal_add(&renderer->events.destroy, &scene->renderer_destroy);
+	}
+	scene->renderer = renderer;
+	scene->ctx.renderer = renderer;
+	struct veil_source *source, *tmp;
+	wl_list_for_each_safe(source, tmp, &scene->ctx.sources, link) {
+		if (source->impl->renderer_changed != NULL) {
+			source->impl->renderer_changed(source);
+		}
+	}
+	wlr_log(WLR_INFO, "veil: the compositor has a new renderer");
+}
+
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
 	if (display == NULL) {
 		return NULL;
@@ -347,7 +367,10 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
 		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
-		veil_scene_changed(scene);
+		/* A NULL scene (veil_scene_create() failed) answers "veil is not running". */
+		if (scene != NULL) {
+			veil_scene_changed(scene);
+		}
 	}
 	veil_command_finish(&cmd);
 	free(unused);

@@ -9,6 +9,7 @@
 #include "decode/source.h"
 #include "scene/geometry.h"
 
+struct wlr_buffer;
 struct wlr_output;
 struct wlr_scene_tree;
 struct json_object;
@@ -44,13 +45,6 @@ struct veil_scene {
 	struct wl_listener renderer_destroy;
 };
 
-struct veil_tile_node {
-	struct wlr_scene_buffer *buffer;
-	struct veil_output *output;
-	bool visible; /* the scene shows it on some output */
-	struct wl_listener outputs_update;
-};
-
 /* veil's state on one wlr_output, hung on it with an addon. */
 struct veil_output {
 	struct veil_scene *scene;
@@ -60,8 +54,8 @@ struct veil_output {
 
 	struct wlr_scene_tree *tree; /* ours, in the compositor's parent */
 	struct wlr_scene_rect *rect; /* bars of fit/center, or the solid colour */
-	struct veil_tile_node *tiles;
-	int n_tiles;
+	struct wl_list nodes; /* veil_node.link (module/layout.c): one per copy of the frame */
+	int n_nodes;
 
 	struct veil_setting *setting; /* shown (a reference); NULL: nothing */
 	/*
@@ -90,6 +84,16 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 void veil_output_destroy(struct veil_output *output);
 struct veil_output *veil_output_find(struct veil_scene *scene, struct wlr_output *output);
 struct veil_output *veil_output_find_name(struct veil_scene *scene, const char *name);
+/* module/layout.c: places the nodes for the setting, the frame and the output's geometry. */
+void veil_output_layout(struct veil_output *output);
+/* Puts a new frame of the same size onto the nodes as they are; false when a layout is needed. */
+bool veil_output_show_frame(struct veil_output *output, struct wlr_buffer *frame);
+/* Counts the output in its source's viewers when some node is visible. */
+void veil_output_update_viewing(struct veil_output *output);
+/* After the source changed: forget what nodes were visible (reset), or read it again. */
+void veil_output_recount_visible(struct veil_output *output, bool reset);
+void veil_output_release_tiled(struct veil_output *output);
+
 /* Shows what the settings say for this output now. */
 void veil_output_update(struct veil_output *output);
 void veil_output_set_error(struct veil_output *output, const char *error);

@@ -85,7 +85,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		}
 		json_object_object_add(obj, "source", src);
 	}
-	json_object_object_add(obj, "nodes", json_object_new_int(output->n_tiles));
+	json_object_object_add(obj, "nodes", json_object_new_int(output->n_nodes));
 	json_object_object_add(obj, "frames", json_object_new_uint64(output->frames));
 	json_object_object_add(obj, "error", error != NULL ? json_object_new_string(error) : NULL);
 	return obj;

@@ -264,12 +264,12 @@ static bool fill_dmabuf(struct sample_buffer *buffer) {
 	} else if (GST_VIDEO_INFO_FORMAT(&fmt->info) != GST_VIDEO_FORMAT_DMA_DRM) {
 		n_planes = GST_VIDEO_INFO_N_PLANES(&fmt->info);
 	} else {
-		wlr_log(WLR_ERROR, "dmabuf frame with modifier 0x%" PRIx64 " has no video meta",
+		wlr_log(WLR_ERROR, "veil: dmabuf frame with modifier 0x%" PRIx64 " has no video meta",
 			fmt->modifier);
 		return false;
 	}
 	if (n_planes <= 0 || n_planes > WLR_DMABUF_MAX_PLANES) {
-		wlr_log(WLR_ERROR, "dmabuf frame has %d planes", n_planes);
+		wlr_log(WLR_ERROR, "veil: dmabuf frame has %d planes", n_planes);
 		return false;
 	}
 
@@ -287,18 +287,18 @@ static bool fill_dmabuf(struct sample_buffer *buffer) {
 		guint idx, len;
 		gsize skip;
 		if (!gst_buffer_find_memory(gst_buffer, offset, 1, &idx, &len, &skip)) {
-			wlr_log(WLR_ERROR, "dmabuf frame: plane %d at %zu is outside the buffer",
+			wlr_log(WLR_ERROR, "veil: dmabuf frame: plane %d at %zu is outside the buffer",
 				i, (size_t)offset);
 			return false;
 		}
 		GstMemory *mem = gst_buffer_peek_memory(gst_buffer, idx);
 		if (!gst_is_dmabuf_memory(mem)) {
-			wlr_log(WLR_ERROR, "dmabuf frame: plane %d is not in dmabuf memory", i);
+			wlr_log(WLR_ERROR, "veil: dmabuf frame: plane %d is not in dmabuf memory", i);
 			return false;
 		}
 		gsize fd_offset = mem->offset + skip;
 		if (stride <= 0 || fd_offset > UINT32_MAX) {
-			wlr_log(WLR_ERROR, "dmabuf frame: plane %d has offset %zu, stride %d",
+			wlr_log(WLR_ERROR, "veil: dmabuf frame: plane %d has offset %zu, stride %d",
 				i, (size_t)fd_offset, stride);
 			return false;
 		}
@@ -313,13 +313,13 @@ struct wlr_buffer *veil_sample_buffer_create_with_format(GstSample *sample,
 		const struct veil_sample_format *fmt) {
 	GstBuffer *gst_buffer = gst_sample_get_buffer(sample);
 	if (gst_buffer == NULL || gst_buffer_n_memory(gst_buffer) == 0) {
-		wlr_log(WLR_ERROR, "video sample has no buffer");
+		wlr_log(WLR_ERROR, "veil: video sample has no buffer");
 		return NULL;
 	}
 
 	struct sample_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
-		wlr_log_errno(WLR_ERROR, "allocation failed");
+		wlr_log_errno(WLR_ERROR, "veil: allocation failed");
 		return NULL;
 	}
 	buffer->sample = gst_sample_ref(sample);
@@ -334,7 +334,7 @@ struct wlr_buffer *veil_sample_buffer_create_with_format(GstSample *sample,
 	 * rather than failing in the renderer.
 	 */
 	if (!buffer->has_dmabuf && (!fmt->data_ptr || !map_frame(buffer))) {
-		wlr_log(WLR_ERROR, "video frame (%s, %s memory) can't be handed to wlroots",
+		wlr_log(WLR_ERROR, "veil: video frame (%s, %s memory) can't be handed to wlroots",
 			gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&fmt->info)),
 			gst_is_dmabuf_memory(gst_buffer_peek_memory(gst_buffer, 0)) ?
 				"dmabuf" : "system");
@@ -351,7 +351,7 @@ struct wlr_buffer *veil_sample_buffer_create(GstSample *sample) {
 	struct veil_sample_format fmt;
 	char *why = NULL;
 	if (veil_sample_format_from_caps(&fmt, gst_sample_get_caps(sample), &why) < 0) {
-		wlr_log(WLR_ERROR, "video frame refused: %s", why != NULL ? why : "out of memory");
+		wlr_log(WLR_ERROR, "veil: video frame refused: %s", why != NULL ? why : "out of memory");
 		free(why);
 		return NULL;
 	}

@@ -31,6 +31,14 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 void veil_scene_destroy(struct veil_scene *scene);
 
 /*
+ * The compositor replaced its renderer (after a GPU reset, wlr_renderer's "lost" event, as sway's
+ * and labwc's handle_renderer_lost() do). veil rebuilds what depends on it: the frame formats it
+ * asks decoders for (a video is restarted where it was, its picture kept on screen meanwhile).
+ * Call it with the new renderer before the old one is destroyed.
+ */
+void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *renderer);
+
+/*
  * Shows wallpapers on an output. parent is the tree veil draws into; its origin must be the
  * output's top-left corner in layout coordinates (veil draws in the output's logical size).
  * Calling it again for the same output moves veil's nodes to the new parent. veil follows the

@@ -2,8 +2,9 @@
 """
 The sway patch series (examples/sway/) built and driven for real.
 
-1. Sway's source: `apt-get source sway` in the work directory; if that fails, the tree named by
-   VEIL_SWAY_SOURCE; if neither, the test is skipped (exit 77), saying why. Nothing else skips.
+1. Sway's source: VEIL_SWAY_SOURCE (an unpacked tree or a tarball) when it is set; else
+   sway-1.12.tar.xz in --sources (the project's ../shared/sources); else `apt-get source sway`
+   in the work directory. With none, the test fails, saying what it tried: it never skips.
 2. The series is applied with `patch -p1` to a copy of that tree, which is built with meson
    against the libveil of this build directory (its uninstalled pkg-config file), with the
    same sanitizers. The copy and the build are kept and reused while the series, the source
@@ -12,7 +13,14 @@ The sway patch series (examples/sway/) built and driven for real.
    sets a veil wallpaper. The real swaymsg sets images, a video, colours; grim screenshots are
    compared with pictures ffmpeg computed on its own; a fullscreen GStreamer client covers the
    output and the video must stop decoding; 50 switches; an output comes and goes; a reload;
-   `swaymsg exit`.
+   a reload whose config has a failing veil line (the error reaches swaynag, here a script
+   that records it); `swaymsg exit`.
+4. `sway -C` with good and bad veil lines (veil_scene_check(): exit status and message).
+5. A second sway, started without outputs: the config's `output "<identifier>" veil` line
+   with a path relative to the config's directory shows on the output `create_output` makes
+   later; so do a swaymsg identifier and a swaymsg name sent while no output has them.
+6. A third sway whose veil_scene_create() fails (an LD_PRELOAD library built here replaces
+   it): veil lines fail with "veil is not running", swaybg, reload, a new output and -C go on.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -27,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,6 +43,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 import veiltest as vt  # noqa: E402
 
 BUILD_TIMEOUT = 1800
+SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
 # sway's own options: nothing the test does not need (swaybar, man pages, completions).
 SWAY_OPTIONS = ['-Dman-pages=disabled', '-Dswaybar=false', '-Dswaynag=false',
                 '-Dtray=disabled', '-Dgdk-pixbuf=disabled', '-Ddefault-wallpaper=false',
@@ -43,12 +53,6 @@ SWAY_OPTIONS = ['-Dman-pages=disabled', '-Dswaybar=false', '-Dswaynag=false',
 
 def say(*args):
     print(*args, flush=True)
-
-
-def skip(reason):
-    say(f'SKIP: {reason}')
-    say('0 passed, 0 failed, 1 skipped')
-    sys.exit(vt.SKIP)
 
 
 def fail_setup(what, detail=''):
@@ -91,30 +95,63 @@ def sway_version(path):
     return m.group(1) if m else '?'
 
 
-def find_source(workdir, outdir):
-    """Sway's source tree and how it was found; skips when there is none."""
-    apt_dir = os.path.join(workdir, 'apt')
-    os.makedirs(apt_dir, exist_ok=True)
+def tarball_version(path):
+    m = re.fullmatch(r'sway-(.+)\.tar(?:\.\w+)?', os.path.basename(path))
+    return m.group(1) if m else '?'
+
+
+def find_source(args, outdir):
+    """
+    Sway's source, as (kind, path, how): kind 'tree' (a directory) or 'tarball'. In this order:
+    VEIL_SWAY_SOURCE (a tree or a tarball), sway-1.12.tar.xz in --sources (the project's
+    ../shared/sources), `apt-get source sway`. With none of them the test fails: it is never
+    skipped.
+    """
+    tried = []
+    given = os.environ.get('VEIL_SWAY_SOURCE')
+    if given:
+        if os.path.isfile(given):
+            return 'tarball', os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
+        if not is_sway_tree(given):
+            fail_setup(f'VEIL_SWAY_SOURCE={given} is neither a tarball nor a sway source tree '
+                       f'(no meson.build of project sway with sway/commands/output.c)')
+        return 'tree', os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
+    tried.append('VEIL_SWAY_SOURCE is not set')
+
+    if args.sources:
+        tarball = os.path.join(os.path.abspath(args.sources), SWAY_TARBALL)
+        if os.path.isfile(tarball):
+            return 'tarball', tarball, tarball
+        tried.append(f'no {tarball}')
+
+    apt_dir = os.path.join(os.path.abspath(args.workdir), 'apt')
+    shutil.rmtree(apt_dir, ignore_errors=True)
+    os.makedirs(apt_dir)
     log = os.path.join(outdir, 'apt-get-source.log')
     rc, tail = run_logged(['apt-get', '-o', 'Acquire::Check-Valid-Until=false', 'source',
                            'sway'], log, cwd=apt_dir, timeout=600)
     trees = sorted(os.path.join(apt_dir, d) for d in os.listdir(apt_dir)
                    if d.startswith('sway-') and is_sway_tree(os.path.join(apt_dir, d)))
     if rc == 0 and trees:
-        return trees[-1], f'apt-get source sway ({os.path.basename(trees[-1])})'
+        return 'tree', trees[-1], f'apt-get source sway ({os.path.basename(trees[-1])})'
     errors = [line for line in tail.splitlines() if line.startswith('E:')]
-    apt_reason = errors[0] if errors else f'exit status {rc}'
-    say(f'# apt-get source sway failed: {apt_reason}')
+    tried.append(f'`apt-get source sway` failed ({errors[0] if errors else f"exit status {rc}"}'
+                 f'; see {log})')
+    fail_setup('no sway source to patch: ' + '; '.join(tried) + '. Put ' + SWAY_TARBALL +
+               ' (upstream tag 1.12) in ../shared/sources/ or set VEIL_SWAY_SOURCE to a sway '
+               '1.12 tree or tarball.')
 
-    given = os.environ.get('VEIL_SWAY_SOURCE')
-    if given:
-        if not is_sway_tree(given):
-            fail_setup(f'VEIL_SWAY_SOURCE={given} is not a sway source tree '
-                       f'(no meson.build of project sway with sway/commands/output.c)')
-        return os.path.abspath(given), f'VEIL_SWAY_SOURCE={given}'
-    skip(f'no sway source to patch: `apt-get source sway` failed ({apt_reason}; '
-         f'see {log}) and VEIL_SWAY_SOURCE is not set. Set it to an unpacked sway 1.12 '
-         f'source tree to run this test.')
+
+def unpack(kind, source, dest, log):
+    """Copies the tree or unpacks the tarball (its one top directory) into dest."""
+    if kind == 'tree':
+        shutil.copytree(source, dest, symlinks=True)
+        return
+    os.makedirs(dest)
+    rc, tail = run_logged(['tar', '-xf', source, '-C', dest, '--strip-components=1'], log,
+                          timeout=300)
+    if rc != 0 or not is_sway_tree(dest):
+        fail_setup(f'{source} does not unpack to a sway source tree', tail)
 
 
 def sanitizers(text):
@@ -122,8 +159,25 @@ def sanitizers(text):
     return [w for w in re.findall(r'[a-z]+', text or '') if w != 'none']
 
 
-def build_sway(args, source, outdir):
-    """Applies the series to a copy of source and builds it; returns the build directory."""
+def source_key(kind, source):
+    """What identifies the source: a tarball's bytes, or a tree's path and meson.build."""
+    h = hashlib.sha256()
+    if kind == 'tarball':
+        with open(source, 'rb') as f:
+            for block in iter(lambda: f.read(1 << 20), b''):
+                h.update(block)
+    else:
+        with open(os.path.join(source, 'meson.build'), 'rb') as f:
+            h.update(source.encode() + b'\0' + f.read())
+    return h.digest()
+
+
+def build_sway(args, kind, source, outdir):
+    """
+    Applies the series to a copy of source and builds it; returns the build directory. The
+    copy and the build stay in --workdir (in veil's build directory) with a stamp of what made
+    them: a rerun with the same series, source and options only runs ninja.
+    """
     series_dir = os.path.abspath(args.series)
     with open(os.path.join(series_dir, 'series')) as f:
         patches = [line.strip() for line in f
@@ -136,8 +190,7 @@ def build_sway(args, source, outdir):
     for p in patches:
         with open(os.path.join(series_dir, p), 'rb') as f:
             key.update(p.encode() + b'\0' + f.read())
-    with open(os.path.join(source, 'meson.build'), 'rb') as f:
-        key.update(source.encode() + b'\0' + f.read())
+    key.update(source_key(kind, source))
     key.update(os.path.abspath(args.veil_build).encode() + ','.join(san).encode())
     key = key.hexdigest()
 
@@ -154,17 +207,18 @@ def build_sway(args, source, outdir):
         fresh = True
 
     if fresh:
-        say(f'# patching a copy of {source} (sway {sway_version(source)})')
+        say(f'# patching a copy of {source}')
         for d in (src, build):
             shutil.rmtree(d, ignore_errors=True)
         if os.path.exists(stamp):
             os.unlink(stamp)
-        shutil.copytree(source, src, symlinks=True)
+        unpack(kind, source, src, log)
+        say(f'# sway {sway_version(src)}')
         for p in patches:
             rc, tail = run_logged(['patch', '-p1', '--batch', '--forward', '-i',
                                    os.path.join(series_dir, p)], log, cwd=src, timeout=120)
             if rc != 0:
-                fail_setup(f'{p} does not apply to {source} (sway {sway_version(source)}; '
+                fail_setup(f'{p} does not apply to {source} (sway {sway_version(src)}; '
                            f'the series is made for sway 1.12)', tail)
         env = dict(os.environ)
         uninstalled = os.path.join(os.path.abspath(args.veil_build), 'meson-uninstalled')
@@ -204,6 +258,8 @@ def main():
     parser.add_argument('--workdir', required=True, help='where sway is patched and built')
     parser.add_argument('--outdir', required=True, help='logs, images and failures')
     parser.add_argument('--sanitize', default='', help="meson's b_sanitize of veil's build")
+    parser.add_argument('--sources', default='',
+                        help=f'a directory that may hold {SWAY_TARBALL} (../shared/sources)')
     args = parser.parse_args()
 
     outdir = os.path.abspath(args.outdir)
@@ -213,10 +269,10 @@ def main():
     shutil.rmtree(logs, ignore_errors=True)
     os.makedirs(logs)
 
-    source, how = find_source(os.path.abspath(args.workdir), logs)
+    kind, source, how = find_source(args, logs)
     say(f'# sway source: {how}')
     start = time.monotonic()
-    build = build_sway(args, source, logs)
+    build = build_sway(args, kind, source, logs)
     sway = os.path.join(build, 'sway', 'sway')
     swaymsg_built = os.path.join(build, 'swaymsg', 'swaymsg')
     check_links_this_veil(sway, args.veil_build)
@@ -421,16 +477,337 @@ def drive(t, sway, swaymsg_built, sanitized):
                     "after a reload, the config's wallpaper is back", json.dumps(v))
             t.compare(c.settled_screenshot(OUT), expect_cfg, 'reload-fit', **SCALED)
 
+        with t.case('reload with an error'):
+            reload_with_error(t, c, config, cfg_png, expect_cfg)
+
         with t.case('exit'):
             c.stop('exit')
 
+    logs = [c.log_path]
+    with t.case('sway -C'):
+        validate(t, sway, env, img_png)
+    logs.append(later_outputs(t, env))
+    logs.append(without_veil(t, sway, env, img_png, sanitized))
+
     if sanitized:
+        reports = []
+        for path in logs:
+            if path is None:
+                continue
+            with open(path, 'rb') as f:
+                log = f.read().decode('utf-8', 'replace')
+            reports += [f'{os.path.basename(path)}: {line}' for line in log.splitlines()
+                        if 'runtime error:' in line or 'AddressSanitizer' in line]
+        t.check(not reports, 'no sanitizer report in the compositors\' logs',
+                '\n'.join(reports[:10]))
+
+
+def nag_recorder(t, name):
+    """
+    A stand-in for swaynag (`swaynag_command`): sway writes its config errors to swaynag's
+    stdin and closes it once the config is read; the script keeps them in a file.
+    """
+    script, out = t.path(f'{name}.sh'), t.path(f'{name}.txt')
+    with open(script, 'w') as f:
+        f.write(f'#!/bin/sh\ncat > {shlex.quote(out)}.part && mv {shlex.quote(out)}.part '
+                f'{shlex.quote(out)}\n')
+    os.chmod(script, 0o755)
+    return script, out
+
+
+def read_when_there(c, path, what):
+    c.wait_until(lambda: os.path.exists(path), what)
+    with open(path, 'rb') as f:
+        return f.read().decode('utf-8', 'replace')
+
+
+def reload_with_error(t, c, config, cfg_png, expect_cfg):
+    """
+    A reload whose config has a veil line that fails: sway's reload goes on (its check before
+    the reload only checks), the error goes to swaynag with the config file and the line, and
+    the other lines apply.
+    """
+    script, nag = nag_recorder(t, 'swaynag-reload')
+    missing = t.path('missing-on-reload.png')
+    with open(config) as f:
+        good = f.read()
+    with open(config, 'w') as f:
+        f.write(f'swaynag_command {script}\n' + good +
+                f'output {OUT} veil {vt.quote(missing)} fill\n')
+    try:
+        ok, err = c.msg('reload')
+        t.check(ok, '`reload` of a config with a failing veil line is accepted (as sway does '
+                'with any failing line)', err)
+        text = read_when_there(c, nag, 'swaynag to get the config errors')
+        t.check('Error on line' in text and config in text and
+                'missing-on-reload.png' in text,
+                'swaynag shows the error with the config file, the line and veil\'s message',
+                text)
+        v = c.wait_veil(OUT, 'shown', file=cfg_png)
+        t.check(v.get('setting') == '*' and v.get('mode') == 'fit',
+                'the good lines of the config apply', json.dumps(v))
+        t.check('missing-on-reload.png' in (v.get('error') or ''),
+                f"{OUT}'s veil status has the failed line's error", json.dumps(v))
+        t.compare(c.settled_screenshot(OUT), expect_cfg, 'reload-error-fit', **SCALED)
         with open(c.log_path, 'rb') as f:
             log = f.read().decode('utf-8', 'replace')
-        reports = [line for line in log.splitlines()
-                   if 'runtime error:' in line or 'AddressSanitizer' in line]
-        t.check(not reports, 'no sanitizer report in the compositor log',
-                '\n'.join(reports[:10]))
+        t.check(re.search(r"Error on line \d+ 'output [^']*missing-on-reload\.png", log),
+                'the compositor log has the error too', vt._tail(c.log_path, 20))
+    finally:
+        with open(config, 'w') as f:
+            f.write(good)
+
+
+def headless_env(sanitized_env):
+    """The environment of a sway that runs on its own (sway -C): headless, pixman."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK', 'I3SOCK')}
+    env.update({'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman',
+                'WLR_HEADLESS_OUTPUTS': '1', 'WLR_LIBINPUT_NO_DEVICES': '1'})
+    env.update(sanitized_env)
+    return env
+
+
+def run_validate(t, sway, config, env):
+    """`sway -C -c config`: returns (exit status, its output)."""
+    runtime = tempfile.mkdtemp(prefix='veil-sway-C-')
+    try:
+        e = dict(env, XDG_RUNTIME_DIR=runtime)
+        r = subprocess.run([sway, '-C', '-c', config], env=e, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120, cwd='/')
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+    return r.returncode, out
+
+
+def validate(t, sway, env, img_png):
+    """sway -C checks veil lines with veil_scene_check(): bad ones fail it, good ones pass."""
+    env = headless_env(env)
+
+    def config_file(name, lines):
+        path = t.path(name)
+        with open(path, 'w') as f:
+            f.write('xwayland disable\n' + ''.join(line + '\n' for line in lines))
+        return path
+
+    good = config_file('validate-good.conf', [
+        f'output * veil {vt.quote(img_png)} fit {BARS}',
+        f'output {OUT} veil #112233 solid_color',
+        'output "Unknown Unknown Unknown" veil off',
+        f'output {OUT} veil pause'])
+    rc, out = run_validate(t, sway, good, env)
+    t.check(rc == 0, '`sway -C` passes a config with good veil lines', f'exit {rc}: {out[-1500:]}')
+
+    bad = config_file('validate-bad-mode.conf', [f'output * veil {vt.quote(img_png)} sideways'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and 'sideways' in out and bad in out,
+            '`sway -C` fails a veil line with an unknown mode, naming the config file and the '
+            'word', f'exit {rc}: {out[-1500:]}')
+
+    bad = config_file('validate-bad-colour.conf', [f'output {OUT} veil #12345 solid_color'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and '#12345' in out and bad in out,
+            '`sway -C` fails a veil line with a bad colour', f'exit {rc}: {out[-1500:]}')
+
+    missing = t.path('validate-missing.png')
+    bad = config_file('validate-missing.conf', [f'output * veil {vt.quote(missing)} fill'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and missing in out and bad in out,
+            '`sway -C` fails a veil line whose file is missing, naming both files',
+            f'exit {rc}: {out[-1500:]}')
+
+    text = vt.make_text(t.path('validate-not-a-picture.png'))
+    bad = config_file('validate-text.conf', [f'output * veil {vt.quote(text)} fill'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and text in out, '`sway -C` fails a veil line whose file is no picture '
+            '(veil reads its kind)', f'exit {rc}: {out[-1500:]}')
+
+    # A relative name is the config file's directory's, as for bg (sway -C runs in /).
+    cfgdir = t.path('validate-dir')
+    os.makedirs(os.path.join(cfgdir, 'pics'), exist_ok=True)
+    shutil.copy(img_png, os.path.join(cfgdir, 'pics', 'here.png'))
+    good = os.path.join(cfgdir, 'good.conf')
+    with open(good, 'w') as f:
+        f.write('output * veil pics/here.png fit\n')
+    rc, out = run_validate(t, sway, good, env)
+    t.check(rc == 0, '`sway -C` finds a relative file next to the config',
+            f'exit {rc}: {out[-1500:]}')
+    bad = os.path.join(cfgdir, 'bad.conf')
+    with open(bad, 'w') as f:
+        f.write('output * veil pics/not-here.png fit\n')
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and os.path.join(cfgdir, 'pics', 'not-here.png') in out,
+            '`sway -C` names a missing relative file by its path in the config\'s directory',
+            f'exit {rc}: {out[-1500:]}')
+
+
+def later_outputs(t, env):
+    """
+    Outputs that are not connected when their veil line is read or sent: the identifier's or
+    name's wallpaper comes with the output, as sway's own output settings do. The config names
+    its file relative to the config's directory, as bg allows.
+    """
+    cfgdir = t.path('later')
+    os.makedirs(os.path.join(cfgdir, 'pics'))
+    rel_png = vt.make_png(os.path.join(cfgdir, 'pics', 'rel-640x400.png'),
+                          vt.quadrant_pixels(640, 400))
+    bars = '#305070'
+    script, nag = nag_recorder(t, 'swaynag-later')
+    config = os.path.join(cfgdir, 'config')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'swaynag_command {script}\n'
+                f'output "Unknown Unknown Unknown" veil pics/rel-640x400.png fit {bars}\n')
+    c = t.compositor(outputs=0, config=config, env=env, name='sway-later')
+    with c:
+        with t.case('identifier in the config, output later'):
+            t.check(not c.outputs(), 'no output at first', json.dumps(list(c.outputs())))
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-1', 1920, 1080)
+            v = c.wait_veil('HEADLESS-1', 'shown', file=rel_png)
+            t.check(v.get('setting') == 'HEADLESS-1' and v.get('mode') == 'fit' and
+                    v.get('color') == bars,
+                    'the identifier\'s line of the config shows on the output that came, with '
+                    'its file found next to the config', json.dumps(v))
+            shot = c.settled_screenshot('HEADLESS-1')
+            expect = vt.expect_fit(rel_png, 1920, 1080, bars)
+            t.compare_structure(shot, expect, 'later-identifier-fit', slack=2, bars=vt.rgb(bars))
+            t.compare(shot, expect, 'later-identifier-fit', **SCALED)
+            t.check(not os.path.exists(nag), 'no config error', read_file(nag))
+
+        with t.case('identifier with swaymsg, output later'):
+            ok, err = c.msg('output HEADLESS-1 unplug')
+            t.check(ok, '`output HEADLESS-1 unplug` accepted', err)
+            c.wait_until(lambda: not c.outputs(), 'HEADLESS-1 to go')
+            ok, err = c.msg('output "Unknown Unknown Unknown" veil #446688 solid_color')
+            t.check(ok, 'a veil command for an identifier no output has is accepted', err)
+            ok, err = c.msg('output "Unknown Unknown Unknown" veil sideways.png sideways')
+            t.check(not ok and 'sideways' in err,
+                    'a bad command for an output that is not there fails at once', err)
+            missing = t.path('later-missing.png')
+            ok, err = c.msg(f'output "Unknown Unknown Unknown" veil {vt.quote(missing)}')
+            t.check(not ok and missing in err,
+                    'so does a missing file for an output that is not there', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-2', 1920, 1080)
+            v = c.wait_veil('HEADLESS-2', 'shown', kind='color')
+            t.check(v.get('setting') == 'HEADLESS-2', 'the new output shows the identifier\'s '
+                    'colour as its own wallpaper', json.dumps(v))
+            t.check(is_solid(c.settled_screenshot('HEADLESS-2'), '#446688', 0),
+                    'solid #446688 on the new output')
+
+        with t.case('name with swaymsg, output later'):
+            ok, err = c.msg('output HEADLESS-2 unplug')
+            t.check(ok, '`output HEADLESS-2 unplug` accepted', err)
+            c.wait_until(lambda: not c.outputs(), 'HEADLESS-2 to go')
+            # `output * veil off` supersedes the identifier's setting, as in veil.
+            ok, err = c.msg('output * veil off')
+            t.check(ok, '`output * veil off` accepted with no output', err)
+            ok, err = c.msg(f'output HEADLESS-3 veil {vt.quote(rel_png)} stretch')
+            t.check(ok, 'a veil command for a name no output has is accepted', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-3', 1920, 1080)
+            v = c.wait_veil('HEADLESS-3', 'shown', file=rel_png)
+            t.check(v.get('setting') == 'HEADLESS-3' and v.get('mode') == 'stretch',
+                    'the name\'s wallpaper shows on the output that came', json.dumps(v))
+            t.compare(c.settled_screenshot('HEADLESS-3'),
+                      vt.expect_stretch(rel_png, 1920, 1080), 'later-name-stretch', **SCALED)
+
+        with t.case('sway-later exit'):
+            c.stop('exit')
+    return c.log_path
+
+
+def read_file(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read().decode('utf-8', 'replace')
+    except OSError:
+        return ''
+
+
+SHIM = '''\
+/* veil_scene_create() fails, as when GStreamer cannot start: sway must run on without veil. */
+struct veil_scene;
+struct wl_display;
+struct wlr_renderer;
+struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
+\t(void)display;
+\t(void)renderer;
+\treturn 0;
+}
+'''
+
+
+def without_veil(t, sway, env, img_png, sanitized):
+    """
+    sway whose veil_scene_create() returned NULL (an LD_PRELOAD library replaces it): veil
+    lines fail with "veil is not running", nothing crashes, swaybg goes on, -C still checks.
+    """
+    with t.case('without veil: setup'):
+        cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+        if not t.check(cc, 'a C compiler builds the library that makes veil_scene_create fail'):
+            return None
+        src, shim = t.path('no-veil.c'), t.path('no-veil.so')
+        with open(src, 'w') as f:
+            f.write(SHIM)
+        r = subprocess.run([cc, '-shared', '-fPIC', '-o', shim, src], capture_output=True,
+                           text=True, timeout=120)
+        if not t.check(r.returncode == 0, 'the library builds', r.stderr[-800:]):
+            return None
+    env = dict(env, LD_PRELOAD=shim)
+    if sanitized:
+        # The sanitizer runtime wants to come first; the shim only replaces one function.
+        env['ASAN_OPTIONS'] = env.get('ASAN_OPTIONS', '') + ':verify_asan_link_order=0'
+        env['ASAN_OPTIONS'] = env['ASAN_OPTIONS'].lstrip(':')
+    script, nag = nag_recorder(t, 'swaynag-no-veil')
+    config = t.path('config-no-veil')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'swaynag_command {script}\n'
+                f'output * bg {BG} solid_color\n'
+                f'output * veil {vt.quote(img_png)} fill\n')
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-no-veil')
+    with c:
+        with t.case('without veil'):
+            with open(c.log_path, 'rb') as f:
+                log = f.read().decode('utf-8', 'replace')
+            t.check('Failed to create veil scene' in log,
+                    'veil_scene_create() failed (the preloaded library is used)',
+                    vt._tail(c.log_path, 20))
+            text = read_when_there(c, nag, 'swaynag to get the config errors')
+            t.check('veil is not running' in text and config in text,
+                    'the config\'s veil line is reported: "veil is not running"', text)
+            ok, err = c.msg(f'output {OUT} veil #112233 solid_color')
+            t.check(not ok and 'veil is not running' in err,
+                    'a veil command fails with "veil is not running"', err)
+            ok, err = c.msg('output * veil off')
+            t.check(not ok and 'veil is not running' in err,
+                    '`output * veil off` fails the same way', err)
+            o = c.outputs().get(OUT, {})
+            t.check('veil' not in o, 'get_outputs has no veil status', json.dumps(o)[:400])
+            c.wait_until(lambda: is_solid(c.screenshot(OUT), BG), f'swaybg ({BG}) to show')
+            t.check(True, f'swaybg ({BG}) shows')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            time.sleep(1.0)
+            t.check(c.responsive(), 'sway is still there after the reload')
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-2', 1920, 1080)
+            t.check(c.responsive(), 'sway is still there after a new output')
+            rc, out = run_validate(t, sway, config, headless_env(env))
+            t.check(rc == 0, '`sway -C` checks the veil line without a veil scene',
+                    f'exit {rc}: {out[-1500:]}')
+        with t.case('sway-no-veil exit'):
+            c.stop('exit')
+    return c.log_path
 
 
 def swaybg_pids(c):
@@ -509,29 +886,34 @@ def covered(t, c, counters):
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
     """Fifty wallpapers in a row, images, video and colours, without waiting in between."""
     sequence = [
-        (f'{vt.quote(clip)} fit #000000', 'video'),
-        (f'{vt.quote(cfg_png)} center #303030', 'image'),
-        ('#336699 solid_color', 'color'),
-        (f'{vt.quote(img_png)} tile', 'image'),
-        (f'{vt.quote(clip)} stretch', 'video'),
-        (f'{vt.quote(cfg_png)} stretch', 'image'),
-        ('off', 'off'),
+        (f'{vt.quote(clip)} fit #000000', 'video', clip),
+        (f'{vt.quote(cfg_png)} center #303030', 'image', cfg_png),
+        ('#336699 solid_color', 'color', None),
+        (f'{vt.quote(img_png)} tile', 'image', img_png),
+        (f'{vt.quote(clip)} stretch', 'video', clip),
+        (f'{vt.quote(cfg_png)} stretch', 'image', cfg_png),
+        ('off', 'off', None),
     ]
     rss_before = rss_kib(c.proc.pid)
     accepted = kinds = 0
     bad = []
     for i in range(49):
-        words, kind = sequence[i % len(sequence)]
+        words, kind, path = sequence[i % len(sequence)]
         ok, err = c.msg(f'output {OUT} veil {words}')
         accepted += ok
         v = c.veil(OUT)
-        kinds += v.get('kind') == kind
-        if not ok or v.get('kind') != kind:
+        # A file's wallpaper replaces the old one once its first frame is ready: until then,
+        # the status says which file it is loading.
+        now = (v.get('kind') == kind and v.get('state') != 'loading') or \
+            (path is not None and v.get('state') == 'loading' and v.get('loading') == path)
+        kinds += now
+        if not ok or not now:
             bad.append(f'#{i + 1} `veil {words}`: {err or json.dumps(v)}')
     ok, err = c.msg(f'output {OUT} veil {vt.quote(img_png)} fill')
     accepted += ok
     t.check(accepted == 50, '50 switches accepted', '; '.join(bad[:5]) or err)
-    t.check(kinds == 49, 'each switch shows at once in the status', '; '.join(bad[:5]))
+    t.check(kinds == 49, 'each switch shows at once in the status (shown, or loading its file)',
+            '; '.join(bad[:5]))
     v = c.wait_veil(OUT, 'shown', file=img_png, mode='fill')
     t.compare(c.settled_screenshot(OUT), expect_img, 'after-50', **SCALED)
     t.check(v.get('error') is None, 'no error after the switches', json.dumps(v))

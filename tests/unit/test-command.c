@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <veil/veil.h>
 #include "module/command.h"
 
 static int passed, failed;
@@ -476,6 +477,24 @@ static void test_finish(void) {
 	CHECK(cmd.path == NULL);
 }
 
+/* A compositor whose veil_scene_create() failed may still pass the words on. */
+static void test_no_scene(void) {
+	char *message = NULL;
+	CHECK(veil_scene_command(NULL, "*", ARGV("veil", "#102030", "solid_color"),
+		&message) == -ENODEV);
+	CHECK(message != NULL && strstr(message, "not running") != NULL);
+	free(message);
+	message = NULL;
+	CHECK(veil_scene_command(NULL, "*", ARGV("veil", "sideways.png", "sideways"),
+		&message) == -EINVAL);
+	free(message);
+	CHECK(veil_scene_command(NULL, "*", ARGV("veil", "off"), NULL) == -ENODEV);
+	message = NULL;
+	CHECK(veil_scene_check(NULL, ARGV("veil", "#102030", "solid_color"), &message) == 0);
+	CHECK(message == NULL);
+	CHECK(veil_scene_status_json(NULL, "X") == NULL);
+}
+
 int main(void) {
 	test_colors();
 	test_forms();
@@ -486,6 +505,7 @@ int main(void) {
 	test_no_glob();
 	test_hostile();
 	test_finish();
+	test_no_scene();
 	printf("command: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
