@@ -54,8 +54,9 @@ the hogs then share every core, which shows whether the compositor's thread is s
 The decode time of each big photo, for the target "on screen within its decode time + one
 frame", is measured apart: `ffmpeg -threads 1 -i FILE -f null -` less the same on a 16x16 file
 of the same format (the median of --decode-reps runs, 3): ffmpeg's decoders, not veil's (libpng
-for PNG, GStreamer's jpegdec for JPEG), so only a reference. Before the asynchronous change veil's command
-round trip was its decode and upload on the compositor's thread (docs/measurements.md).
+for PNG, GStreamer's jpegdec for JPEG), so only a reference. Before the asynchronous change
+veil's command round trip was its decode and upload on the compositor's thread
+(docs/measurements.md).
 
 Writes <out>/results.json and report.txt (also printed); <out> is BUILD/bench/stall-<date>.
 Medians are over the rounds. Targets (printed, not enforced): longest stall <= 16 ms, p99
@@ -391,7 +392,7 @@ def report(results, cfg):
     rows = [('longest stall, ms (max over the switches)', 'stall_ms', max),
             ('probe round trip p99, ms', 'p99_ms', max),
             ('command round trip, ms (the longest)', 'cmd_ms', max),
-            ('on screen after the command, ms (p95 over the switches)', 'screen_ms', p95),
+            ('on screen from the command sent, ms (p95 of the switches)', 'screen_ms', p95),
             ('late output frames (sum)', 'late_frames', sum),
             ('longest gap between frames, ms', 'longest_frame_gap_ms', max)]
     for s in cfg.scenarios:
@@ -420,8 +421,8 @@ def report(results, cfg):
             for m in runs[x]:
                 sw = m['switches']
                 lines.append(
-                    f'  round {m["round"]} {NAMES[x]}: stall {bl.fmt(max(q["stall_ms"] for q in sw))}'
-                    f' ms, p99 {bl.fmt(max(q["p99_ms"] for q in sw))} ms (quiet p99 '
+                    f'  round {m["round"]} {NAMES[x]}: stall '
+                    f'{bl.fmt(max(q["stall_ms"] for q in sw))} ms, p99 {bl.fmt(max(q["p99_ms"] for q in sw))} ms (quiet p99 '
                     f'{bl.fmt(m.get("quiet_p99_ms"), 2)}), command '
                     f'{bl.fmt(max(q["cmd_ms"] for q in sw))} ms, on screen '
                     f'{bl.fmt(p95([q["screen_ms"] for q in sw]))} ms, late frames '
@@ -457,7 +458,7 @@ def targets(results, cfg):
         verdict(cmd <= 2, f'{s}: command round trip <= 2 ms: {cmd:.1f} ms')
         if s == 'png-1080':
             v, _ = med(runs, 'screen_ms', p95)
-            verdict(v <= 50, f'{s}: on screen <= 50 ms at p95 after the command: {v:.1f} ms')
+            verdict(v <= 50, f'{s}: on screen <= 50 ms at p95 from the command sent: {v:.1f} ms')
         ref = results.get('decode_ms', {}).get(FILES.get(s))
         if s in ('png-6000', 'jpeg-6000') and ref is not None:
             v, _ = med(runs, 'screen_ms', p95)
