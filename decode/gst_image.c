@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "decode/gst.h"
 #include "decode/image.h"
 #include "decode/task_pool.h"
 #include "util/message.h"
@@ -284,26 +285,6 @@ static GstPadProbeReturn handle_probe(GstPad *pad, GstPadProbeInfo *info, gpoint
 	return GST_PAD_PROBE_OK;
 }
 
-static int errno_from_gerror(const GError *error) {
-	if (error->domain == GST_STREAM_ERROR) {
-		switch (error->code) {
-		case GST_STREAM_ERROR_TYPE_NOT_FOUND:
-		case GST_STREAM_ERROR_CODEC_NOT_FOUND:
-		case GST_STREAM_ERROR_WRONG_TYPE:
-			return -ENOTSUP;
-		default:
-			return -EINVAL;
-		}
-	}
-	if (error->domain == GST_CORE_ERROR && error->code == GST_CORE_ERROR_MISSING_PLUGIN) {
-		return -ENOTSUP;
-	}
-	if (error->domain == GST_RESOURCE_ERROR) {
-		return error->code == GST_RESOURCE_ERROR_NO_SPACE_LEFT ? -ENOMEM : -EIO;
-	}
-	return -EINVAL;
-}
-
 /*
  * EMFILE or ENFILE when the process (or the system) is out of descriptors now, while the failed
  * pipeline still holds its own; 0 otherwise. GStreamer says only "Could not open resource"
@@ -343,7 +324,7 @@ static int report_error(struct gst_load *load, GstMessage *msg, char **message) 
 		ret = -ENOTSUP;
 	} else {
 		veil_message_set(message, "not an image GStreamer can decode: %s", error->message);
-		ret = errno_from_gerror(error);
+		ret = veil_gst_errno(error);
 	}
 	free(other_type);
 	g_error_free(error);
@@ -822,12 +803,6 @@ out:
 	return ret;
 }
 
-/* Any thread, as a task is made: runs it on our pool. */
-static GstBusSyncReply handle_sync_message(GstBus *bus, GstMessage *msg, gpointer data) {
-	veil_task_pool_adopt(data, msg);
-	return GST_BUS_PASS;
-}
-
 int veil_gst_image_check(int fd, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -844,14 +819,12 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
 	}
-	if (!gst_is_initialized()) {
-		GError *error = NULL;
-		if (!gst_init_check(NULL, NULL, &error)) {
-			veil_message_set(message, "cannot start GStreamer: %s",
-				error != NULL ? error->message : "unknown error");
-			g_clear_error(&error);
-			return -ENOTSUP;
-		}
+	char *why = NULL;
+	if (veil_gst_init(&why) < 0) {
+		veil_message_set(message, "cannot start GStreamer: %s",
+			why != NULL ? why : "out of memory");
+		free(why);
+		return -ENOTSUP;
 	}
 
 	struct stat st;
@@ -890,8 +863,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	GstTaskPool *pool = veil_task_pool_new();
 	GstBus *pool_bus = gst_element_get_bus(pipeline);
 	/* The handler keeps the pool for as long as the bus keeps the handler (see gst_load). */
-	gst_bus_set_sync_handler(pool_bus, handle_sync_message, gst_object_ref(pool),
-		gst_object_unref);
+	veil_gst_bus_adopt_tasks(pool_bus, pool);
 	gst_object_unref(pool_bus);
 	GstElement *src = add_element(pipeline, "fdsrc", message);
 	GstElement *decodebin = src ? add_element(pipeline, "decodebin", message) : NULL;

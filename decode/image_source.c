@@ -1,10 +1,10 @@
 #include <errno.h>
 #include <drm_fourcc.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/image.h"
@@ -134,23 +134,21 @@ static void image_source_destroy(struct veil_source *source) {
 	free(image);
 }
 
-static void image_source_add_status(struct veil_source *source, struct json_object *obj) {
+static void image_source_get_info(struct veil_source *source, struct veil_source_info *info) {
 	struct image_source *image = wl_container_of(source, image, base);
 	if (image->load != NULL) {
-		json_object_object_add(obj, "state", json_object_new_string("loading"));
+		info->state = "loading";
 		return;
 	}
-	json_object_object_add(obj, "decoder", json_object_new_string(image->decoder));
-	struct json_object *orig = json_object_new_object();
-	json_object_object_add(orig, "width", json_object_new_int(image->original_width));
-	json_object_object_add(orig, "height", json_object_new_int(image->original_height));
-	json_object_object_add(obj, "original_size", orig);
+	snprintf(info->decoder, sizeof(info->decoder), "%s", image->decoder);
+	info->original_width = image->original_width;
+	info->original_height = image->original_height;
 }
 
 static const struct veil_source_impl image_source_impl = {
 	.kind = VEIL_SOURCE_IMAGE,
 	.destroy = image_source_destroy,
-	.add_status = image_source_add_status,
+	.get_info = image_source_get_info,
 };
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,

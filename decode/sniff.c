@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include <gst/base/gsttypefindhelper.h>
 #include <wlr/util/log.h>
+#include "decode/gst.h"
 #include "decode/image.h"
 #include "decode/sniff.h"
 
@@ -46,7 +47,7 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		free(head);
 		return VEIL_MEDIA_PNG;
 	}
-	if (!gst_is_initialized() && !gst_init_check(NULL, NULL, NULL)) {
+	if (veil_gst_init(NULL) < 0) {
 		free(head);
 		return VEIL_MEDIA_UNKNOWN;
 	}

@@ -131,7 +131,7 @@ static struct veil_source *find_source(struct veil_source_context *ctx, const st
 		bool full_size) {
 	struct veil_source *source;
 	wl_list_for_each(source, &ctx->sources, link) {
-		if (!same_file(source, st) || source->error != NULL) {
+		if (!same_file(source, st) || source->error != NULL || source->stale) {
 			continue;
 		}
 		if (full_size && source->shrunk) {

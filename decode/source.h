@@ -13,7 +13,6 @@
 #include <time.h>
 #include <wayland-server-core.h>
 
-struct json_object;
 struct wlr_buffer;
 struct wlr_renderer;
 struct veil_source;
@@ -24,6 +23,19 @@ enum veil_source_kind {
 	VEIL_SOURCE_VIDEO,
 };
 
+/* What a source says of itself, for the status JSON and the control protocol alike. */
+struct veil_source_info {
+	const char *state; /* "loading", and for a video "playing", "paused" or "stopped" */
+	char decoder[64]; /* "" while unknown */
+	bool hardware;
+	int original_width, original_height; /* of a still's file; 0 when unknown */
+	/* A video's counters: frames taken, samples dropped, loops, wake-ups of the compositor. */
+	bool counts;
+	uint64_t frames, dropped, loops, wakeups;
+	char pipeline[32]; /* "" when none */
+	char format[64]; /* of the frames handed to the renderer, "" before the first */
+};
+
 struct veil_source_impl {
 	enum veil_source_kind kind;
 	/* Frees everything; the registry has already unlinked the source. */
@@ -32,8 +44,8 @@ struct veil_source_impl {
 	void (*set_visible)(struct veil_source *source, bool visible);
 	/* The user's pause/resume. */
 	void (*set_paused)(struct veil_source *source, bool paused);
-	/* Adds the source's own fields (decoder, counters, ...) to a status object. */
-	void (*add_status)(struct veil_source *source, struct json_object *obj);
+	/* Fills in what the source says of itself (info is zeroed). */
+	void (*get_info)(struct veil_source *source, struct veil_source_info *info);
 	/*
 	 * Optional. Whether some output showing the source owes a frame event (it committed and
 	 * waits for the page flip): a frame that comes meanwhile can wait for frame_event(),
@@ -42,10 +54,12 @@ struct veil_source_impl {
 	void (*set_frame_owed)(struct veil_source *source, bool owed);
 	void (*frame_event)(struct veil_source *source);
 	/*
-	 * Optional. ctx->renderer was replaced: frames made for the old one may not suit the new
-	 * one (a video asks its decoder for what the renderer imports).
+	 * Optional. ctx->renderer was replaced and frames made for the old one may not suit the
+	 * new one (a video asks its decoder for what the renderer imports): a new source of the
+	 * same file (the same inode, whatever its path names now) made for the new renderer, with
+	 * one reference, or NULL when that failed.
 	 */
-	void (*renderer_changed)(struct veil_source *source);
+	struct veil_source *(*reopen)(struct veil_source *source);
 };
 
 /* What every source needs from the compositor side. Owned by the scene. */
@@ -69,6 +83,8 @@ struct veil_source {
 	bool paused; /* by the user */
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
 	bool shrunk;
+	/* Made for a renderer the compositor replaced: new commands get a new source. */
+	bool stale;
 
 	/* Identity: the resolved path and the file it named when opened. */
 	char *path;

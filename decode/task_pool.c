@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include "decode/task_pool.h"
+#include "util/worker.h"
 
 typedef struct {
 	GstTaskPool parent;
@@ -18,6 +19,11 @@ struct task_job {
 static gpointer run_task_job(gpointer data) {
 	struct task_job job = *(struct task_job *)data;
 	free(data);
+	/*
+	 * Decoders run below the compositor; their own threads (libavcodec's) are made from here
+	 * and inherit it.
+	 */
+	veil_thread_lower_priority();
 	job.func(job.data);
 	return NULL;
 }

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_security_context_v1.h>
@@ -79,64 +78,32 @@ static const char *clip(const char *str, char *buf) {
 
 /* ---- Status objects ---- */
 
-static const char *json_string(struct json_object *obj, const char *key) {
-	struct json_object *value = NULL;
-	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
-			!json_object_is_type(value, json_type_string)) {
-		return NULL;
-	}
-	return json_object_get_string(value);
-}
-
-static uint64_t json_count(struct json_object *obj, const char *key) {
-	struct json_object *value = NULL;
-	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
-			!json_object_is_type(value, json_type_int)) {
-		return 0;
-	}
-	return json_object_get_uint64(value);
-}
-
-static struct json_object *json_member(struct json_object *obj, const char *key) {
-	struct json_object *value = NULL;
-	if (obj == NULL || !json_object_object_get_ex(obj, key, &value) ||
-			!json_object_is_type(value, json_type_object)) {
-		return NULL;
-	}
-	return value;
-}
-
-static uint32_t kind_from_name(const char *name) {
-	static const struct {
-		const char *name;
-		enum zveil_control_status_v1_kind kind;
-	} kinds[] = {
-		{ "off", ZVEIL_CONTROL_STATUS_V1_KIND_OFF },
-		{ "color", ZVEIL_CONTROL_STATUS_V1_KIND_COLOR },
-		{ "image", ZVEIL_CONTROL_STATUS_V1_KIND_IMAGE },
-		{ "video", ZVEIL_CONTROL_STATUS_V1_KIND_VIDEO },
-	};
-	for (size_t i = 0; name != NULL && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (strcmp(name, kinds[i].name) == 0) {
-			return kinds[i].kind;
-		}
+static uint32_t kind_to_protocol(enum veil_output_kind kind) {
+	switch (kind) {
+	case VEIL_OUTPUT_NONE:
+		return ZVEIL_CONTROL_STATUS_V1_KIND_NONE;
+	case VEIL_OUTPUT_OFF:
+		return ZVEIL_CONTROL_STATUS_V1_KIND_OFF;
+	case VEIL_OUTPUT_COLOR:
+		return ZVEIL_CONTROL_STATUS_V1_KIND_COLOR;
+	case VEIL_OUTPUT_IMAGE:
+		return ZVEIL_CONTROL_STATUS_V1_KIND_IMAGE;
+	case VEIL_OUTPUT_VIDEO:
+		return ZVEIL_CONTROL_STATUS_V1_KIND_VIDEO;
 	}
 	return ZVEIL_CONTROL_STATUS_V1_KIND_NONE;
 }
 
-static uint32_t state_from_name(const char *name) {
-	static const struct {
-		const char *name;
-		enum zveil_control_status_v1_state state;
-	} states[] = {
-		{ "shown", ZVEIL_CONTROL_STATUS_V1_STATE_SHOWN },
-		{ "paused", ZVEIL_CONTROL_STATUS_V1_STATE_PAUSED },
-		{ "hidden", ZVEIL_CONTROL_STATUS_V1_STATE_HIDDEN },
-	};
-	for (size_t i = 0; name != NULL && i < sizeof(states) / sizeof(states[0]); i++) {
-		if (strcmp(name, states[i].name) == 0) {
-			return states[i].state;
-		}
+static uint32_t shown_to_protocol(enum veil_output_shown shown) {
+	switch (shown) {
+	case VEIL_SHOWN_OFF:
+		return ZVEIL_CONTROL_STATUS_V1_STATE_OFF;
+	case VEIL_SHOWN_SHOWN:
+		return ZVEIL_CONTROL_STATUS_V1_STATE_SHOWN;
+	case VEIL_SHOWN_PAUSED:
+		return ZVEIL_CONTROL_STATUS_V1_STATE_PAUSED;
+	case VEIL_SHOWN_HIDDEN:
+		return ZVEIL_CONTROL_STATUS_V1_STATE_HIDDEN;
 	}
 	return ZVEIL_CONTROL_STATUS_V1_STATE_OFF;
 }
@@ -185,64 +152,38 @@ static void split_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
 	*lo = (uint32_t)value;
 }
 
-/*
- * One output's events, from its status JSON: the same facts as `veil_scene_status_json`, so
- * that veilctl and the compositor's IPC never disagree.
- */
+/* One output's events: the state the status JSON is written from, so that they never disagree. */
 static void send_output(struct wl_resource *resource, struct veil_output *output) {
 	char buf[MAX_STRING + 1];
-	struct json_object *obj = veil_output_status(output);
-	if (obj == NULL) {
-		return;
+	struct veil_output_state state;
+	veil_output_get_state(output, &state);
+	zveil_control_status_v1_send_output(resource, clip(state.name, buf));
+	zveil_control_status_v1_send_wallpaper(resource, kind_to_protocol(state.kind),
+		shown_to_protocol(state.shown),
+		state.setting != NULL ? clip(state.setting, buf) : NULL);
+	if (state.has_mode) {
+		zveil_control_status_v1_send_mode(resource, mode_to_protocol(state.mode),
+			state.color);
 	}
-	zveil_control_status_v1_send_output(resource, clip(output->output->name, buf));
-
-	uint32_t kind = kind_from_name(json_string(obj, "kind"));
-	const char *setting = json_string(obj, "setting");
-	zveil_control_status_v1_send_wallpaper(resource, kind,
-		state_from_name(veil_output_shown_state(output)),
-		setting != NULL ? clip(setting, buf) : NULL);
-
-	enum veil_mode mode;
-	uint32_t color = 0;
-	const char *mode_name = json_string(obj, "mode");
-	const char *color_name = json_string(obj, "color");
-	if (mode_name != NULL && veil_mode_from_name(mode_name, &mode)) {
-		if (color_name == NULL || !veil_color_parse(color_name, &color)) {
-			color = 0;
-		}
-		zveil_control_status_v1_send_mode(resource, mode_to_protocol(mode), color);
-	}
-
-	struct json_object *source = json_member(obj, "source");
-	const char *file = json_string(obj, "file");
-	if (file != NULL) {
+	if (state.source != NULL) {
 		/* The file's own size, not that of the frames a still was shrunk to. */
-		struct json_object *size = json_member(source, "original_size");
-		if (size == NULL) {
-			size = json_member(obj, "source_size");
+		bool original = state.info.original_width > 0;
+		zveil_control_status_v1_send_media(resource, clip(state.file, buf),
+			(uint32_t)(original ? state.info.original_width : state.width),
+			(uint32_t)(original ? state.info.original_height : state.height));
+		if (state.info.decoder[0] != '\0') {
+			zveil_control_status_v1_send_decoder(resource,
+				clip(state.info.decoder, buf));
 		}
-		zveil_control_status_v1_send_media(resource, clip(file, buf),
-			(uint32_t)json_count(size, "width"), (uint32_t)json_count(size, "height"));
 	}
-
-	const char *decoder = json_string(source, "decoder");
-	if (decoder != NULL) {
-		zveil_control_status_v1_send_decoder(resource, clip(decoder, buf));
-	}
-
 	/* Video sources count the late frames they drop; stills have no such count. */
-	uint64_t dropped = json_count(source, "dropped");
 	uint32_t shown_hi, shown_lo, dropped_hi, dropped_lo;
-	split_u64(json_count(obj, "frames"), &shown_hi, &shown_lo);
-	split_u64(dropped, &dropped_hi, &dropped_lo);
+	split_u64(state.frames, &shown_hi, &shown_lo);
+	split_u64(state.info.dropped, &dropped_hi, &dropped_lo);
 	zveil_control_status_v1_send_frames(resource, shown_hi, shown_lo, dropped_hi, dropped_lo);
-
-	const char *error = json_string(obj, "error");
-	if (error != NULL) {
-		zveil_control_status_v1_send_error(resource, clip(error, buf));
+	if (state.error != NULL) {
+		zveil_control_status_v1_send_error(resource, clip(state.error, buf));
 	}
-	json_object_put(obj);
 }
 
 static void send_description(struct veil_control *control, struct wl_resource *resource) {

@@ -2,13 +2,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gst/gst.h>
 #include <wayland-server-core.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "decode/gst.h"
 #include "module/command.h"
 #include "module/control.h"
 #include "util/message.h"
@@ -120,6 +120,68 @@ static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
 	scene->ctx.renderer = NULL;
 }
 
+/* A copy of a setting with another source (one reference taken). */
+static struct veil_setting *setting_with_source(const struct veil_setting *setting,
+		struct veil_source *source) {
+	struct veil_setting *copy = calloc(1, sizeof(*copy));
+	if (copy == NULL || (copy->name = strdup(setting->name)) == NULL) {
+		free(copy);
+		return NULL;
+	}
+	copy->refs = 1;
+	copy->off = setting->off;
+	copy->mode = setting->mode;
+	copy->color = setting->color;
+	copy->source = veil_source_ref(source);
+	return copy;
+}
+
+/*
+ * After a new renderer: the settings whose sources made frames for the old one get a new
+ * source of the same file, which loads like any other. Outputs show the old frames until the
+ * new source's first one (module/output.c), then let the old source go.
+ */
+static void reopen_sources(struct veil_scene *scene) {
+	struct {
+		struct veil_source *old, *fresh;
+	} *pairs = calloc((size_t)wl_list_length(&scene->settings) + 1, sizeof(*pairs));
+	if (pairs == NULL) {
+		wlr_log(WLR_ERROR, "veil: out of memory: videos keep their old renderer's frames");
+		return;
+	}
+	size_t n_pairs = 0;
+	struct veil_setting *setting, *tmp;
+	wl_list_for_each_safe(setting, tmp, &scene->settings, link) {
+		struct veil_source *old = setting->source;
+		if (old == NULL || old->impl->reopen == NULL) {
+			continue;
+		}
+		/* Settings that share a source share its successor. */
+		size_t i = 0;
+		while (i < n_pairs && pairs[i].old != old) {
+			i++;
+		}
+		if (i == n_pairs) {
+			old->stale = true;
+			pairs[n_pairs].old = old;
+			pairs[n_pairs++].fresh = old->impl->reopen(old);
+		}
+		struct veil_setting *copy = pairs[i].fresh != NULL ?
+			setting_with_source(setting, pairs[i].fresh) : NULL;
+		if (copy == NULL) {
+			continue;
+		}
+		wl_list_insert(&setting->link, &copy->link);
+		setting_remove(setting);
+	}
+	update_outputs(scene);
+	for (size_t i = 0; i < n_pairs; i++) {
+		veil_source_unref(pairs[i].fresh);
+	}
+	free(pairs);
+	veil_scene_changed(scene);
+}
+
 void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *renderer) {
 	if (scene == NULL || scene->display == NULL || renderer == scene->renderer) {
 		return;
@@ -131,24 +193,19 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 	}
 	scene->renderer = renderer;
 	scene->ctx.renderer = renderer;
-	struct veil_source *source, *tmp;
-	wl_list_for_each_safe(source, tmp, &scene->ctx.sources, link) {
-		if (source->impl->renderer_changed != NULL) {
-			source->impl->renderer_changed(source);
-		}
-	}
 	wlr_log(WLR_INFO, "veil: the compositor has a new renderer");
+	reopen_sources(scene);
 }
 
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
 	if (display == NULL) {
 		return NULL;
 	}
-	GError *gerror = NULL;
-	if (!gst_is_initialized() && !gst_init_check(NULL, NULL, &gerror)) {
+	char *why = NULL;
+	if (veil_gst_init(&why) < 0) {
 		wlr_log(WLR_ERROR, "veil: cannot initialise GStreamer: %s",
-			gerror != NULL ? gerror->message : "unknown error");
-		g_clear_error(&gerror);
+			why != NULL ? why : "out of memory");
+		free(why);
 		return NULL;
 	}
 

@@ -117,8 +117,48 @@ void veil_scene_changed(struct veil_scene *scene);
 /* Recomputes the largest output size stills are decoded for. */
 void veil_scene_update_max_size(struct veil_scene *scene);
 
+enum veil_output_kind {
+	VEIL_OUTPUT_NONE,
+	VEIL_OUTPUT_OFF,
+	VEIL_OUTPUT_COLOR,
+	VEIL_OUTPUT_IMAGE,
+	VEIL_OUTPUT_VIDEO,
+};
+
+/* What a person sees on the output now, even while another wallpaper loads. */
+enum veil_output_shown {
+	VEIL_SHOWN_OFF,
+	VEIL_SHOWN_SHOWN,
+	VEIL_SHOWN_PAUSED,
+	VEIL_SHOWN_HIDDEN,
+};
+
+/*
+ * An output's state, as the status JSON (module/status.c) and the control protocol's events
+ * (module/control.c) both say it. Strings point into the output, its setting and its source:
+ * valid until they change.
+ */
+struct veil_output_state {
+	const char *name;
+	enum veil_output_kind kind;
+	enum veil_output_shown shown;
+	const char *loading; /* the file on its way, NULL when none */
+	const char *setting; /* the name of the setting shown ("*" or the output's), or NULL */
+	bool has_mode;
+	enum veil_mode mode;
+	uint32_t color; /* 0xRRGGBB */
+	struct veil_source *source; /* shown, or NULL; the fields below only with it */
+	const char *file;
+	int width, height; /* of the frames */
+	bool paused;
+	int viewers; /* outputs on which the source is visible */
+	struct veil_source_info info;
+	int nodes;
+	uint64_t frames; /* put on this output's nodes */
+	const char *error;
+};
+
+void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);
 struct json_object *veil_output_status(struct veil_output *output);
-/* "off", "shown", "paused" or "hidden": what the output shows now, even while one loads. */
-const char *veil_output_shown_state(const struct veil_output *output);
 
 #endif

@@ -1,3 +1,7 @@
+/*
+ * What an output shows, as one typed state (veil_output_get_state) that the status JSON and the
+ * control protocol's events are both written from.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,38 +11,90 @@
 #include <veil/veil.h>
 #include "module/scene.h"
 
-static const char *kind_name(const struct veil_output *output) {
+static enum veil_output_kind kind_of(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
 	if (setting == NULL) {
-		return "none";
+		return VEIL_OUTPUT_NONE;
 	}
 	if (setting->off) {
-		return "off";
+		return VEIL_OUTPUT_OFF;
 	}
 	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
-		return "color";
+		return VEIL_OUTPUT_COLOR;
 	}
 	if (output->source == NULL) {
-		return "none";
+		return VEIL_OUTPUT_NONE;
 	}
-	return output->source->impl->kind == VEIL_SOURCE_VIDEO ? "video" : "image";
+	return output->source->impl->kind == VEIL_SOURCE_VIDEO ?
+		VEIL_OUTPUT_VIDEO : VEIL_OUTPUT_IMAGE;
 }
 
 /* What a person sees on the output: the wallpaper, a paused one, or nothing. */
-const char *veil_output_shown_state(const struct veil_output *output) {
+static enum veil_output_shown shown_of(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
 	bool shown = output->tree != NULL && output->tree->node.enabled;
 	if (setting == NULL || setting->off || !shown) {
-		return "off";
+		return VEIL_SHOWN_OFF;
 	}
 	if (output->source == NULL) {
-		return "shown";
+		return VEIL_SHOWN_SHOWN;
 	}
 	if (output->source->paused) {
-		return "paused";
+		return VEIL_SHOWN_PAUSED;
 	}
-	return output->viewing ? "shown" : "hidden";
+	return output->viewing ? VEIL_SHOWN_SHOWN : VEIL_SHOWN_HIDDEN;
 }
+
+void veil_output_get_state(struct veil_output *output, struct veil_output_state *state) {
+	*state = (struct veil_output_state){
+		.name = output->output->name,
+		.kind = kind_of(output),
+		.shown = shown_of(output),
+		.nodes = output->n_nodes,
+		.frames = output->frames,
+		.error = output->error,
+	};
+	if (output->pending != NULL && output->pending->source != NULL) {
+		state->loading = output->pending->source->path;
+	}
+	const struct veil_setting *setting = output->setting;
+	if (setting != NULL) {
+		state->setting = setting->name;
+		state->has_mode = !setting->off;
+		state->mode = setting->mode;
+		state->color = setting->color & 0xffffff;
+	}
+	struct veil_source *source = output->source;
+	if (source != NULL) {
+		state->source = source;
+		state->file = source->path;
+		state->width = source->width;
+		state->height = source->height;
+		state->paused = source->paused;
+		state->viewers = source->viewers;
+		if (state->error == NULL) {
+			state->error = source->error;
+		}
+		if (source->impl->get_info != NULL) {
+			source->impl->get_info(source, &state->info);
+		}
+	}
+}
+
+static const char *const kind_names[] = {
+	[VEIL_OUTPUT_NONE] = "none",
+	[VEIL_OUTPUT_OFF] = "off",
+	[VEIL_OUTPUT_COLOR] = "color",
+	[VEIL_OUTPUT_IMAGE] = "image",
+	[VEIL_OUTPUT_VIDEO] = "video",
+};
+
+static const char *const shown_names[] = {
+	[VEIL_SHOWN_OFF] = "off",
+	[VEIL_SHOWN_SHOWN] = "shown",
+	[VEIL_SHOWN_PAUSED] = "paused",
+	[VEIL_SHOWN_HIDDEN] = "hidden",
+};
 
 static struct json_object *size_object(int width, int height) {
 	struct json_object *obj = json_object_new_object();
@@ -47,47 +103,65 @@ static struct json_object *size_object(int width, int height) {
 	return obj;
 }
 
-struct json_object *veil_output_status(struct veil_output *output) {
-	const struct veil_setting *setting = output->setting;
-	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "kind", json_object_new_string(kind_name(output)));
-	/* While a new wallpaper loads, the rest of the object says what is shown meanwhile. */
-	json_object_object_add(obj, "state", json_object_new_string(output->pending != NULL ?
-		"loading" : veil_output_shown_state(output)));
-	struct veil_source *pending = output->pending != NULL ? output->pending->source : NULL;
-	json_object_object_add(obj, "loading",
-		pending != NULL ? json_object_new_string(pending->path) : NULL);
-	json_object_object_add(obj, "setting",
-		setting != NULL ? json_object_new_string(setting->name) : NULL);
+static struct json_object *string_or_null(const char *str) {
+	return str != NULL && str[0] != '\0' ? json_object_new_string(str) : NULL;
+}
 
-	if (setting != NULL && !setting->off) {
+/* The source's own fields: a still's decoder and size, a video's decoder and counters. */
+static struct json_object *source_status(const struct veil_output_state *state) {
+	const struct veil_source_info *info = &state->info;
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "outputs", json_object_new_int(state->viewers));
+	if (info->counts) {
+		json_object_object_add(obj, "decoder", string_or_null(info->decoder));
+		json_object_object_add(obj, "hardware", json_object_new_boolean(info->hardware));
+		json_object_object_add(obj, "frames", json_object_new_uint64(info->frames));
+		json_object_object_add(obj, "dropped", json_object_new_uint64(info->dropped));
+		json_object_object_add(obj, "loops", json_object_new_uint64(info->loops));
+		json_object_object_add(obj, "wakeups", json_object_new_uint64(info->wakeups));
+	} else if (info->decoder[0] != '\0') {
+		json_object_object_add(obj, "decoder", json_object_new_string(info->decoder));
+		json_object_object_add(obj, "original_size",
+			size_object(info->original_width, info->original_height));
+	}
+	if (info->state != NULL) {
+		json_object_object_add(obj, "state", json_object_new_string(info->state));
+	}
+	if (info->pipeline[0] != '\0') {
+		json_object_object_add(obj, "pipeline", json_object_new_string(info->pipeline));
+	}
+	if (info->format[0] != '\0') {
+		json_object_object_add(obj, "format", json_object_new_string(info->format));
+	}
+	return obj;
+}
+
+struct json_object *veil_output_status(struct veil_output *output) {
+	struct veil_output_state state;
+	veil_output_get_state(output, &state);
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "kind", json_object_new_string(kind_names[state.kind]));
+	/* While a new wallpaper loads, the rest of the object says what is shown meanwhile. */
+	json_object_object_add(obj, "state", json_object_new_string(state.loading != NULL ?
+		"loading" : shown_names[state.shown]));
+	json_object_object_add(obj, "loading", string_or_null(state.loading));
+	json_object_object_add(obj, "setting", string_or_null(state.setting));
+	if (state.has_mode) {
 		char color[8];
-		snprintf(color, sizeof(color), "#%06x", setting->color & 0xffffff);
+		snprintf(color, sizeof(color), "#%06x", state.color);
 		json_object_object_add(obj, "mode",
-			json_object_new_string(veil_mode_name(setting->mode)));
+			json_object_new_string(veil_mode_name(state.mode)));
 		json_object_object_add(obj, "color", json_object_new_string(color));
 	}
-
-	struct veil_source *source = output->source;
-	const char *error = output->error;
-	if (source != NULL) {
-		json_object_object_add(obj, "file", json_object_new_string(source->path));
-		json_object_object_add(obj, "source_size",
-			size_object(source->width, source->height));
-		json_object_object_add(obj, "paused", json_object_new_boolean(source->paused));
-		if (error == NULL) {
-			error = source->error;
-		}
-		struct json_object *src = json_object_new_object();
-		json_object_object_add(src, "outputs", json_object_new_int(source->viewers));
-		if (source->impl->add_status != NULL) {
-			source->impl->add_status(source, src);
-		}
-		json_object_object_add(obj, "source", src);
+	if (state.source != NULL) {
+		json_object_object_add(obj, "file", json_object_new_string(state.file));
+		json_object_object_add(obj, "source_size", size_object(state.width, state.height));
+		json_object_object_add(obj, "paused", json_object_new_boolean(state.paused));
+		json_object_object_add(obj, "source", source_status(&state));
 	}
-	json_object_object_add(obj, "nodes", json_object_new_int(output->n_nodes));
-	json_object_object_add(obj, "frames", json_object_new_uint64(output->frames));
-	json_object_object_add(obj, "error", error != NULL ? json_object_new_string(error) : NULL);
+	json_object_object_add(obj, "nodes", json_object_new_int(state.nodes));
+	json_object_object_add(obj, "frames", json_object_new_uint64(state.frames));
+	json_object_object_add(obj, "error", string_or_null(state.error));
 	return obj;
 }
 

@@ -73,6 +73,8 @@ static void post_finished(struct veil_worker *worker, struct veil_job *job) {
 
 static void *worker_main(void *data) {
 	struct veil_worker *worker = data;
+	/* Told apart from decoders' threads, which end with their pipelines: these stay. */
+	pthread_setname_np(pthread_self(), "veil-worker");
 	veil_thread_lower_priority();
 	pthread_mutex_lock(&worker->lock);
 	while (true) {

@@ -211,10 +211,11 @@ with t.compositor(outputs=1) as c:
         time.sleep(0.5)
         t.check(c.veil(OUT).get('frames') == f, 'no frame shown after off',
                 f'{f} -> {c.veil(OUT).get("frames")}')
-        # GLib's pool-spawner thread, made the first time a GThreadPool is used, stays for good.
+        # GLib's pool-spawner thread, made the first time a GThreadPool is used, stays for good;
+        # so do veil's workers, started by the first load.
         def new_threads():
             return {tid: name for tid, (name, _) in vt.proc_threads(pid).items()
-                    if tid not in threads0 and name != 'pool-spawner'}
+                    if tid not in threads0 and name not in ('pool-spawner', 'veil-worker')}
         def none_left():
             left = new_threads()
             if left:

@@ -51,9 +51,9 @@ SEQUENCE = [
 
 
 def video_threads(pid, before):
-    """Threads that were not there before, but GLib's pool-spawner (made once, kept)."""
+    """Threads that were not there before, but GLib's pool-spawner and veil's workers (kept)."""
     return {tid: name for tid, (name, _) in vt.proc_threads(pid).items()
-            if tid not in before and name != 'pool-spawner'}
+            if tid not in before and name not in ('pool-spawner', 'veil-worker')}
 
 
 with t.compositor(outputs=1) as c:

@@ -22,7 +22,6 @@
 #include <gst/gst.h>
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
-#include <json-c/json.h>
 #include <wayland-server-core.h>
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/interface.h>
@@ -31,7 +30,9 @@
 #include <wlr/util/log.h>
 #include "decode/sniff.h"
 #include "decode/source.h"
+#include "decode/video/video.h"
 #include "scene/sample_buffer.h"
+#include "util/worker.h"
 
 static int passed, failed;
 
@@ -169,35 +170,84 @@ static void dispatch_for(struct wl_event_loop *loop, double seconds) {
 	}
 }
 
-static struct json_object *status_of(struct veil_source *source) {
-	struct json_object *obj = json_object_new_object();
-	source->impl->add_status(source, obj);
-	return obj;
+/*
+ * A video opens on a worker: its first frame (or its error) comes through the event loop.
+ * Returns whether the frame came.
+ */
+static bool wait_loaded(struct wl_event_loop *loop, struct veil_source *source) {
+	double end = now() + 10;
+	while (source->frame == NULL && source->error == NULL && now() < end) {
+		wl_event_loop_dispatch(loop, 50);
+	}
+	return source->frame != NULL;
+}
+
+/*
+ * Opens a video and waits for its load. A failure, at open or while loading, is returned like
+ * veil_source_open's: NULL, an errno and a sentence.
+ */
+static struct veil_source *open_loaded(struct veil_source_context *ctx, const char *path,
+		int *err, char **message) {
+	struct veil_source *source = veil_source_open(ctx, path, false, err, message);
+	if (source == NULL || wait_loaded(ctx->loop, source)) {
+		return source;
+	}
+	*err = source->impl->kind == VEIL_SOURCE_VIDEO ?
+		veil_video_source_get_load_error(source) : -EINVAL;
+	free(*message);
+	*message = source->error != NULL ? strdup(source->error) : NULL;
+	veil_source_unref(source);
+	return NULL;
+}
+
+/*
+ * Teardowns run on the worker: a new worker, once the old one ran them all and joined its
+ * threads, leaves only what is still open.
+ */
+static void settle(struct veil_source_context *ctx) {
+	veil_worker_destroy(ctx->worker);
+	ctx->worker = veil_worker_create(ctx->loop);
+}
+
+static struct veil_source_info info_of(struct veil_source *source) {
+	struct veil_source_info info = {0};
+	source->impl->get_info(source, &info);
+	return info;
 }
 
 static int64_t status_int(struct veil_source *source, const char *key) {
-	struct json_object *obj = status_of(source), *val;
-	int64_t v = json_object_object_get_ex(obj, key, &val) ? json_object_get_int64(val) : -1;
-	json_object_put(obj);
-	return v;
+	struct veil_source_info info = info_of(source);
+	if (!info.counts) {
+		return -1;
+	}
+	return (int64_t)(strcmp(key, "frames") == 0 ? info.frames :
+		strcmp(key, "dropped") == 0 ? info.dropped :
+		strcmp(key, "loops") == 0 ? info.loops :
+		strcmp(key, "wakeups") == 0 ? info.wakeups : (uint64_t)-1);
+}
+
+static const char *info_string(const struct veil_source_info *info, const char *key) {
+	const char *value = strcmp(key, "decoder") == 0 ? info->decoder :
+		strcmp(key, "format") == 0 ? info->format :
+		strcmp(key, "pipeline") == 0 ? info->pipeline :
+		strcmp(key, "state") == 0 ? info->state : NULL;
+	return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
 static bool status_is(struct veil_source *source, const char *key, const char *want) {
-	struct json_object *obj = status_of(source), *val;
-	bool ok = json_object_object_get_ex(obj, key, &val) && val != NULL &&
-		strcmp(json_object_get_string(val), want) == 0;
+	struct veil_source_info info = info_of(source);
+	const char *value = info_string(&info, key);
+	bool ok = value != NULL && strcmp(value, want) == 0;
 	if (!ok) {
-		fprintf(stderr, "status: %s\n", json_object_to_json_string(obj));
+		fprintf(stderr, "status: %s is %s, not %s\n", key, value != NULL ? value : "null",
+			want);
 	}
-	json_object_put(obj);
 	return ok;
 }
 
 static bool status_null(struct veil_source *source, const char *key) {
-	struct json_object *obj = status_of(source), *val = NULL;
-	bool ok = json_object_object_get_ex(obj, key, &val) && val == NULL;
-	json_object_put(obj);
-	return ok;
+	struct veil_source_info info = info_of(source);
+	return info_string(&info, key) == NULL;
 }
 
 static bool make_media(void) {
@@ -278,15 +328,37 @@ static void test_sniff(void) {
 static void test_playback(struct veil_source_context *ctx) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("colours.mp4"), false, &err,
+	/* Opening returns at once: no frame, no size, loading. */
+	double opened = now();
+	struct veil_source *loading = veil_source_open(ctx, media("colours.mp4"), false, &err,
 		&message);
+	printf("colours.mp4: open returned in %.1f ms\n", (now() - opened) * 1000);
+	CHECK(loading != NULL && err == 0, "%d %s", err, message ? message : "");
+	free(message);
+	if (loading != NULL) {
+		CHECK(loading->frame == NULL && loading->width == 0 && loading->error == NULL);
+		CHECK(status_is(loading, "state", "loading"));
+		/* Shown while it loads: it plays once loaded. */
+		veil_source_add_viewers(loading, 1);
+		CHECK(wait_loaded(ctx->loop, loading) && loading->width == 64);
+		printf("colours.mp4: first frame %.1f ms after open\n", (now() - opened) * 1000);
+		CHECK(status_is(loading, "state", "playing"));
+		veil_source_add_viewers(loading, -1);
+		veil_source_unref(loading);
+	}
+	loading = veil_source_open(ctx, media("colours.mp4"), false, &err, &message);
+	CHECK(loading != NULL && loading->frame == NULL, "%d %s", err, message ? message : "");
+	free(message);
+	/* Let go while it loads: the job's discard frees it on the worker. */
+	veil_source_unref(loading);
+	struct veil_source *source = open_loaded(ctx, media("colours.mp4"), &err, &message);
 	CHECK(source != NULL && err == 0, "%d %s", err, message ? message : "");
 	free(message);
 	if (source == NULL) {
 		return;
 	}
 	CHECK(source->impl->kind == VEIL_SOURCE_VIDEO);
-	/* The first frame is there when open returns: no black flash, no old wallpaper. */
+	/* The first frame is there when the load is done: no black flash, no old wallpaper. */
 	CHECK(source->frame != NULL && veil_sample_buffer_is(source->frame));
 	CHECK(source->width == 64 && source->height == 48, "%dx%d", source->width,
 		source->height);
@@ -297,8 +369,7 @@ static void test_playback(struct veil_source_context *ctx) {
 	CHECK(status_is(source, "format", "BGRx"));
 
 	/* Two outputs showing the file share the source and its pipeline. */
-	struct veil_source *again = veil_source_open(ctx, media("colours.mp4"), false, &err,
-		&message);
+	struct veil_source *again = open_loaded(ctx, media("colours.mp4"), &err, &message);
 	CHECK(again == source && source->refs == 2);
 	free(message);
 	veil_source_unref(again);
@@ -365,7 +436,7 @@ static struct veil_source *play(struct veil_source_context *ctx, const char *nam
 		struct viewer *viewer, double seconds) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media(name), false, &err, &message);
+	struct veil_source *source = open_loaded(ctx, media(name), &err, &message);
 	CHECK(source != NULL, "%s: %s", name, message != NULL ? message : "");
 	free(message);
 	if (source == NULL) {
@@ -444,8 +515,7 @@ static void test_frame_event(struct veil_source_context *ctx) {
 static void test_resize(struct veil_source_context *ctx) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("sizes.h264"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("sizes.h264"), &err, &message);
 	CHECK(source != NULL, "%d %s", err, message ? message : "");
 	free(message);
 	if (source == NULL) {
@@ -478,8 +548,7 @@ static void test_resize(struct veil_source_context *ctx) {
 static void test_too_large_later(struct veil_source_context *ctx) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("later.h264"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("later.h264"), &err, &message);
 	CHECK(source != NULL, "%d %s", err, message ? message : "");
 	free(message);
 	if (source == NULL) {
@@ -516,8 +585,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	for (int i = 0; i < 10; i++) {
 		int err;
 		char *message;
-		struct veil_source *source = veil_source_open(ctx, media("raw.y4m"), false, &err,
-			&message);
+		struct veil_source *source = open_loaded(ctx, media("raw.y4m"), &err, &message);
 		if (source == NULL) {
 			printf("raw.y4m: %d %s\n", err, message);
 		}
@@ -532,8 +600,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("anim.gif"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("anim.gif"), &err, &message);
 	CHECK(source != NULL && source->impl->kind == VEIL_SOURCE_VIDEO, "%d %s", err,
 		message != NULL ? message : "");
 	free(message);
@@ -549,7 +616,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	stop_playing(source, &viewer);
 
 	/* One frame of 50 ms: looping it would wake the compositor 20 times a second for nothing. */
-	source = veil_source_open(ctx, media("one.mp4"), false, &err, &message);
+	source = open_loaded(ctx, media("one.mp4"), &err, &message);
 	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
 	free(message);
 	if (source == NULL) {
@@ -631,7 +698,30 @@ static void test_memfd_allocator_init(TestMemfdAllocator *allocator) {
 	GST_OBJECT_FLAG_UNSET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
-void veil_video_source_set_test_allocator(GstAllocator *allocator);
+/* The constructor veil_source_open calls, with the pool's allocator given. */
+static struct veil_source *open_with_allocator(struct veil_source_context *ctx,
+		const char *path, GstAllocator *allocator, int *err, char **message) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*err = -errno;
+		*message = strdup(strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
+		return NULL;
+	}
+	struct veil_source *source = veil_video_source_create_with_allocator(ctx, fd,
+		strdup(path), &st, allocator, err, message);
+	close(fd);
+	if (source != NULL && !wait_loaded(ctx->loop, source)) {
+		*err = veil_video_source_get_load_error(source);
+		*message = source->error != NULL ? strdup(source->error) : NULL;
+		veil_source_unref(source);
+		source = NULL;
+	}
+	return source;
+}
 
 static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 	struct fake_renderer fake = {0};
@@ -648,8 +738,7 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 	ctx->renderer = &fake.base;
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("faststart.mp4"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("faststart.mp4"), &err, &message);
 	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
 	free(message);
 	if (source != NULL) {
@@ -668,8 +757,7 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 	 */
 	GstAllocator *allocator = g_object_new(test_memfd_allocator_get_type(), NULL);
 	gst_object_ref_sink(allocator);
-	veil_video_source_set_test_allocator(allocator);
-	source = veil_source_open(ctx, media("faststart.mp4"), false, &err, &message);
+	source = open_with_allocator(ctx, media("faststart.mp4"), allocator, &err, &message);
 	CHECK(source != NULL, "%d %s", err, message != NULL ? message : "");
 	free(message);
 	if (source != NULL) {
@@ -699,7 +787,6 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride));
 		stop_playing(source, &viewer);
 	}
-	veil_video_source_set_test_allocator(NULL);
 	gst_object_unref(allocator);
 	ctx->renderer = before;
 	wlr_drm_format_set_finish(&fake.dmabuf);
@@ -710,8 +797,7 @@ static void test_dmabuf_renderer(struct veil_source_context *ctx) {
 static void test_deleted(struct veil_source_context *ctx) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("deleted.mp4"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("deleted.mp4"), &err, &message);
 	free(message);
 	CHECK(source != NULL);
 	if (source == NULL) {
@@ -755,8 +841,7 @@ static void test_truncated_in_place(struct veil_source_context *ctx) {
 static void test_cut(struct veil_source_context *ctx) {
 	int err;
 	char *message;
-	struct veil_source *source = veil_source_open(ctx, media("cut.mp4"), false, &err,
-		&message);
+	struct veil_source *source = open_loaded(ctx, media("cut.mp4"), &err, &message);
 	if (source == NULL) {
 		/* Also fine: the cut was found before the first frame. */
 		CHECK(err < 0 && message != NULL);
@@ -791,8 +876,7 @@ static void test_bad_inputs(struct veil_source_context *ctx) {
 		int err = 0;
 		char *message = NULL;
 		double start = now();
-		struct veil_source *source = veil_source_open(ctx, media(cases[i].name), false,
-			&err, &message);
+		struct veil_source *source = open_loaded(ctx, media(cases[i].name), &err, &message);
 		printf("%s: %d, \"%s\" (%.2f s)\n", cases[i].name, err,
 			message != NULL ? message : "(none)", now() - start);
 		CHECK(source == NULL && err < 0 && message != NULL, "%s", cases[i].name);
@@ -816,6 +900,13 @@ static void test_bad_inputs(struct veil_source_context *ctx) {
 	char *message = NULL;
 	struct veil_source *source = veil_video_source_create(ctx, fd, strdup(media("audio.mkv")),
 		&st, &err, &message);
+	/* It opens; the load finds no video stream. */
+	if (source != NULL && !wait_loaded(ctx->loop, source)) {
+		err = veil_video_source_get_load_error(source);
+		message = source->error != NULL ? strdup(source->error) : NULL;
+		veil_source_unref(source);
+		source = NULL;
+	}
 	printf("audio.mkv: %d, \"%s\"\n", err, message != NULL ? message : "(none)");
 	CHECK(source == NULL && err == -EINVAL && message != NULL &&
 		strstr(message, "no video stream") != NULL);
@@ -1111,6 +1202,7 @@ int main(void) {
 
 	struct wl_event_loop *loop = wl_event_loop_create();
 	struct veil_source_context ctx = { .loop = loop, .renderer = NULL };
+	ctx.worker = veil_worker_create(loop);
 	wl_list_init(&ctx.sources);
 
 	test_system_memory();
@@ -1135,6 +1227,8 @@ int main(void) {
 	 * left behind (GLib's shared pool would keep them 15 s). Checked before the bad inputs,
 	 * some of which the image decoder reads, with threads of its own.
 	 */
+	/* The teardowns ran on the worker; its own threads go with it. */
+	settle(&ctx);
 	int threads = count_dir("/proc/self/task");
 	double start = now();
 	while (threads > threads_before + 1 && now() - start < 3) {
@@ -1152,9 +1246,11 @@ int main(void) {
 	test_bad_inputs(&ctx);
 	CHECK(wl_list_empty(&ctx.sources));
 	/* Every descriptor a video had is closed with it. */
+	settle(&ctx);
 	CHECK(count_dir("/proc/self/fd") == fds_before, "%d fds, %d before",
 		count_dir("/proc/self/fd"), fds_before);
 
+	veil_worker_destroy(ctx.worker);
 	wl_event_loop_destroy(loop);
 	run("rm -rf %s", dir);
 	printf("video: %d passed, %d failed\n", passed, failed);

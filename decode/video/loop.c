@@ -1,0 +1,169 @@
+#include <stdlib.h>
+#include <wlr/util/log.h>
+#include "decode/video/video.h"
+#include "util/message.h"
+
+/*
+ * Looping: segment seeks (gapless, running time keeps going), flushing seeks where the stream
+ * can't do those.
+ */
+
+/*
+ * Loops this short, this many times in a row, are timestamps that don't advance (or a video of
+ * a frame or so): looping stops on the last frame rather than wake the compositor for nothing.
+ */
+#define FAST_LOOP_US 20000
+#define MAX_FAST_LOOPS 10
+#define MAX_STILL_LOOPS 3
+
+/*
+ * appsink's pad, streaming thread. A loop's segment must start where the previous one ended in
+ * running time, or appsink finds every frame late and shows the whole loop at once (no pacing,
+ * a loop per frame time). qtdemux in pull mode gets it right; baseparse (H.264 without a
+ * container) and demuxers in push mode give the new segment a base from the start, or none.
+ * Where that happens, the segment is moved to where the last frame ended.
+ */
+GstPadProbeReturn veil_video_handle_sink_probe(GstPad *pad, GstPadProbeInfo *info,
+		gpointer data) {
+	struct video_source *src = data;
+	if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+		GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+		if (!src->have_segment || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+			return GST_PAD_PROBE_OK;
+		}
+		GstClockTime end = GST_BUFFER_PTS(buffer);
+		if (GST_BUFFER_DURATION_IS_VALID(buffer)) {
+			end += GST_BUFFER_DURATION(buffer);
+		}
+		if (GST_CLOCK_TIME_IS_VALID(src->segment.stop) && end > src->segment.stop) {
+			end = src->segment.stop;
+		}
+		GstClockTime running = gst_segment_to_running_time(&src->segment, GST_FORMAT_TIME,
+			end);
+		if (GST_CLOCK_TIME_IS_VALID(running) && running > src->end_running_time) {
+			src->end_running_time = running;
+		}
+		return GST_PAD_PROBE_OK;
+	}
+
+	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+	if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+		/* A flushing seek starts running time again. */
+		src->have_segment = false;
+		src->end_running_time = 0;
+		return GST_PAD_PROBE_OK;
+	}
+	if (GST_EVENT_TYPE(event) != GST_EVENT_SEGMENT) {
+		return GST_PAD_PROBE_OK;
+	}
+	GstSegment segment;
+	gst_event_copy_segment(event, &segment);
+	if (segment.format != GST_FORMAT_TIME || segment.rate <= 0) {
+		src->have_segment = false;
+		return GST_PAD_PROBE_OK;
+	}
+	GstClockTime start = gst_segment_to_running_time(&segment, GST_FORMAT_TIME, segment.start);
+	if (src->end_running_time > 0 && (!GST_CLOCK_TIME_IS_VALID(start) ||
+			start + GST_MSECOND < src->end_running_time)) {
+		if (!src->logged_base_fix) {
+			src->logged_base_fix = true;
+			wlr_log(WLR_DEBUG, "veil: %s: a loop's segment went back in running time; moved",
+				src->name);
+		}
+		segment.base = src->end_running_time;
+		segment.offset = 0;
+		GstEvent *moved = gst_event_new_segment(&segment);
+		gst_event_set_seqnum(moved, gst_event_get_seqnum(event));
+		gst_event_unref(event);
+		info->data = moved;
+	}
+	src->segment = segment;
+	src->have_segment = true;
+	return GST_PAD_PROBE_OK;
+}
+
+
+static bool seek_to_start(struct video_source *src, GstSeekFlags flags) {
+	return gst_element_seek(src->pipeline, 1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, 0,
+		GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+}
+
+/*
+ * The load job, after the first frame: arms gapless looping. A flushing segment seek makes
+ * the pipeline post SEGMENT_DONE instead of EOS at the end; a non-flushing segment seek from
+ * there continues without a gap, and running time (so appsink's pacing) stays monotonic.
+ */
+void veil_video_start_looping(struct video_source *src) {
+	bool seekable = false;
+	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
+	if (gst_element_query(src->pipeline, query)) {
+		gboolean can_seek = FALSE;
+		gst_query_parse_seeking(query, NULL, &can_seek, NULL, NULL);
+		seekable = can_seek;
+	}
+	gst_query_unref(query);
+	if (seekable && !src->push_mode &&
+			seek_to_start(src, GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT)) {
+		src->segment_looping = true;
+		return;
+	}
+	wlr_log(WLR_INFO, "veil: %s: no segment seeking here; the video restarts with a flushing seek "
+		"at its end", src->name);
+}
+
+void veil_video_handle_loop_end(struct video_source *src, bool eos) {
+	src->loops++;
+	/*
+	 * A loop takes the video's duration. Loops that take nothing (no duration, timestamps a
+	 * demuxer gets wrong) would spin the compositor's thread: stop on the last frame instead.
+	 */
+	gint64 time = g_get_monotonic_time();
+	src->fast_loops = time - src->last_loop_time < FAST_LOOP_US ? src->fast_loops + 1 : 0;
+	src->last_loop_time = time;
+	if (src->fast_loops >= MAX_FAST_LOOPS) {
+		/*
+		 * Also what a file cut short or rewritten while it plays looks like: the demuxer's
+		 * index points past the end. Say so in the status, and stop the threads.
+		 */
+		char *message = veil_message("The video stopped on its last frame: %d loops took "
+			"less than %d ms each (was the file changed while it played?)", MAX_FAST_LOOPS,
+			FAST_LOOP_US / 1000);
+		veil_video_source_fail(src, message != NULL ? message :
+			"The video stopped on its last frame");
+		free(message);
+		return;
+	}
+	/* A video of one frame: looping would decode that frame again and again. */
+	uint64_t delivered = veil_video_mailbox_delivered(&src->mailbox);
+	uint64_t frames = delivered - src->delivered_at_loop;
+	src->delivered_at_loop = delivered;
+	src->still_loops = frames <= 1 ? src->still_loops + 1 : 0;
+	src->moved = src->moved || frames > 1;
+	if (src->still_loops >= MAX_STILL_LOOPS && src->moved) {
+		/* It moved before: the file was cut short or rewritten in place while it played. */
+		veil_video_source_fail(src, "The video stopped on its last frame: its loops bring "
+			"no new frames (was the file changed while it played?)");
+		return;
+	}
+	if (src->still_loops >= MAX_STILL_LOOPS) {
+		wlr_log(WLR_INFO, "veil: %s: one frame a loop: it stays, without looping", src->name);
+		return;
+	}
+	if (!eos && src->segment_looping) {
+		if (seek_to_start(src, GST_SEEK_FLAG_SEGMENT)) {
+			return;
+		}
+		src->segment_looping = false;
+		wlr_log(WLR_INFO, "veil: %s: segment seek failed; restarting with a flushing seek",
+			src->name);
+	}
+	if (eos && !src->eos_fallback_logged) {
+		src->eos_fallback_logged = true;
+		wlr_log(WLR_INFO, "veil: %s: end of stream; looping with flushing seeks", src->name);
+	}
+	if (!seek_to_start(src, GST_SEEK_FLAG_FLUSH)) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot seek back to the start; the last frame stays",
+			src->name);
+	}
+}
+

@@ -1,0 +1,237 @@
+/*
+ * A video: one GStreamer pipeline per file, shared by every output that shows it,
+ *
+ *   filesrc ! decodebin ! videoconvert ! appsink
+ *
+ * decodebin plugs a demuxer, a parser and a decoder (hardware first, VA only on the renderer's
+ * GPU) and exposes raw video only; videoconvert converts only when the renderer can't take the
+ * decoder's frames as they are (it is in passthrough otherwise and costs nothing); appsink paces
+ * the frames at their presentation time and hands them over without a copy.
+ *
+ * Threads:
+ * - The compositor thread creates the source (cheap work only) and later takes frames, drains
+ *   the bus and changes states. It never builds, prerolls or stops a pipeline.
+ * - A veil worker (util/worker.h) runs one job of the source at a time: the load (build the
+ *   pipeline, preroll the first frame, arm looping), a stop after a failure (NULL state), and
+ *   the teardown after the last reference went.
+ * - GStreamer's streaming threads (veil's task pool: they end with the pipeline) run the
+ *   decodebin and appsink callbacks; they put the newest sample into the mailbox, the only
+ *   hand-off of frames between threads.
+ *
+ * Files: decoder.c (what the renderer takes, which decoder), pipeline.c (building it and its
+ * streaming-thread callbacks), bus.c (errors, preroll), mailbox.c (frames between threads),
+ * loop.c (looping), pool.c (udmabuf pool), ../video_source.c (vtable, state, lifetime).
+ */
+#ifndef VEIL_DECODE_VIDEO_VIDEO_H
+#define VEIL_DECODE_VIDEO_VIDEO_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include "decode/source.h"
+#include "scene/sample_buffer.h"
+#include "util/worker.h"
+
+/* Larger videos are refused, before a decoder allocates frames for them. */
+#define MAX_SIDE 8192
+
+/*
+ * The newest decoded sample on its way from a streaming thread to the compositor thread, and the
+ * eventfd that wakes the compositor for it. Everything but wake_fd is under lock.
+ */
+struct veil_video_mailbox {
+	pthread_mutex_t lock;
+	int wake_fd; /* fixed from init to finish */
+	GstSample *sample; /* the newest sample nobody took yet */
+	uint64_t delivered; /* samples put in */
+	uint64_t dropped; /* samples replaced before they were taken */
+	bool wake_written; /* wake_fd holds a wake-up the compositor has not read yet */
+	/* Some output showing the video owes a frame event: a new sample waits for it. */
+	bool frame_owed;
+	/* The buffer put in last (identity only, no reference): a preroll is rendered again. */
+	const GstBuffer *last_buffer;
+	GstClockTime last_pts;
+};
+
+/* The udmabuf pool offered to decoders; the streaming thread that negotiates allocation's. */
+struct veil_video_pool {
+	GstBufferPool *pool;
+	GstCaps *caps;
+	GstVideoInfo info;
+	bool activated; /* by us, to copy frames that did not come from it */
+	bool logged_upload;
+};
+
+struct video_source {
+	struct veil_source base;
+
+	/*
+	 * Set on the compositor thread before the load job is submitted, then only read, by every
+	 * thread, until the teardown frees them.
+	 */
+	char *name; /* the path for log lines: base.path goes with the last reference */
+	int file_fd; /* ours; filesrc opens it again through /proc/self/fd */
+	char *render_device; /* sysfs device of the renderer's DRM node, NULL without one */
+	GstAllocator *udmabuf; /* NULL unless the renderer takes dmabufs and udmabufs are made */
+	uint32_t *linear_formats; /* DRM formats the renderer imports as linear dmabufs */
+	size_t n_linear_formats;
+	GstCaps *sink_caps; /* what appsink accepts: what the renderer takes */
+
+	/* Frames between threads; its own lock. */
+	struct veil_video_mailbox mailbox;
+
+	/* Under lock: what the streaming threads learn about the stream. */
+	pthread_mutex_t lock;
+	int refused_err; /* a streaming thread refused the stream (too large, ...) */
+	char *refused;
+	char *decoder; /* factory name of the video decoder in use, NULL for none (yet) */
+	bool decoder_hw;
+	unsigned decoder_serial;
+	unsigned logged_decoder_serial; /* the compositor thread's, written under lock */
+	bool linked; /* a video pad of decodebin is linked */
+	GstMessage *child_error; /* the first error of an element inside decodebin */
+
+	/* The streaming thread of decodebin's video pad (see handle_caps_probe). */
+	bool caps_refused;
+
+	/* appsink's streaming thread: running time (see veil_video_handle_sink_probe). */
+	GstSegment segment;
+	bool have_segment;
+	GstClockTime end_running_time; /* of the last buffer */
+	bool logged_base_fix;
+
+	/* The streaming thread that answers appsink's allocation queries. */
+	struct veil_video_pool pool;
+
+	/*
+	 * The pipeline. The load job's (a worker) until its done(), then the compositor thread's,
+	 * then the teardown's (a worker); a stop job only changes its state. Streaming threads
+	 * read the element pointers, fixed once built. The load is restarted (see bus.c) before
+	 * streaming threads exist, or after they are joined.
+	 */
+	GstElement *pipeline; /* owns decodebin, convert and sink */
+	GstElement *decodebin, *convert, *sink;
+	GstBus *bus;
+	GstTaskPool *task_pool; /* the streaming threads */
+	char *missing; /* what decodebin reported missing */
+	bool push_mode; /* read through fdsrc: no segment seeks */
+	bool segment_looping; /* segment seeks work: loops are gapless */
+
+	/* The load job's results: written by run() on a worker, read by done(). */
+	int load_err; /* also the errno of the failure for veil_video_source_get_load_error() */
+	char *load_message;
+	GstSample *first;
+	bool stopped; /* the failed load left the pipeline in NULL */
+
+	/* Compositor thread only. */
+	struct veil_job job; /* the load, a stop or the teardown: one at a time */
+	bool job_pending; /* job submitted and its done() not run yet */
+	struct wl_event_source *wake_source, *bus_source;
+	GstCaps *caps; /* of the frames, parsed into format */
+	struct veil_sample_format format;
+	uint64_t frames, loops;
+	uint64_t wakeups; /* times the streaming threads woke the compositor (wake_fd) */
+	bool visible, paused; /* asked for; applied once loaded */
+	bool loading, created, failed;
+	bool eos_fallback_logged;
+	gint64 last_loop_time;
+	int fast_loops;
+	uint64_t delivered_at_loop;
+	int still_loops;
+	bool moved; /* a loop brought more than one frame: a moving picture, not a still */
+	GstState target;
+};
+
+/* video_source.c, compositor thread: stops the pipeline for good; the last good frame stays. */
+void veil_video_source_fail(struct video_source *src, const char *message);
+/*
+ * The constructor with the allocator of the udmabuf pool given (borrowed; NULL for none): a
+ * memfd-backed one where /dev/udmabuf is missing, for the unit test.
+ */
+struct veil_source *veil_video_source_create_with_allocator(struct veil_source_context *ctx,
+	int fd, char *path, const struct stat *st, GstAllocator *udmabuf, int *err,
+	char **message);
+/* Why the load failed, as a negative errno; 0 when it did not (or not yet). */
+int veil_video_source_get_load_error(struct veil_source *source);
+
+/* decoder.c */
+/* Compositor thread, at creation: the renderer's device and formats, appsink's caps. */
+void veil_video_inspect_renderer(struct video_source *src, struct wlr_renderer *renderer,
+	GstAllocator *udmabuf);
+/* Connects decodebin's autoplug signals. */
+void veil_video_choose_decoders(struct video_source *src);
+/* The thread that adds it: records element as the decoder in use if it is a video decoder. */
+void veil_video_note_decoder(struct video_source *src, GstElement *element);
+/* Compositor thread: logs which decoder decodes, once per decoder. */
+void veil_video_log_decoder(struct video_source *src);
+/* Streaming thread: refuses caps larger than MAX_SIDE. Returns whether they are fine. */
+bool veil_video_check_size(struct video_source *src, const GstCaps *caps);
+
+/* pipeline.c, the load job: builds the pipeline. Returns 0 or -errno and a sentence. */
+int veil_video_build_pipeline(struct video_source *src, char **message);
+
+/* bus.c */
+/* Streaming thread: a stream is refused; the bus says so to whoever waits on it. */
+void veil_video_refuse(struct video_source *src, int err, char *message);
+/* The thread that adds element to decodebin: keeps its first error (see bus.c). */
+void veil_video_proxy_bus(struct video_source *src, GstElement *element);
+/*
+ * The load job: waits (bounded) until the first frame is decoded or the stream fails. Returns
+ * 0 or a negative errno with a sentence in *message.
+ */
+int veil_video_wait_preroll(struct video_source *src, char **message);
+/* Compositor thread: the bus's poll fd is readable. */
+int veil_video_handle_bus(int fd, uint32_t mask, void *data);
+
+/* mailbox.c */
+int veil_video_mailbox_init(struct veil_video_mailbox *mailbox);
+/* Any thread, once nothing puts samples in any more. */
+void veil_video_mailbox_finish(struct veil_video_mailbox *mailbox);
+/* Any thread: the waiting sample (a reference), NULL for none. */
+GstSample *veil_video_mailbox_take(struct veil_video_mailbox *mailbox);
+/* Streaming threads gone: forgets the sample and the last buffer (a load starts again). */
+void veil_video_mailbox_reset(struct veil_video_mailbox *mailbox);
+/* Any thread: consumes the wake-up, so that the next sample writes one again. */
+void veil_video_mailbox_read_wake(struct veil_video_mailbox *mailbox, const char *name);
+uint64_t veil_video_mailbox_delivered(struct veil_video_mailbox *mailbox);
+/* Streaming thread, appsink's callbacks: a decoded sample to show. */
+GstFlowReturn veil_video_handle_new_sample(GstAppSink *sink, gpointer data);
+GstFlowReturn veil_video_handle_new_preroll(GstAppSink *sink, gpointer data);
+/*
+ * Compositor thread: wraps a sample (taken over) for the renderer. Returns it, or NULL with a
+ * negative errno in *err and a sentence in *message.
+ */
+struct wlr_buffer *veil_video_wrap_sample(struct video_source *src, GstSample *sample,
+	int *err, char **message);
+/* Compositor thread: shows the waiting sample, if there is one. */
+void veil_video_take_waiting_frame(struct video_source *src);
+int veil_video_handle_wake(int fd, uint32_t mask, void *data);
+void veil_video_set_frame_owed(struct video_source *src, bool owed);
+
+/* loop.c */
+/* appsink's pad, streaming thread: keeps running time monotonic across loops. */
+GstPadProbeReturn veil_video_handle_sink_probe(GstPad *pad, GstPadProbeInfo *info,
+	gpointer data);
+/* The load job, after the first frame: arms gapless looping. */
+void veil_video_start_looping(struct video_source *src);
+/* Compositor thread: the end of a loop came from the bus (EOS or SEGMENT_DONE). */
+void veil_video_handle_loop_end(struct video_source *src, bool eos);
+
+/* pool.c, the streaming thread that negotiates allocation */
+/*
+ * Offers decoders a pool of udmabufs from allocator for system-memory formats the renderer
+ * imports linearly (linear_formats), so that no upload copy is made.
+ */
+void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator,
+	const uint32_t *linear_formats, size_t n_linear_formats, GstQuery *query,
+	const char *name);
+/* Copies a frame that did not come from the pool into it; returns the sample to show. */
+GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sample,
+	const char *name);
+/* Any thread, once no streaming thread uses the pool. */
+void veil_video_pool_finish(struct veil_video_pool *pool);
+
+#endif
