@@ -1219,6 +1219,15 @@ def side_by_side_end(name, cfg, lines, results):
     return 1 if failed else 0
 
 
+def run_start(tool, scenario, rnd, system, name, quiet_wait):
+    """Waits for a quiet machine (wait_quiet) and says which run starts; returns the wait (s)."""
+    waited, busy = wait_quiet(quiet_wait)
+    say(f'{tool}: {scenario}: round {rnd}: {system} ({name})'
+        + (f' after waiting {waited:.0f} s for the machine (others {busy:.0f} %)'
+           if waited > 3.5 else ''))
+    return waited
+
+
 def exit_on_signals():
     """SIGTERM and SIGHUP end the run like Ctrl-C: the compositors and clients are stopped."""
     def handler(signum, frame):

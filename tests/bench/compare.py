@@ -812,10 +812,8 @@ def compare(cfg):
             for attempt in range(cfg.retries + 1):
                 round_runs = []
                 for system in SYSTEMS[s]:
-                    waited, busy = bl.wait_quiet(cfg.quiet_wait)
-                    bl.say(f'compare: {s}: round {rnd}: {system} ({NAMES[system]})'
-                           + (f' after waiting {waited:.0f} s for the machine (others '
-                              f'{busy:.0f} %)' if waited > 3.5 else ''))
+                    waited = bl.run_start('compare', s, rnd, system, NAMES[system],
+                                          cfg.quiet_wait)
                     try:
                         m = run_once(cfg, s, system, rnd)
                     except bl.BenchError as e:

@@ -526,10 +526,7 @@ def stall(cfg):
         res = results['scenarios'][s] = {'runs': []}
         for rnd in range(1, cfg.rounds + 1):
             for system in SYSTEMS.get(s, 'AB'):
-                waited, busy = bl.wait_quiet(cfg.quiet_wait)
-                bl.say(f'stall: {s}: round {rnd}: {system} ({NAMES[system]})'
-                       + (f' after waiting {waited:.0f} s for the machine (others '
-                          f'{busy:.0f} %)' if waited > 3.5 else ''))
+                waited = bl.run_start('stall', s, rnd, system, NAMES[system], cfg.quiet_wait)
                 try:
                     m = run_once(cfg, s, system, rnd)
                     sw = m['switches']
