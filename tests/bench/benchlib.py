@@ -15,6 +15,7 @@ benchlib: what bench.py, compare.py and soak.py share.
 Nothing here decides what is good: the scripts print numbers and the targets they were given.
 """
 
+import argparse
 import json
 import os
 import re
@@ -1171,6 +1172,60 @@ def wait_quiet(max_wait=120.0, window=3.0, threshold=LOADED_MEAN):
         waited = time.monotonic() - t0
         if busy < 100 * threshold or waited >= max_wait:
             return waited, busy
+
+
+def tool_parser(doc, scenarios):
+    """A side-by-side tool's argument parser: its docstring as help, --scenarios (all)."""
+    p = argparse.ArgumentParser(description=doc.split('\n\n')[0].strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=doc)
+    p.add_argument('--scenarios', default=','.join(scenarios))
+    return p
+
+
+def run_tool(name, fn, cfg):
+    """A tool's main(): fn(cfg) with exit_on_signals(); a BenchError ends it in one line."""
+    exit_on_signals()
+    try:
+        return fn(cfg)
+    except BenchError as e:
+        print(f'{name}: FAILED: {e}', file=sys.stderr)
+        return 1
+
+
+def side_by_side_setup(cfg, known):
+    """
+    What compare.py and stall.py check first: the programs both systems need, the build and its
+    veil-tinywl (cfg.build, cfg.binary), and the scenarios asked for (cfg.scenarios, a list).
+    """
+    need('sway', 'swaybg', 'grim', 'gst-launch-1.0', 'ffmpeg', 'ffprobe')
+    cfg.build = os.path.abspath(cfg.build)
+    cfg.binary = (os.path.abspath(cfg.compositor) if cfg.compositor
+                  else compositor_path(cfg.build))
+    cfg.scenarios = [s.strip() for s in cfg.scenarios.split(',') if s.strip()]
+    for s in cfg.scenarios:
+        if s not in known:
+            raise BenchError(f'unknown scenario {s} (known: {", ".join(known)})')
+
+
+def side_by_side_end(name, cfg, lines, results):
+    """Writes and prints the report; the exit status: 1 when a run failed."""
+    report = '\n'.join(lines) + '\n'
+    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
+        f.write(report)
+    print(report, end='')
+    print(f'{name}: results in {cfg.out}')
+    failed = any('failed' in m for r in results['scenarios'].values() for m in r['runs'])
+    return 1 if failed else 0
+
+
+def run_start(tool, scenario, rnd, system, name, quiet_wait):
+    """Waits for a quiet machine (wait_quiet) and says which run starts; returns the wait (s)."""
+    waited, busy = wait_quiet(quiet_wait)
+    say(f'{tool}: {scenario}: round {rnd}: {system} ({name})'
+        + (f' after waiting {waited:.0f} s for the machine (others {busy:.0f} %)'
+           if waited > 3.5 else ''))
+    return waited
 
 
 def exit_on_signals():

@@ -25,6 +25,13 @@ Soak set (soak.py), as the client daemon's soaks had them:
     soak-a-1280x960.mp4        H.264 1280x960, 3 s, 30 fps (video A of the switch soak)
     soak-b-2560x1080.webm      VP9 2560x1080, 3 s, 30 fps (video B)
     soak-a.png, soak-b.png     two 1920x1080 PNGs (images A and B)
+Stall set (stall.py): photos of uniform noise around one colour each (so that a picture on the
+screen is told by the mean colour of a region, whatever the scaler), and a video:
+    noise-6000x4000.png        PNG rgb24, noise of +-40 around #3c6e9a
+    noise-6000x4000.jpg        JPEG 4:2:0 (q 2), noise around #9a6e3c
+    noise-3840x2160.jpg        JPEG, noise around #6e9a3c
+    noise-1920x1080.png        PNG, noise around #8c3c9a
+    hevc-1080p30.mp4           HEVC Main, 1920x1080, 30 fps, 5 s
 """
 
 import argparse
@@ -68,7 +75,24 @@ SOAK = {
     'soak-b.png': ('still-negated', 1920, 1080, None, None, None),
 }
 
-SETS = {'reference': REFERENCE, 'soak': SOAK, 'all': {**REFERENCE, **SOAK}}
+# The colour each noisy photo is made around (stall.py tells them on the screen by it).
+NOISE_BASE = {
+    'noise-6000x4000.png': (0x3c, 0x6e, 0x9a),
+    'noise-6000x4000.jpg': (0x9a, 0x6e, 0x3c),
+    'noise-3840x2160.jpg': (0x6e, 0x9a, 0x3c),
+    'noise-1920x1080.png': (0x8c, 0x3c, 0x9a),
+}
+
+STALL = {
+    'noise-6000x4000.png': ('noise', 6000, 4000, None, None, None),
+    'noise-6000x4000.jpg': ('noise', 6000, 4000, None, None, None),
+    'noise-3840x2160.jpg': ('noise', 3840, 2160, None, None, None),
+    'noise-1920x1080.png': ('noise', 1920, 1080, None, None, None),
+    'hevc-1080p30.mp4': ('video', 1920, 1080, 30, 5, X265),
+}
+
+SETS = {'reference': REFERENCE, 'soak': SOAK, 'stall': STALL,
+        'all': {**REFERENCE, **SOAK, **STALL}}
 
 
 def encoders():
@@ -85,7 +109,20 @@ def make(path, spec, available):
     kind, w, h, rate, seconds, choices = spec
     src = f'testsrc2=size={w}x{h}'
     tmp = path + '.part' + os.path.splitext(path)[1]
-    if kind.startswith('still'):
+    if kind == 'noise':
+        # Uniform noise on every channel (rgb24 straight from the generator: geq draws each
+        # pixel from its own random numbers), +-40 around the file's colour.
+        r, g, b = NOISE_BASE[os.path.basename(path)]
+        expr = ':'.join(f'{c}=clip({v}+80*(random(0)-0.5)\\,0\\,255)'
+                        for c, v in (('r', r), ('g', g), ('b', b)))
+        if path.endswith('.png'):
+            out = ['-pix_fmt', 'rgb24', '-c:v', 'png']
+        else:
+            out = ['-pix_fmt', 'yuvj420p', '-c:v', 'mjpeg', '-q:v', '2']
+        args = ['-f', 'lavfi', '-i', f'nullsrc=size={w}x{h}:rate=1', '-vf',
+                f'format=gbrp,geq={expr}', '-frames:v', '1'] + out + ['-f', 'image2', tmp]
+        how = 'noise'
+    elif kind.startswith('still'):
         vf = ['-vf', 'negate'] if kind == 'still-negated' else []
         args = ['-f', 'lavfi', '-i', f'{src}:rate=1'] + vf + [
             '-frames:v', '1', '-pix_fmt', 'rgb24', '-c:v', 'png', '-f', 'image2', tmp]

@@ -46,7 +46,6 @@ Writes <out>/<scenario>/<round>-<system>.csv (every sample), results.json and re
 (also printed); <out> is build-bench/bench/compare-<date> unless --out.
 """
 
-import argparse
 import json
 import os
 import shlex
@@ -707,10 +706,7 @@ def targets(results, cfg):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__)
-    p.add_argument('--scenarios', default=','.join(SCENARIOS))
+    p = bl.tool_parser(__doc__, SCENARIOS)
     p.add_argument('--pairs', type=int, default=3, help='rounds of A B (C) (default 3)')
     p.add_argument('--size', default='1920x1080')
     p.add_argument('--warmup', type=float, default=5.0)
@@ -742,25 +738,12 @@ def main():
                    help='times a round with a LOADED run is run again (2)')
     p.add_argument('--quiet-wait', type=float, default=120.0,
                    help='before each run, wait up to this many s for a quiet machine')
-    cfg = p.parse_args()
-    bl.exit_on_signals()
-    try:
-        return compare(cfg)
-    except bl.BenchError as e:
-        print(f'compare: FAILED: {e}', file=sys.stderr)
-        return 1
+    return bl.run_tool('compare', compare, p.parse_args())
 
 
 def compare(cfg):
-    bl.need('sway', 'swaybg', 'grim', 'gst-launch-1.0', 'ffmpeg', 'ffprobe')
-    cfg.build = os.path.abspath(cfg.build)
-    cfg.binary = (os.path.abspath(cfg.compositor) if cfg.compositor
-                  else bl.compositor_path(cfg.build))
+    bl.side_by_side_setup(cfg, SCENARIOS)
     cfg.size = parse_size(cfg.size)
-    cfg.scenarios = [s.strip() for s in cfg.scenarios.split(',') if s.strip()]
-    for s in cfg.scenarios:
-        if s not in SCENARIOS:
-            raise bl.BenchError(f'unknown scenario {s} (known: {", ".join(SCENARIOS)})')
     cfg.env = dict(kv.split('=', 1) for kv in cfg.env)
     if cfg.no_scanout:
         cfg.env['WLR_SCENE_DISABLE_DIRECT_SCANOUT'] = '1'
@@ -829,10 +812,8 @@ def compare(cfg):
             for attempt in range(cfg.retries + 1):
                 round_runs = []
                 for system in SYSTEMS[s]:
-                    waited, busy = bl.wait_quiet(cfg.quiet_wait)
-                    bl.say(f'compare: {s}: round {rnd}: {system} ({NAMES[system]})'
-                           + (f' after waiting {waited:.0f} s for the machine (others '
-                              f'{busy:.0f} %)' if waited > 3.5 else ''))
+                    waited = bl.run_start('compare', s, rnd, system, NAMES[system],
+                                          cfg.quiet_wait)
                     try:
                         m = run_once(cfg, s, system, rnd)
                     except bl.BenchError as e:
@@ -889,13 +870,7 @@ def compare(cfg):
                              f', others {bl.fmt(m.get("others_mean"))} %'
                              + (' LOADED' if m.get('loaded') else ''))
     lines += targets(results, cfg)
-    report = '\n'.join(lines) + '\n'
-    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
-        f.write(report)
-    print(report, end='')
-    print(f'compare: results in {cfg.out}')
-    failed = any('failed' in m for r in results['scenarios'].values() for m in r['runs'])
-    return 1 if failed else 0
+    return bl.side_by_side_end('compare', cfg, lines, results)
 
 
 if __name__ == '__main__':

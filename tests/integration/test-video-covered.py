@@ -99,8 +99,9 @@ def cover(c, pid, round_no, playing_ticks):
                                  + vt._tail(t.path(f'fullscreen-client-{round_no}.log')))
             v = c.veil(OUT)
             return v if v.get('state') == 'hidden' else None
-        v = c.wait_until(covered, 'veil to report the video hidden under the client')
-        t.check(True, 'state "hidden" while a fullscreen client covers the output')
+        v = c.check_until(covered, 'state "hidden" while a fullscreen client covers the output')
+        if v is None:
+            raise vt.Failure('veil never reported the video hidden under the client')
         src = v.get('source') or {}
         t.check(src.get('outputs') == 0, 'the source has no viewer', str(src))
         t.check(v.get('paused') is False, 'not paused by the user', str(v.get('paused')))
@@ -109,8 +110,7 @@ def cover(c, pid, round_no, playing_ticks):
             if not shows_client(shot):
                 raise RuntimeError(f'centre {vt.px(shot[H // 2, W // 2])}')
             return True
-        c.wait_until(client_shown, "the screen to show the client's colour")
-        t.check(True, "the screen shows the client's colour")
+        c.check_until(client_shown, "the screen shows the client's colour")
         # A frame already on its way may still land: wait for the counters to stop.
         last = [None]
 
@@ -138,9 +138,8 @@ def cover(c, pid, round_no, playing_ticks):
     t.check((v.get('source') or {}).get('outputs') == 1, 'one viewer again',
             str(v.get('source')))
     a = counters(c)
-    c.wait_until(lambda: counters(c)[1] >= a[1] + 10 and counters(c)[0] >= a[0] + 10,
-                 'frames decoded and shown again')
-    t.check(True, 'the video plays again once the client is gone')
+    c.check_until(lambda: counters(c)[1] >= a[1] + 10 and counters(c)[0] >= a[0] + 10,
+                  'the video plays again once the client is gone: frames decoded and shown')
     shot = vt.grab(c, OUT)
     t.check(not shows_client(shot), "the client's colour is gone from the screen")
 

@@ -221,11 +221,9 @@ with t.compositor(outputs=1) as c:
             if left:
                 raise RuntimeError(f'still there: {left}')  # wait_until shows the last one
             return True
-        c.wait_until(none_left, 'the pipeline threads to end', timeout=30)
-        t.check(True, 'the pipeline threads are gone')
-        c.wait_until(lambda: vt.fd_count(pid) <= fds0,
-                     f'the pipeline descriptors to close (back to {fds0})', timeout=30)
-        t.check(True, 'the pipeline descriptors are closed')
+        c.check_until(none_left, 'the pipeline threads are gone', timeout=30)
+        c.check_until(lambda: vt.fd_count(pid) <= fds0,
+                      f'the pipeline descriptors are closed (back to {fds0})', timeout=30)
         t.check(c.responsive(), 'the compositor answers IPC')
 
 t.finish()

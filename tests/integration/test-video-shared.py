@@ -61,9 +61,10 @@ def settled_threads(c, pid, what):
     return n
 
 
-def frames_rise(c, out, n=10):
+def frames_rise(c, out, n=10, what=None):
     f0 = c.veil(out).get('frames', 0)
-    c.wait_until(lambda: c.veil(out).get('frames', 0) >= f0 + n, f'{n} more frames on {out}')
+    what = what or f'{n} more frames on {out}'
+    return c.check_until(lambda: c.veil(out).get('frames', 0) >= f0 + n, what)
 
 
 with t.compositor(outputs=2) as c:
@@ -125,10 +126,8 @@ with t.compositor(outputs=2) as c:
     with t.case('one output powered off'):
         ok, err = c.msg(f'output {B} power off')
         t.check(ok, f'{B} power off', err)
-        c.wait_until(lambda: src(c, A).get('outputs') == 1, 'one viewer left')
-        t.check(True, 'one viewer left')
-        frames_rise(c, A)
-        t.check(True, f'{A} keeps playing')
+        c.check_until(lambda: src(c, A).get('outputs') == 1, 'one viewer left')
+        frames_rise(c, A, what=f'{A} keeps playing: 10 more frames')
         ok, err = c.msg(f'output {B} power on')
         t.check(ok, f'{B} power on', err)
         c.wait_veil(B, 'shown', file=clip)

@@ -56,19 +56,6 @@ def video_threads(pid, before):
             if tid not in before and name not in ('pool-spawner', 'veil-worker')}
 
 
-def settled(c, what, fn):
-    """fn() once it has given the same value twice, a second apart."""
-    last = [None]
-
-    def pred():
-        n = fn()
-        same = n == last[0]
-        last[0] = n
-        return (n,) if same else None
-    n, = c.wait_until(pred, f'{what} to settle', interval=1.0)
-    return n
-
-
 with t.compositor(outputs=1) as c:
     pid = c.proc.pid
     with t.case('warm-up'):
@@ -81,7 +68,7 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} veil {vt.quote(image_p)} fill')
         t.check(ok, 'image P', err)
         c.wait_veil(OUT, 'shown', file=image_p)
-        settled(c, 'the thread count', lambda: vt.thread_count(pid))
+        c.settled('the thread count', lambda: vt.thread_count(pid))
         before = vt.proc_threads(pid)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(video_a)} fill')
         t.check(ok, 'video A', err)
@@ -101,14 +88,14 @@ with t.compositor(outputs=1) as c:
             if left:
                 raise RuntimeError(f'still there: {left}')  # shown by wait_until
             return True
-        c.wait_until(gone, "the video's threads to end", timeout=GONE_TIMEOUT)
-        vt._say(f'   gone {time.monotonic() - start:.2f} s after the switch')
-        t.check(True, f"the video's threads ended (within {GONE_TIMEOUT:.0f} s)")
+        if c.check_until(gone, f"the video's threads ended (within {GONE_TIMEOUT:.0f} s)",
+                         timeout=GONE_TIMEOUT):
+            vt._say(f'   gone {time.monotonic() - start:.2f} s after the switch')
 
     with t.case(f'{SWITCHES} switches'):
         # The baseline, with an image shown (the last of the sequence is an image too).
-        fds0 = settled(c, 'the descriptor count', lambda: vt.fd_count(pid))
-        threads0 = settled(c, 'the thread count', lambda: vt.thread_count(pid))
+        fds0 = c.settled('the descriptor count', lambda: vt.fd_count(pid))
+        threads0 = c.settled('the thread count', lambda: vt.thread_count(pid))
         names0 = sorted(n for n, _ in vt.proc_threads(pid).values())
         vt._say(f'   before: {fds0} descriptors, {threads0} threads {names0}')
         accepted = shown_at_once = 0
@@ -154,14 +141,15 @@ with t.compositor(outputs=1) as c:
             fds1, = c.wait_until(lambda: within(lambda: vt.fd_count(pid), fds0 + FD_SLACK),
                                  f'the descriptors to be back to {fds0} (+{FD_SLACK})',
                                  timeout=GONE_TIMEOUT)
-            t.check(True, f'descriptors flat: {fds0} before, {fds1} after')
+            t.check(fds1 <= fds0 + FD_SLACK, f'descriptors flat: {fds0} before, {fds1} after')
         except vt.Failure as e:
             t.fail('descriptors flat', f'{e}; {sorted(os.listdir(f"/proc/{pid}/fd"))[:40]}')
         try:
             thr1, = c.wait_until(
                 lambda: within(lambda: vt.thread_count(pid), threads0 + THREAD_SLACK),
                 f'the threads to be back to {threads0} (+{THREAD_SLACK})', timeout=GONE_TIMEOUT)
-            t.check(True, f'threads flat: {threads0} before, {thr1} after')
+            t.check(thr1 <= threads0 + THREAD_SLACK,
+                    f'threads flat: {threads0} before, {thr1} after')
         except vt.Failure as e:
             names = sorted(n for n, _ in vt.proc_threads(pid).values())
             t.fail('threads flat', f'{e}; now {names}, before {names0}')

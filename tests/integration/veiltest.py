@@ -76,12 +76,12 @@ class Test:
         parser = argparse.ArgumentParser(description=f'veil integration test: {name}')
         parser.add_argument('--compositor', help='path of veil-tinywl')
         parser.add_argument('--outdir', help='where logs, images and failures are kept')
+        parser.add_argument('--veilctl', help='path of veilctl (the tests that use it)')
         args = parser.parse_args()
+        self.veilctl = os.path.abspath(args.veilctl) if args.veilctl else None
         self.name = name
         self.passed = 0
         self.failed = 0
-        self.known = 0  # failures inside a known_bug case: reported, counted as skipped
-        self._known_bug = None
         if not args.compositor or not os.access(args.compositor, os.X_OK):
             _say(f'SKIP: veil-tinywl is not built ({args.compositor or "no --compositor"})')
             _say('0 passed, 0 failed, 1 skipped')
@@ -106,11 +106,6 @@ class Test:
         if cond:
             self.passed += 1
             _say(f'ok: {where}{what}')
-        elif self._known_bug is not None:
-            self.known += 1
-            self._known_bug_hit = True
-            _say(f'KNOWN BUG ({self._known_bug}): {where}{what}' +
-                 (f': {detail}' if detail else ''))
         else:
             self.failed += 1
             _say(f'FAIL: {where}{what}' + (f': {detail}' if detail else ''))
@@ -120,19 +115,11 @@ class Test:
         return self.check(False, what, detail)
 
     @contextlib.contextmanager
-    def case(self, name, known_bug=None):
-        """
-        A named group of checks; an exception in it fails the case and the run goes on.
-        known_bug names a reported bug that the case shows: its failures are printed as
-        KNOWN BUG and counted as skipped, and a case that passes says the flag can go.
-        """
+    def case(self, name):
+        """A named group of checks; an exception in it fails the case and the run goes on."""
         outer = self._case
         self._case = name if outer is None else f'{outer}/{name}'
-        _say(f'== {self._case}' + (f' (known bug: {known_bug})' if known_bug else ''))
-        outer_bug = self._known_bug
-        if known_bug:
-            self._known_bug = known_bug
-            self._known_bug_hit = False
+        _say(f'== {self._case}')
         try:
             yield
         except Failure as e:
@@ -140,15 +127,10 @@ class Test:
         except Exception:
             self.fail('aborted by an exception', traceback.format_exc())
         finally:
-            if known_bug and not self._known_bug_hit:
-                _say(f'NOTE: [{self._case}] passes: the known bug "{known_bug}" looks fixed; '
-                     f'drop known_bug from this case')
-            self._known_bug = outer_bug
             self._case = outer
 
     def finish(self):
-        skipped = f', {self.known} skipped' if self.known else ''
-        _say(f'{self.passed} passed, {self.failed} failed{skipped}')
+        _say(f'{self.passed} passed, {self.failed} failed')
         sys.exit(1 if self.failed or not self.passed else 0)
 
     def path(self, *parts):
@@ -712,6 +694,31 @@ class Compositor:
             self._require_alive(f'waiting for {what}')
             time.sleep(interval)
 
+    def check_until(self, predicate, what, timeout=WAIT_TIMEOUT, interval=0.05):
+        """
+        A check that predicate() turns true within timeout, counted once: passed, or failed
+        (and the case goes on). Returns the value, or None when it did not come.
+        """
+        try:
+            value = self.wait_until(predicate, what, timeout, interval)
+        except Failure as e:
+            self._require_alive(what)
+            self.test.fail(what, str(e))
+            return None
+        return value if self.test.check(value, what) else None
+
+    def settled(self, what, fn, timeout=WAIT_TIMEOUT):
+        """fn() once it has given the same value twice, a second apart (a count to settle)."""
+        last = [None]
+
+        def pred():
+            n = fn()
+            same = n == last[0]
+            last[0] = n
+            return (n,) if same else None
+        n, = self.wait_until(pred, f'{what} to settle', timeout=timeout, interval=1.0)
+        return n
+
     def wait_veil(self, output, state='shown', **fields):
         """Waits until the output's veil status has this state (and fields); returns it."""
         def pred():
@@ -1015,17 +1022,19 @@ def _write(path, data, mode=0o644):
     return path
 
 
-def make_corrupt_png(path, good_png):
+def make_corrupt_png(path, good_png, first_block=True):
     """
     good_png with its image data damaged but every CRC right, so that only decoding finds
-    it: the first deflate block of the (single) IDAT gets the reserved block type 3, and a
-    run of bytes in the middle is inverted.
+    it: the first deflate block of the (single) IDAT gets the reserved block type 3 (unless
+    first_block is False: then decoding fails only halfway), and a run of bytes in the middle
+    is inverted.
     """
     with open(good_png, 'rb') as f:
         chunks = png_chunks(f.read())
     idats = [i for i, (k, _) in enumerate(chunks) if k == b'IDAT']
     stream = bytearray(b''.join(chunks[i][1] for i in idats))
-    stream[2] |= 0x06          # BTYPE = 11: "invalid block type"
+    if first_block:
+        stream[2] |= 0x06      # BTYPE = 11: "invalid block type"
     mid = len(stream) // 2
     for i in range(mid, min(mid + 64, len(stream))):
         stream[i] ^= 0xff

@@ -373,8 +373,8 @@ def drive(t, sway, swaymsg_built, sanitized):
             v = c.wait_veil(OUT, 'off')
             t.check(v.get('kind') == 'off', 'status kind off', json.dumps(v))
             # swaybg starts on its own time: once its colour is up, it is mapped.
-            c.wait_until(lambda: is_solid(c.screenshot(OUT), BG), f'swaybg ({BG}) to show')
-            t.check(True, f'with veil off, swaybg ({BG}) shows')
+            c.check_until(lambda: is_solid(c.screenshot(OUT), BG),
+                          f'with veil off, swaybg ({BG}) shows')
             set_veil(f'{vt.quote(img_png)} fill')
             c.wait_veil(OUT, 'shown', file=img_png)
             shot = c.settled_screenshot(OUT)
@@ -391,9 +391,8 @@ def drive(t, sway, swaymsg_built, sanitized):
                     json.dumps(v))
             t.compare(c.settled_screenshot(OUT), expect_img, 'over-new-swaybg', **SCALED)
             set_veil('off')
-            c.wait_until(lambda: is_solid(c.screenshot(OUT), '#18a028'),
-                         'the new swaybg to show')
-            t.check(True, 'with veil off again, the new swaybg shows')
+            c.check_until(lambda: is_solid(c.screenshot(OUT), '#18a028'),
+                          'with veil off again, the new swaybg shows')
 
         with t.case('names'):
             ok, err = c.msg('output "Unknown Unknown Unknown" veil #112233 solid_color')
@@ -431,8 +430,8 @@ def drive(t, sway, swaymsg_built, sanitized):
             t.check(v.get('kind') == 'video', 'status kind video', json.dumps(v))
             f0 = counters()
             c.wait_until(lambda: counters()[1] >= f0[1] + 10, 'ten more decoded frames')
-            c.wait_until(lambda: counters()[0] >= f0[0] + 10, 'ten more frames on the output')
-            t.check(True, 'the video plays')
+            c.check_until(lambda: counters()[0] >= f0[0] + 10,
+                          'the video plays: ten more frames on the output')
             shot = c.screenshot(OUT)
             t.compare_structure(shot, expect_clip, 'video-fill', slack=2)
             t.compare(shot, expect_clip, 'video-fill', **VIDEO)
@@ -445,8 +444,8 @@ def drive(t, sway, swaymsg_built, sanitized):
             set_veil('resume')
             c.wait_veil(OUT, 'shown')
             a = counters()
-            c.wait_until(lambda: counters()[1] >= a[1] + 5, 'decoding again after resume')
-            t.check(True, 'the video plays again after resume')
+            c.check_until(lambda: counters()[1] >= a[1] + 5,
+                          'the video plays again after resume: five more decoded frames')
 
         with t.case('fullscreen client'):
             covered(t, c, counters)
@@ -948,8 +947,8 @@ def covered(t, c, counters):
                 raise vt.Failure(f'the client exited ({client.returncode}): '
                                  + vt._tail(t.path('fullscreen-client.log')))
             return None
-        c.wait_until(fullscreen_view, 'the GStreamer window to be fullscreen')
-        t.check(True, 'a fullscreen window covers the output')
+        if not c.check_until(fullscreen_view, 'a fullscreen window covers the output'):
+            raise vt.Failure('the GStreamer window never became fullscreen')
         v = c.wait_veil(OUT, 'hidden')
         t.check(v.get('kind') == 'video', 'veil reports the video as hidden', json.dumps(v))
         time.sleep(0.5)  # a frame already on its way may still land
@@ -972,9 +971,8 @@ def covered(t, c, counters):
         log.close()
     v = c.wait_veil(OUT, 'shown')
     a = counters()
-    c.wait_until(lambda: counters()[1] >= a[1] + 5 and counters()[0] >= a[0] + 5,
-                 'the video to play again')
-    t.check(True, 'the video plays again once the window is gone')
+    c.check_until(lambda: counters()[1] >= a[1] + 5 and counters()[0] >= a[0] + 5,
+                  'the video plays again once the window is gone')
 
 
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):

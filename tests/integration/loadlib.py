@@ -1,0 +1,84 @@
+"""
+loadlib: what the tests of wallpapers that take long to load share (test-no-stall.py,
+test-supersede.py, test-late-errors.py).
+
+- Media: the bench's noisy photos and HEVC clip (tests/bench/clips.py, set 'stall'), made
+  once in <builddir>/tests/integration/stall-media and kept for the next run. Each photo is
+  uniform noise around a colour of its own (clips.NOISE_BASE), so what the screen shows is
+  told from the colour of blocks of it, computed without veil's scaler.
+- The compositor's IPC on a raw connection (benchlib.Ipc): a command's own round trip, and
+  the GET_VERSION probe of stall.py (stall.Probe).
+- Screens told apart: the solid colour shown before ('old'), a noisy photo ('new'), anything
+  else ('other': black, empty, half drawn).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
+import benchlib as bl  # noqa: E402
+import clips  # noqa: E402
+import stall  # noqa: E402
+
+OLD = stall.BASE            # the solid colour shown before the photos
+OLD_TEXT = stall.BASE_TEXT
+BLOCK = 64
+# A block's mean against the photo's colour: the noise (+-40) averages out over a block far
+# below this; JPEG's 4:2:0 rounding and any scaler stay well inside it.
+PHOTO_TOLERANCE = 12.0
+# The solid colour as pixman fills it: exact, a little room for nothing in particular.
+SOLID_TOLERANCE = 3
+
+Probe = stall.Probe
+Ipc = bl.Ipc
+
+
+def media(t, names):
+    """{name: path} of the stall set's files (made once, kept next to the tests' outputs)."""
+    cache = os.path.join(os.path.dirname(t.outdir), 'stall-media')
+    paths = clips.ensure(cache, names, quiet=True)
+    missing = [n for n in names if n not in paths]
+    if missing:
+        raise RuntimeError(f'cannot make {", ".join(missing)}')
+    return paths
+
+
+def colour_of(path):
+    return clips.NOISE_BASE[os.path.basename(path)]
+
+
+def block_means(img):
+    h, w = img.shape[:2]
+    h, w = h - h % BLOCK, w - w % BLOCK
+    b = img[:h, :w].astype(np.float64).reshape(h // BLOCK, BLOCK, w // BLOCK, BLOCK, 3)
+    return b.mean(axis=(1, 3))
+
+
+def is_solid(img, colour):
+    return int(np.abs(img.astype(np.int16) - np.array(colour, np.int16)).max()) <= \
+        SOLID_TOLERANCE
+
+
+def is_photo(img, colour):
+    """Every block of the screen has the photo's colour: it fills the output, nothing else."""
+    return float(np.abs(block_means(img) - np.array(colour)).max()) < PHOTO_TOLERANCE
+
+
+def describe(img):
+    m = block_means(img)
+    return (f'mean {img.reshape(-1, 3).mean(axis=0).round(1).tolist()}, block means from '
+            f'{m.reshape(-1, 3).min(axis=0).round(1).tolist()} to '
+            f'{m.reshape(-1, 3).max(axis=0).round(1).tolist()}')
+
+
+def classify(img, photos):
+    """'old', the name of the photo in photos ({name: colour}) it shows, or 'other'."""
+    if is_solid(img, OLD):
+        return 'old'
+    for name, colour in photos.items():
+        if is_photo(img, colour):
+            return name
+    return 'other'
