@@ -139,7 +139,13 @@ static void set_error_message(char **message, const struct reader *reader, const
 		veil_message_set(message, "%s image veil's libheif cannot decode: %s", format,
 			err.message);
 	} else {
-		veil_message_set(message, "corrupt or truncated %s file: %s", format, err.message);
+		/* libheif's messages may end in a space. */
+		int len = (int)strlen(err.message);
+		while (len > 0 && err.message[len - 1] == ' ') {
+			len--;
+		}
+		veil_message_set(message, "corrupt or truncated %s file: %.*s", format, len,
+			err.message);
 	}
 }
 
