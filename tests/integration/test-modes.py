@@ -2,7 +2,8 @@
 """
 Every mode on one 1920x1080 output: the wallpaper is set with the real swaymsg, shown by
 veil-tinywl (headless, pixman), captured with grim and compared with a picture that ffmpeg (or
-numpy, for tile and solid_color) computed from the source on its own.
+numpy, for tile and solid_color) computed from the source on its own. Each screenshot is kept
+as <outdir>/shot-<label>.png.
 """
 import os
 import sys
@@ -75,6 +76,8 @@ with t.compositor(outputs=1) as c:
         t.check(v.get('error') is None, 'status has no error', str(v.get('error')))
         t.check(v.get('setting') == OUT, f'status setting {OUT}', str(v.get('setting')))
         shot = c.settled_screenshot(OUT)
+        # Kept, passed or not, in the test's outdir (tools/mode-pictures makes the docs' own).
+        vt.write_png(t.path(f'shot-{label}.png'), shot)
         t.check(shot.shape == (H, W, 3), 'screenshot is 1920x1080',
                 f'{shot.shape[1]}x{shot.shape[0]}')
         t.compare_structure(shot, expected, label, slack=2, bars=bars)
