@@ -147,6 +147,10 @@ static void set_error_message(char **message, const struct reader *reader, const
 		veil_message_set(message, "corrupt or truncated %s file: %.*s", format, len,
 			err.message);
 	}
+	/* libheif quotes the file's bytes (a box type): keep the sentence valid UTF-8. */
+	if (message != NULL && *message != NULL) {
+		veil_message_sanitize(*message);
+	}
 }
 
 /* The file's primary image, its header read: the size is the displayed one (irot applied). */

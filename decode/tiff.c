@@ -83,6 +83,7 @@ static int file_map(thandle_t handle, void **base, toff_t *size) {
 static void file_unmap(thandle_t handle, void *base, toff_t size) {
 }
 
+__attribute__((format(printf, 4, 0)))
 static int handle_error(TIFF *tif, void *data, const char *module, const char *fmt,
 		va_list args) {
 	struct file *file = data;
@@ -103,6 +104,8 @@ static int set_read_error(struct file *file, char **message) {
 		veil_message_set(message, "cannot read the TIFF file: %s", strerror(file->error));
 		return -file->error;
 	}
+	/* libtiff may quote the file's bytes (an ASCII tag): keep the sentence valid UTF-8. */
+	veil_message_sanitize(file->message);
 	veil_message_set(message, "corrupt or truncated TIFF file%s%s",
 		file->message[0] != '\0' ? ": " : "", file->message);
 	return -EINVAL;
@@ -157,6 +160,7 @@ static int open_tiff(int fd, struct file *file, size_t budget, TIFF **tif_out, u
 	}
 	char reason[1024] = "";
 	if (!TIFFRGBAImageOK(tif, reason)) {
+		veil_message_sanitize(reason);
 		veil_message_set(message, "TIFF layout veil's libtiff cannot read (%s)", reason);
 		return -ENOTSUP;
 	}
@@ -215,16 +219,22 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 		ret = set_read_error(file, message);
 		goto out;
 	}
-	/* ABGR words (R in the low byte) to B, G, R, A bytes. */
+	/*
+	 * ABGR words (R in the low byte) to B, G, R, A bytes. Associated alpha is passed through
+	 * as the file has it, where a colour may exceed its alpha: clamped, as premultiplied
+	 * pixels must be.
+	 */
 	uint8_t *pixels = (uint8_t *)raster;
 	size_t n_pixels = (size_t)width * height;
 	for (size_t i = 0; i < n_pixels; i++) {
 		uint32_t p = raster[i];
 		uint8_t *d = pixels + 4 * i;
-		d[0] = (uint8_t)TIFFGetB(p);
-		d[1] = (uint8_t)TIFFGetG(p);
-		d[2] = (uint8_t)TIFFGetR(p);
-		d[3] = (uint8_t)TIFFGetA(p);
+		uint8_t a = (uint8_t)TIFFGetA(p);
+		uint8_t b = (uint8_t)TIFFGetB(p), g = (uint8_t)TIFFGetG(p), r = (uint8_t)TIFFGetR(p);
+		d[0] = b < a ? b : a;
+		d[1] = g < a ? g : a;
+		d[2] = r < a ? r : a;
+		d[3] = a;
 	}
 	bool opaque = veil_still_opaque(pixels, (int)width, (int)height, (int)width * 4);
 	*image = (struct veil_image){

@@ -188,8 +188,8 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 			goto out;
 		}
 	}
-	bool opaque = !features.has_alpha || veil_still_opaque(pixels, width, height,
-		(int)stride);
+	/* Not from the header's alpha bit: a lossless stream may have alpha it does not announce. */
+	bool opaque = veil_still_opaque(pixels, width, height, (int)stride);
 	*image = (struct veil_image){
 		.width = width,
 		.height = height,
