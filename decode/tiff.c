@@ -14,7 +14,8 @@
 /*
  * TIFF through libtiff's RGBA interface (TIFFRGBAImage), which reads every layout libtiff knows
  * (1 to 16 bits a sample, palette, grey, RGB, CMYK, YCbCr, separate planes, strips and tiles)
- * to 8-bit R, G, B, A words with associated alpha, and follows the Orientation tag's flips.
+ * to 8-bit R, G, B, A words with associated alpha; the Orientation tag is followed (libtiff
+ * flips, veil turns the four orientations that swap width and height).
  * What it cannot read (floating-point samples, 32-bit ones, raw photos) is refused in the check.
  * The first page is shown.
  */
@@ -192,11 +193,39 @@ int veil_tiff_check(int fd, char **message) {
 	return ret;
 }
 
+/*
+ * Orientations 5 to 8 (0th row on the left or right): the w x h picture as stored, into the
+ * h x w one shown.
+ */
+static void turn(const uint32_t *src, uint32_t w, uint32_t h, uint16_t orientation,
+		uint32_t *dst) {
+	for (uint32_t y = 0; y < h; y++) {
+		for (uint32_t x = 0; x < w; x++) {
+			uint32_t dx, dy;
+			switch (orientation) {
+			case ORIENTATION_LEFTTOP: /* transposed */
+				dx = y, dy = x;
+				break;
+			case ORIENTATION_RIGHTTOP: /* turned a quarter clockwise to be shown */
+				dx = h - 1 - y, dy = x;
+				break;
+			case ORIENTATION_RIGHTBOT: /* transversed */
+				dx = h - 1 - y, dy = w - 1 - x;
+				break;
+			default: /* ORIENTATION_LEFTBOT: a quarter anticlockwise */
+				dx = y, dy = w - 1 - x;
+				break;
+			}
+			dst[(size_t)dy * h + dx] = src[(size_t)y * w + x];
+		}
+	}
+}
+
 int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
 	}
-	uint32_t *raster = NULL;
+	uint32_t *raster = NULL, *turned_pixels = NULL;
 	struct file *file = calloc(1, sizeof(*file));
 	if (file == NULL) {
 		veil_message_set(message, "out of memory");
@@ -214,10 +243,34 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * libtiff's flips cover orientations 1 to 4. The others turn the picture a quarter: read
+	 * as stored (libtiff flips nothing when asked for the file's own orientation) and turned
+	 * below.
+	 */
+	uint16_t orientation = ORIENTATION_TOPLEFT;
+	TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+	bool turned = orientation >= ORIENTATION_LEFTTOP && orientation <= ORIENTATION_LEFTBOT;
 	/* stop_on_error: a strip that does not decode fails the image, not a grey band. */
-	if (!TIFFReadRGBAImageOriented(tif, width, height, raster, ORIENTATION_TOPLEFT, 1)) {
+	if (!TIFFReadRGBAImageOriented(tif, width, height, raster,
+			turned ? orientation : ORIENTATION_TOPLEFT, 1)) {
 		ret = set_read_error(file, message);
 		goto out;
+	}
+	if (turned) {
+		turned_pixels = malloc((size_t)width * height * 4);
+		if (turned_pixels == NULL) {
+			veil_message_set(message, "out of memory for a %ux%u image", width, height);
+			ret = -ENOMEM;
+			goto out;
+		}
+		turn(raster, width, height, orientation, turned_pixels);
+		free(raster);
+		raster = turned_pixels;
+		turned_pixels = NULL;
+		uint32_t w = width;
+		width = height;
+		height = w;
 	}
 	/*
 	 * ABGR words (R in the low byte) to B, G, R, A bytes. Associated alpha is passed through
@@ -247,6 +300,7 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 	raster = NULL;
 
 out:
+	free(turned_pixels);
 	free(raster);
 	if (tif != NULL) {
 		TIFFClose(tif);

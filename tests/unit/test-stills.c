@@ -534,6 +534,26 @@ static void test_tiff(void) {
 	check_file("TIFF Orientation 3", "test-stills-rot.tiff", VEIL_MEDIA_TIFF, "libtiff",
 		WIDTH, HEIGHT, half_turn, 0);
 
+	/* 5 to 8 swap width and height: libtiff reads them as stored, veil turns them. */
+	static const struct {
+		int orientation;
+		int order[4];
+	} turns[] = {
+		{ 5, { 0, 2, 1, 3 } }, /* transposed */
+		{ 6, { 2, 0, 3, 1 } }, /* a quarter clockwise: the bottom left comes to the top left */
+		{ 7, { 3, 1, 2, 0 } }, /* transversed */
+		{ 8, { 1, 3, 0, 2 } }, /* a quarter anticlockwise */
+	};
+	for (size_t i = 0; i < sizeof(turns) / sizeof(turns[0]); i++) {
+		t = make_tiff(16, false, turns[i].orientation, WIDTH, HEIGHT, &len);
+		write_file("test-stills-rot.tiff", t, len);
+		free(t);
+		char what[64];
+		snprintf(what, sizeof(what), "TIFF Orientation %d", turns[i].orientation);
+		check_file(what, "test-stills-rot.tiff", VEIL_MEDIA_TIFF, "libtiff", HEIGHT, WIDTH,
+			turns[i].order, 0);
+	}
+
 	t = make_tiff(16, false, 1, 20000, 100, &len);
 	write_file("test-stills-big.tiff", t, len);
 	free(t);
