@@ -22,7 +22,8 @@
 struct image_source {
 	struct veil_source base;
 	int original_width, original_height;
-	const char *decoder; /* the library that decoded it: "libpng", "libheif", "gstreamer", ... */
+	/* The library that decoded it: "libpng", "libheif", ..., "libwebp (first of 12 frames)". */
+	char decoder[64];
 	struct image_load *load; /* the decode still to come back, NULL once it did */
 };
 
@@ -44,6 +45,7 @@ struct image_load {
 	struct veil_image pixels;
 	int original_width, original_height;
 	const char *decoder_name;
+	int frames; /* of an animation shown as a still */
 };
 
 static void load_free(struct image_load *load) {
@@ -68,6 +70,7 @@ static void load_run(struct veil_job *job) {
 	if (load->ret < 0) {
 		return;
 	}
+	load->frames = load->pixels.frames;
 	load->original_width = load->pixels.width;
 	load->original_height = load->pixels.height;
 	/*
@@ -103,7 +106,15 @@ static void load_done(struct veil_job *job) {
 		load_free(load);
 		return;
 	}
-	image->decoder = load->decoder_name;
+	if (load->frames > 1) {
+		snprintf(image->decoder, sizeof(image->decoder), "%s (first of %d frames)",
+			load->decoder_name, load->frames);
+		wlr_log(WLR_INFO, "veil: %s: an animation of %d frames, shown as a still of its "
+			"first frame: veil does not play this kind of animation yet", image->base.path,
+			load->frames);
+	} else {
+		snprintf(image->decoder, sizeof(image->decoder), "%s", load->decoder_name);
+	}
 	image->original_width = load->original_width;
 	image->original_height = load->original_height;
 	image->base.shrunk = frame->width != image->original_width;

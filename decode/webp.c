@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <webp/decode.h>
 #include <webp/demux.h>
-#include <wlr/util/log.h>
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
@@ -15,7 +14,8 @@
 /*
  * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). An
  * animated WebP shows its first frame, composited on its canvas by libwebpdemux's animation
- * decoder, until veil plays animations. libwebp gives no orientation: an EXIF chunk's is ignored.
+ * decoder (the image says how many frames it has: the status says it is the first of them),
+ * until veil plays animations. libwebp gives no orientation: an EXIF chunk's is ignored.
  */
 
 /* RIFF header (12) and the first chunk's header and the bytes libwebp needs for the size. */
@@ -102,7 +102,7 @@ int veil_webp_check(int fd, char **message) {
 
 /* The first frame of an animation, on its canvas (the frame may cover only part of it). */
 static int load_first_frame(const uint8_t *data, size_t len, uint8_t *pixels, int width,
-		int height, char **message) {
+		int height, int *frames, char **message) {
 	WebPAnimDecoderOptions options;
 	if (!WebPAnimDecoderOptionsInit(&options)) {
 		veil_message_set(message, "libwebp's animation decoder is not the one veil was built "
@@ -131,9 +131,7 @@ static int load_first_frame(const uint8_t *data, size_t len, uint8_t *pixels, in
 		ret = -EINVAL;
 	} else {
 		memcpy(pixels, frame, (size_t)width * (size_t)height * 4);
-		wlr_log(WLR_INFO, "veil: webp.c: animated WebP of %" PRIu32 " frames: showing its "
-			"first frame as a still (veil does not play WebP animations yet)",
-			info.frame_count);
+		*frames = info.frame_count > INT32_MAX ? INT32_MAX : (int)info.frame_count;
 	}
 	WebPAnimDecoderDelete(dec);
 	return ret;
@@ -163,8 +161,9 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	int frames = 1;
 	if (features.has_animation) {
-		ret = load_first_frame(data, len, pixels, width, height, message);
+		ret = load_first_frame(data, len, pixels, width, height, &frames, message);
 		if (ret < 0) {
 			goto out;
 		}
@@ -196,6 +195,7 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 		.stride = (int)stride,
 		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
 		.data = pixels,
+		.frames = frames,
 	};
 	pixels = NULL;
 

@@ -1014,6 +1014,17 @@ def make_webp(path, pixels, lossless=False):
     return _encode(path, pixels, ['-c:v', 'libwebp'] + quality)
 
 
+def make_animated_webp(path, pixels, then='blue'):
+    """An animated WebP (looping): the pixels for half a second, then a plain colour."""
+    h, w = pixels.shape[:2]
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-framerate', '2',
+             '-i', '-', '-f', 'lavfi', '-i', f'color=c={then}:s={w}x{h}:r=2:d=1',
+             '-filter_complex', '[0][1]concat=n=2', '-c:v', 'libwebp_anim', '-quality', '95',
+             '-loop', '0', path], input=np.ascontiguousarray(pixels).tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
 def make_tiff16(path, pixels):
     """A 16-bit RGB TIFF (each 8-bit sample v as v * 257): a layout GStreamer cannot take."""
     # Given as 16-bit samples: swscale's own 8 to 16 bits is v * 256.

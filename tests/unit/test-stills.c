@@ -466,11 +466,23 @@ static void test_webp(void) {
 	/* Animated: the first frame (the quadrants), whatever follows (blue). */
 	begin("WebP animated encode");
 	if (encode("ffmpeg -y -loop 1 -t 1 -i test-stills.ppm -f lavfi -i color=c=blue:s=%dx%d:d=1 "
-			"-filter_complex '[0][1]concat=n=2,fps=2' -frames:v 4 -c:v libwebp_anim -lossless 1 -loop 0 "
-			"test-stills-anim.webp", WIDTH, HEIGHT)) {
+			"-filter_complex '[0][1]concat=n=2,fps=2' -frames:v 4 -c:v libwebp_anim "
+			"-lossless 1 -loop 0 test-stills-anim.webp", WIDTH, HEIGHT)) {
 		/* ffmpeg's animated WebP goes through YUV even when lossless: a tolerance. */
 		check_file("WebP animated: its first frame", "test-stills-anim.webp",
 			VEIL_MEDIA_WEBP, "libwebp", WIDTH, HEIGHT, upright, 24);
+		begin("WebP animated: its frames counted");
+		struct veil_image image = {0};
+		const char *name;
+		char *message;
+		bool check_failed;
+		if (load_path("test-stills-anim.webp", VEIL_MEDIA_WEBP, &image, &name, &message,
+				&check_failed) == 0 && image.frames < 2) {
+			fail("%d frames, expected more than one", image.frames);
+		}
+		free(message);
+		veil_image_finish(&image);
+		end();
 	} else {
 		skip("ffmpeg cannot encode animated WebP");
 	}
