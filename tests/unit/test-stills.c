@@ -356,6 +356,54 @@ static bool patch_ispe(const char *src, const char *dst, uint32_t width, uint32_
 }
 #endif
 
+/* Bytes this process has read so far (read, pread: /proc/self/io's rchar), or -1. */
+static long long bytes_read(void) {
+	FILE *f = fopen("/proc/self/io", "r");
+	if (f == NULL) {
+		return -1;
+	}
+	long long rchar = -1;
+	char line[128];
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "rchar: %lld", &rchar) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return rchar;
+}
+
+/* A check on the compositor thread reads the header, not the picture. */
+static void expect_small_check(const char *what, const char *path, long long max) {
+	begin("%s", what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fail("cannot open %s", path);
+		end();
+		return;
+	}
+	const struct veil_still_decoder *decoder =
+		veil_still_decoder_find(veil_media_sniff(fd, NULL), NULL);
+	char *message = NULL;
+	long long before = bytes_read();
+	int ret = decoder != NULL ? decoder->check(fd, &message) : -ENOTSUP;
+	long long n = bytes_read() - before;
+	if (ret < 0) {
+		fail("check failed (%d): %s", ret, message != NULL ? message : "");
+	} else if (before < 0) {
+		skip("no /proc/self/io");
+	} else if (n > max) {
+		fail("read %lld bytes of a %lld-byte file, more than %lld", n,
+			(long long)st.st_size, max);
+	} else {
+		printf("ok %s: %lld bytes read of %lld\n", what, n, (long long)st.st_size);
+	}
+	free(message);
+	close(fd);
+	end();
+}
+
 static void test_heif(void) {
 #if VEIL_HAVE_LIBHEIF
 	begin("AVIF encode");
@@ -395,6 +443,12 @@ static void test_heif(void) {
 		static const int cw90[4] = { 2, 0, 3, 1 };
 		check_file("HEIC with irot 90", "test-stills-rot.heic", VEIL_MEDIA_HEIF, "libheif",
 			HEIGHT, WIDTH, cw90, 40);
+		if (encode("ffmpeg -y -f lavfi -i 'nullsrc=s=1024x768,geq=random(1)*255:128:128' "
+				"-frames:v 1 test-stills-noise.png && heif-enc -q 100 "
+				"-o test-stills-noise.heic test-stills-noise.png")) {
+			expect_small_check("HEIC check reads its header only", "test-stills-noise.heic",
+				16 * 1024);
+		}
 		truncate_copy("test-stills.heic", "test-stills-cut.heic", -200);
 		expect_refused("HEIC truncated", "test-stills-cut.heic", VEIL_MEDIA_HEIF, false,
 			-EINVAL, "HEIC");
@@ -621,7 +675,7 @@ int main(int argc, char *argv[]) {
 			"test-stills-cut.webp", "test-stills-bad.webp", "test-stills-big.webp",
 			"test-stills.tiff", "test-stills-be.tiff", "test-stills-8.tiff",
 			"test-stills-rot.tiff", "test-stills-big.tiff", "test-stills-cut.tiff",
-			"test-stills-32.tiff" };
+			"test-stills-32.tiff", "test-stills-noise.png", "test-stills-noise.heic" };
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			unlink(files[i]);
 		}
