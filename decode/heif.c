@@ -224,18 +224,26 @@ int veil_heif_check(int fd, char **message) {
 	return ret;
 }
 
+static uint8_t premultiply(unsigned c, unsigned a, bool premultiplied) {
+	if (premultiplied) {
+		/* Already, as the file says (alpha's 'prem' reference): a colour above is clamped. */
+		return (uint8_t)(c < a ? c : a);
+	}
+	return (uint8_t)((c * a + 127) / 255);
+}
+
 /* libheif's R, G, B(, A) rows to premultiplied B, G, R, A. */
-static void convert(const uint8_t *src, size_t src_stride, bool alpha, uint8_t *dst, int width,
-		int height) {
+static void convert(const uint8_t *src, size_t src_stride, bool alpha, bool premultiplied,
+		uint8_t *dst, int width, int height) {
 	int bpp = alpha ? 4 : 3;
 	for (int y = 0; y < height; y++) {
 		const uint8_t *s = src + (size_t)y * src_stride;
 		uint8_t *d = dst + (size_t)y * (size_t)width * 4;
 		for (int x = 0; x < width; x++, s += bpp, d += 4) {
 			unsigned a = alpha ? s[3] : 0xff;
-			d[0] = (uint8_t)((s[2] * a + 127) / 255);
-			d[1] = (uint8_t)((s[1] * a + 127) / 255);
-			d[2] = (uint8_t)((s[0] * a + 127) / 255);
+			d[0] = premultiply(s[2], a, premultiplied);
+			d[1] = premultiply(s[1], a, premultiplied);
+			d[2] = premultiply(s[0], a, premultiplied);
 			d[3] = (uint8_t)a;
 		}
 	}
@@ -293,7 +301,8 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	convert(plane, stride, alpha, pixels, width, height);
+	convert(plane, stride, alpha, alpha && heif_image_is_premultiplied_alpha(img) != 0, pixels,
+		width, height);
 	bool opaque = !alpha || veil_still_opaque(pixels, width, height, width * 4);
 	*image = (struct veil_image){
 		.width = width,
