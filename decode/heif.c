@@ -90,6 +90,20 @@ static const struct heif_reader reader_impl = {
 	.wait_for_file_size = reader_wait_for_file_size,
 };
 
+/*
+ * The plugin libheif needs for the file's brand: NULL when it is there (or the brand does not
+ * say which codec), else the Debian package that has one.
+ */
+static const char *missing_plugin(const char *format) {
+	if (strcmp(format, "AVIF") == 0 && !heif_have_decoder_for_format(heif_compression_AV1)) {
+		return "libheif-plugin-dav1d or libheif-plugin-aomdec";
+	}
+	if (strcmp(format, "HEIC") == 0 && !heif_have_decoder_for_format(heif_compression_HEVC)) {
+		return "libheif-plugin-libde265";
+	}
+	return NULL;
+}
+
 /* What a person calls the file: AVIF or HEIC, from its brand. */
 static const char *format_name(int fd) {
 	uint8_t head[12];
@@ -215,6 +229,12 @@ int veil_heif_check(int fd, char **message) {
 	struct heif_image_handle *handle;
 	int ret = open_primary(fd, &reader, CHECK_BUDGET, format, &ctx, &handle, message);
 	close_primary(ctx, handle);
+	const char *plugin = ret == 0 || ret == -EAGAIN ? missing_plugin(format) : NULL;
+	if (plugin != NULL) {
+		veil_message_set(message, "%s images need a decoder plugin of libheif's that is not "
+			"installed (%s)", format, plugin);
+		return -ENOTSUP;
+	}
 	if (ret == -EAGAIN) {
 		/* A header too large to read here: the worker reads it whole, and decides. */
 		wlr_log(WLR_DEBUG, "veil: heif.c: %s header over %d bytes, checked when decoding",

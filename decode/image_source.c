@@ -59,8 +59,11 @@ static void load_run(struct veil_job *job) {
 	struct image_load *load = wl_container_of(job, load, job);
 	const struct veil_still_decoder *decoder = load->decoder;
 	load->ret = decoder->load(load->fd, &load->pixels, &load->message);
-	if (load->ret == -ENOTSUP && decoder != veil_still_decoder_gst()) {
-		/* Not this decoder's format after all (the file changed since it was sniffed). */
+	if (load->ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
+		/*
+		 * No PNG after all (the file changed since it was sniffed). Not for the others:
+		 * their -ENOTSUP is a feature of their format, which GStreamer would not have.
+		 */
 		free(load->message);
 		load->message = NULL;
 		decoder = veil_still_decoder_gst();
