@@ -1,4 +1,7 @@
-/* The decoders of still images: libpng, and GStreamer for the other formats. */
+/*
+ * The decoders of still images: libpng, libheif (AVIF, HEIC), libwebp and libtiff when veil is
+ * built with them, and GStreamer for the other formats.
+ */
 #ifndef VEIL_DECODE_IMAGE_H
 #define VEIL_DECODE_IMAGE_H
 
@@ -26,5 +29,17 @@ int veil_png_load(int fd, struct veil_image *image, char **message);
 /* Any still image GStreamer can decode (JPEG, WebP, ...), through a short-lived pipeline. */
 int veil_gst_image_check(int fd, char **message);
 int veil_gst_image_load(int fd, struct veil_image *image, char **message);
+/*
+ * AVIF and HEIC (any HEIF file with a primary image libheif's plugins decode), turned and
+ * mirrored as the file says (irot, imir).
+ */
+int veil_heif_check(int fd, char **message);
+int veil_heif_load(int fd, struct veil_image *image, char **message);
+/* WebP, still or animated: of an animated one, the first frame. */
+int veil_webp_check(int fd, char **message);
+int veil_webp_load(int fd, struct veil_image *image, char **message);
+/* TIFF through libtiff's RGBA interface (any bit depth it reads), its first page. */
+int veil_tiff_check(int fd, char **message);
+int veil_tiff_load(int fd, struct veil_image *image, char **message);
 
 #endif

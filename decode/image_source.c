@@ -9,6 +9,7 @@
 #include <wlr/util/log.h>
 #include "decode/image.h"
 #include "decode/source.h"
+#include "decode/still.h"
 #include "util/message.h"
 #include "scene/pixel_buffer.h"
 #include "util/worker.h"
@@ -21,7 +22,8 @@
 struct image_source {
 	struct veil_source base;
 	int original_width, original_height;
-	const char *decoder; /* "libpng" or "gstreamer" */
+	/* The library that decoded it: "libpng", "libheif", ..., "libwebp (first of 12 frames)". */
+	char decoder[64];
 	struct image_load *load; /* the decode still to come back, NULL once it did */
 };
 
@@ -35,14 +37,15 @@ struct image_load {
 	struct image_source *image;
 	/* Request. */
 	int fd; /* our own descriptor of the file */
-	bool png;
+	const struct veil_still_decoder *decoder; /* the one the header was checked with */
 	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
 	/* Result. */
 	int ret;
 	char *message; /* malloc()ed, when ret < 0 */
 	struct veil_image pixels;
 	int original_width, original_height;
-	const char *decoder;
+	const char *decoder_name;
+	int frames; /* of an animation shown as a still */
 };
 
 static void load_free(struct image_load *load) {
@@ -54,18 +57,23 @@ static void load_free(struct image_load *load) {
 
 static void load_run(struct veil_job *job) {
 	struct image_load *load = wl_container_of(job, load, job);
-	load->decoder = "libpng";
-	load->ret = load->png ? veil_png_load(load->fd, &load->pixels, &load->message) :
-		-ENOTSUP;
-	if (load->ret == -ENOTSUP) {
+	const struct veil_still_decoder *decoder = load->decoder;
+	load->ret = decoder->load(load->fd, &load->pixels, &load->message);
+	if (load->ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
+		/*
+		 * No PNG after all (the file changed since it was sniffed). Not for the others:
+		 * their -ENOTSUP is a feature of their format, which GStreamer would not have.
+		 */
 		free(load->message);
 		load->message = NULL;
-		load->decoder = "gstreamer";
-		load->ret = veil_gst_image_load(load->fd, &load->pixels, &load->message);
+		decoder = veil_still_decoder_gst();
+		load->ret = decoder->load(load->fd, &load->pixels, &load->message);
 	}
+	load->decoder_name = decoder->name;
 	if (load->ret < 0) {
 		return;
 	}
+	load->frames = load->pixels.frames;
 	load->original_width = load->pixels.width;
 	load->original_height = load->pixels.height;
 	/*
@@ -101,7 +109,15 @@ static void load_done(struct veil_job *job) {
 		load_free(load);
 		return;
 	}
-	image->decoder = load->decoder;
+	if (load->frames > 1) {
+		snprintf(image->decoder, sizeof(image->decoder), "%s (first of %d frames)",
+			load->decoder_name, load->frames);
+		wlr_log(WLR_INFO, "veil: %s: an animation of %d frames, shown as a still of its "
+			"first frame: veil does not play this kind of animation yet", image->base.path,
+			load->frames);
+	} else {
+		snprintf(image->decoder, sizeof(image->decoder), "%s", load->decoder_name);
+	}
 	image->original_width = load->original_width;
 	image->original_height = load->original_height;
 	image->base.shrunk = frame->width != image->original_width;
@@ -152,8 +168,8 @@ static const struct veil_source_impl image_source_impl = {
 };
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-		char *path, const struct stat *st, bool png, bool full_size, int *err,
-		char **message) {
+		char *path, const struct stat *st, const struct veil_still_decoder *decoder,
+		bool full_size, int *err, char **message) {
 	struct image_source *image = calloc(1, sizeof(*image));
 	struct image_load *load = calloc(1, sizeof(*load));
 	if (image == NULL || load == NULL) {
@@ -170,7 +186,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 		return NULL;
 	}
 	load->image = image;
-	load->png = png;
+	load->decoder = decoder;
 	if (!full_size) {
 		load->cover_width = ctx->max_output_width;
 		load->cover_height = ctx->max_output_height;

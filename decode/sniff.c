@@ -22,6 +22,31 @@ static bool contains(const guint8 *data, size_t len, const char *needle) {
 	return false;
 }
 
+/* ISO base media files whose major brand says they hold HEIF images (AVIF is HEIF too). */
+static bool is_heif(const guint8 *head, size_t len) {
+	static const char brands[][5] = { "avif", "avis", "heic", "heix", "mif1", "msf1" };
+	if (len < 12 || memcmp(head + 4, "ftyp", 4) != 0) {
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(brands) / sizeof(brands[0]); i++) {
+		if (memcmp(head + 8, brands[i], 4) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_webp(const guint8 *head, size_t len) {
+	return len >= 12 && memcmp(head, "RIFF", 4) == 0 && memcmp(head + 8, "WEBP", 4) == 0;
+}
+
+/* Little- or big-endian TIFF (42) and BigTIFF (43). */
+static bool is_tiff(const guint8 *head, size_t len) {
+	return len >= 4 && ((memcmp(head, "II", 2) == 0 && (head[2] == 42 || head[2] == 43) &&
+		head[3] == 0) || (memcmp(head, "MM", 2) == 0 && head[2] == 0 &&
+		(head[3] == 42 || head[3] == 43)));
+}
+
 static bool is_video_type(const char *type) {
 	return g_str_has_prefix(type, "video/") ||
 		strcmp(type, "application/ogg") == 0 ||
@@ -43,9 +68,30 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		free(head);
 		return VEIL_MEDIA_UNKNOWN;
 	}
+	static const struct {
+		bool (*test)(const guint8 *head, size_t len);
+		enum veil_media_kind kind;
+		const char *type;
+	} signatures[] = {
+		{ is_heif, VEIL_MEDIA_HEIF, "image/heif" },
+		{ is_webp, VEIL_MEDIA_WEBP, "image/webp" },
+		{ is_tiff, VEIL_MEDIA_TIFF, "image/tiff" },
+	};
 	if (veil_png_sniff(head, (size_t)n)) {
 		free(head);
+		if (type_out != NULL) {
+			*type_out = "image/png";
+		}
 		return VEIL_MEDIA_PNG;
+	}
+	for (size_t i = 0; i < sizeof(signatures) / sizeof(signatures[0]); i++) {
+		if (signatures[i].test(head, (size_t)n)) {
+			free(head);
+			if (type_out != NULL) {
+				*type_out = signatures[i].type;
+			}
+			return signatures[i].kind;
+		}
 	}
 	if (veil_gst_init(NULL) < 0) {
 		free(head);

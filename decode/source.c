@@ -12,6 +12,7 @@
 #include <wlr/util/log.h>
 #include "decode/image.h"
 #include "decode/sniff.h"
+#include "decode/still.h"
 #include "decode/source.h"
 #include "util/message.h"
 
@@ -161,11 +162,13 @@ static int open_file(const char *path, char **message) {
 
 /*
  * What can be known of a file at once, without decoding it: that it is a readable regular file,
- * not empty, what its first bytes say it holds, and that its header (the size a PNG, WebP or
- * TIFF claims, a TIFF's or BMP's layout) is one veil decodes. Reads a few KiB at most.
+ * not empty, what its first bytes say it holds, and that its header (the size a PNG, AVIF, HEIC,
+ * WebP or TIFF claims, a TIFF's or BMP's layout) is one veil decodes. Reads a few KiB at most.
+ * For a still, *decoder is the decoder that checked it.
  */
 static int inspect(int fd, const char *name, struct stat *st, enum veil_media_kind *kind,
-		char **message) {
+		const struct veil_still_decoder **decoder, char **message) {
+	*decoder = NULL;
 	if (fstat(fd, st) != 0) {
 		int err = errno;
 		veil_message_set(message, "Cannot read '%s': %s", name, strerror(err));
@@ -208,13 +211,15 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 		veil_message_set(message, "'%s' is not an image or a video veil can read%s%s%s",
 			name, type[0] != '\0' ? " (" : "", type, type[0] != '\0' ? ")" : "");
 		return -EINVAL;
-	case VEIL_MEDIA_PNG:
-		ret = veil_png_check(fd, &detail);
-		break;
-	case VEIL_MEDIA_IMAGE:
-		ret = veil_gst_image_check(fd, &detail);
-		break;
 	case VEIL_MEDIA_VIDEO:
+		return 0;
+	case VEIL_MEDIA_PNG:
+	case VEIL_MEDIA_HEIF:
+	case VEIL_MEDIA_WEBP:
+	case VEIL_MEDIA_TIFF:
+	case VEIL_MEDIA_IMAGE:
+		*decoder = veil_still_decoder_find(*kind, &detail);
+		ret = *decoder != NULL ? (*decoder)->check(fd, &detail) : -ENOTSUP;
 		break;
 	}
 	if (ret < 0) {
@@ -234,7 +239,8 @@ int veil_source_check(const char *path, char **message) {
 	}
 	struct stat st;
 	enum veil_media_kind kind;
-	int ret = inspect(fd, path, &st, &kind, message);
+	const struct veil_still_decoder *decoder;
+	int ret = inspect(fd, path, &st, &kind, &decoder, message);
 	close(fd);
 	return ret;
 }
@@ -276,7 +282,8 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		}
 	}
 	enum veil_media_kind kind;
-	*err = inspect(fd, name, &st, &kind, message);
+	const struct veil_still_decoder *decoder;
+	*err = inspect(fd, name, &st, &kind, &decoder, message);
 	if (*err < 0) {
 		free(name);
 		return NULL;
@@ -299,9 +306,9 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		return NULL;
 	}
 	struct veil_source *source;
-	if (kind != VEIL_MEDIA_VIDEO) {
-		source = veil_image_source_create(ctx, fd, name, &st, kind == VEIL_MEDIA_PNG,
-			full_size, err, message);
+	if (decoder != NULL) {
+		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
+			message);
 	} else {
 		source = veil_video_source_create(ctx, fd, name, &st, err, message);
 	}

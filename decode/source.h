@@ -16,6 +16,7 @@
 struct wlr_buffer;
 struct wlr_renderer;
 struct veil_source;
+struct veil_still_decoder;
 struct veil_worker;
 
 enum veil_source_kind {
@@ -155,7 +156,8 @@ void veil_source_frame_event(struct veil_source *source);
  * path over, also when they fail (free it then).
  */
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-	char *path, const struct stat *st, bool png, bool full_size, int *err, char **message);
+	char *path, const struct stat *st, const struct veil_still_decoder *decoder,
+	bool full_size, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
 

@@ -16,6 +16,11 @@ struct veil_image {
 	int stride; /* bytes per row */
 	uint32_t drm_format; /* DRM_FORMAT_ARGB8888 or DRM_FORMAT_XRGB8888 */
 	void *data; /* malloc()ed, owned by the image */
+	/*
+	 * 0 or 1 for a still; for an animation a decoder shows as a still (an animated WebP), its
+	 * number of frames, the pixels being the first. Scaling keeps only the pixels.
+	 */
+	int frames;
 };
 
 /* Refuse images larger than this before allocating anything. */

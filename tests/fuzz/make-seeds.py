@@ -6,6 +6,7 @@ stop early on purpose (a header claiming a huge picture, a cut file), so that th
 from every branch rather than finding the formats itself.
 
     tests/fuzz/make-seeds.py            # needs python3 and, for gst-image, ffmpeg
+    tests/fuzz/make-seeds.py stills     # only the named corpora (png, gst, stills, command)
 
 PNGs are written here byte by byte (every colour type and bit depth, palettes, tRNS, Adam7
 interlacing, every filter type, several IDATs, ancillary chunks); the other still formats come
@@ -266,6 +267,57 @@ def gst_seeds():
 
 # --- command words (NUL-separated, after "veil") ---
 
+def stills_seeds():
+    """
+    For the decoders of their own (fuzz-stills): small AVIF, HEIC, WebP (still, alpha,
+    animated) and 16-bit TIFF files from ffmpeg and heif-enc, the hand-made WebP and TIFF
+    headers, and the same files cut short.
+    """
+    if shutil.which('ffmpeg') is None:
+        print('ffmpeg not found: stills seeds not made', file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'src.png')
+        ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=24x16', '-frames:v', '1', src])
+        alpha = os.path.join(tmp, 'alpha.png')
+        ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=16x16,format=rgba,colorchannelmixer=aa=0.5',
+                '-frames:v', '1', alpha])
+        made = {
+            'still.avif': ['-i', src, '-c:v', 'libaom-av1', '-still-picture', '1',
+                           '-cpu-used', '8', '-f', 'avif'],
+            'still.webp': ['-i', src, '-c:v', 'libwebp', '-quality', '50'],
+            'lossless.webp': ['-i', src, '-c:v', 'libwebp', '-lossless', '1'],
+            'alpha.webp': ['-i', alpha, '-c:v', 'libwebp', '-lossless', '1'],
+            'animated.webp': ['-f', 'lavfi', '-i', 'testsrc2=s=16x16:r=4:d=1', '-c:v',
+                              'libwebp_anim', '-loop', '0'],
+            'rgb48.tiff': ['-i', src, '-c:v', 'tiff', '-pix_fmt', 'rgb48le'],
+            'rgba64-deflate.tiff': ['-i', alpha, '-c:v', 'tiff', '-pix_fmt', 'rgba64be',
+                                    '-compression_algo', 'deflate'],
+            'gray16.tiff': ['-i', src, '-c:v', 'tiff', '-pix_fmt', 'gray16le'],
+        }
+        files = {}
+        for name, args in made.items():
+            out = os.path.join(tmp, name)
+            try:
+                ffmpeg(args + ['-frames:v', '4' if 'anim' in name else '1', out])
+            except subprocess.CalledProcessError:
+                print(f'ffmpeg cannot make {name}: skipped', file=sys.stderr)
+                continue
+            with open(out, 'rb') as f:
+                files[name] = f.read()
+        heic = os.path.join(tmp, 'still.heic')
+        if shutil.which('heif-enc') and subprocess.run(
+                ['heif-enc', '-q', '50', '-o', heic, src], capture_output=True).returncode == 0:
+            with open(heic, 'rb') as f:
+                files['still.heic'] = f.read()
+    for name, data in files.items():
+        write('stills', name, data)
+        write('stills', 'cut-' + name, data[:len(data) * 2 // 3])
+    for name, data in webp_headers().items():
+        write('stills', name, data)
+    write('stills', 'tiff-100000.tiff', tiff_header(False, 100000, 100000))
+
+
 def command_seeds():
     seeds = {
         'file': [b'/usr/share/backgrounds/a.png'],
@@ -307,9 +359,10 @@ def command_seeds():
 
 
 if __name__ == '__main__':
-    png_seeds()
-    gst_seeds()
-    command_seeds()
+    makers = {'png': png_seeds, 'gst': gst_seeds, 'stills': stills_seeds,
+              'command': command_seeds}
+    for name in sys.argv[1:] or makers:
+        makers[name]()
     for kind in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, kind))
         size = sum(os.path.getsize(os.path.join(CORPUS, kind, f)) for f in files)

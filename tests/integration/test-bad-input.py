@@ -57,6 +57,19 @@ audio = m('tone.ogg')
 subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1',
                 '-c:a', 'libvorbis', audio], check=True)
 
+# The formats with decoders of their own, cut short. A WebP says its length in its RIFF header:
+# refused at once. An AVIF or HEIC cut in its picture data has a sound header (its meta box):
+# only decoding finds the data missing, and the status says so.
+decoders = vt.still_decoders()
+quad_small = vt.quadrant_pixels(320, 240)
+cut_avif = cut_heic = cut_webp = None
+if 'heif' in decoders and vt.have_encoder('libaom-av1'):
+    cut_avif = vt.make_truncated(m('truncated.avif'), vt.make_avif(m('good.avif'), quad_small))
+if 'heif' in decoders and vt.have_encoder('heif-enc'):
+    cut_heic = vt.make_truncated(m('truncated.heic'), vt.make_heic(m('good.heic'), quad_small))
+if 'webp' in decoders and vt.have_encoder('libwebp'):
+    cut_webp = vt.make_truncated(m('truncated.webp'), vt.make_webp(m('good.webp'), quad_small))
+
 user = (65534, 65534) if os.geteuid() == 0 else None
 
 # (name, words after `veil`, pattern the error must match, file it must name or None). Where the
@@ -77,6 +90,8 @@ FILE_CASES = [
     ('name longer than PATH_MAX', vt.quote(long_name), r'too long', None),
     ('audio file, no picture', vt.quote(audio), r'sound|no picture|no video', audio),
 ]
+if cut_webp:
+    FILE_CASES.append(('truncated WebP', vt.quote(cut_webp), r'WebP.*truncat', cut_webp))
 
 # Files whose header is sound and whose data is not: the command is accepted (veil decodes after
 # it answered), and the failure shows in the status, naming the file, with the screen unchanged.
@@ -87,6 +102,10 @@ LATE_CASES = [
     ('truncated JPEG', truncated_jpg,
      r'truncat|end of (the )?(file|stream)|incomplete|corrupt|invalid|decod|premature'),
 ]
+if cut_avif:
+    LATE_CASES.append(('truncated AVIF', cut_avif, r'AVIF.*truncat|end of file'))
+if cut_heic:
+    LATE_CASES.append(('truncated HEIC', cut_heic, r'HEIC.*truncat|end of file'))
 
 CMD_CASES = [
     ('unknown mode', f'{vt.quote(good_png)} sideways', r'unknown mode|sideways'),

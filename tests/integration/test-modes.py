@@ -2,9 +2,11 @@
 """
 Every mode on one 1920x1080 output: the wallpaper is set with the real swaymsg, shown by
 veil-tinywl (headless, pixman), captured with grim and compared with a picture that ffmpeg (or
-numpy, for tile and solid_color) computed from the source on its own.
+numpy, for tile and solid_color) computed from the source on its own. Each screenshot is kept
+as <outdir>/shot-<label>.png.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +37,25 @@ small_png = vt.make_png(os.path.join(media, 'pattern-16x16.png'), small_px)
 jpg_w, jpg_h = 1024, 640  # edges at x 384, y 400
 quad_jpg = vt.make_jpeg(os.path.join(media, 'quad-1024x640.jpg'),
                         vt.quadrant_pixels(jpg_w, jpg_h))
+# The formats with decoders of their own: lossy AVIF, HEIC and WebP are compared with the
+# source's pixels with a tolerance (HEIC is 4:2:0: colour smears across the quadrant edges);
+# the 16-bit TIFF holds the 8-bit samples exactly.
+LOSSY = dict(tolerance=24, mean_tolerance=3, ignore_edges=8)
+decoders = vt.still_decoders()
+FORMATS = []  # (label, file, decoder, comparison)
+for label, lib, encoder, make, name, cmp in [
+        ('AVIF', 'heif', 'libaom-av1', vt.make_avif, 'quad-800x600.avif', LOSSY),
+        ('HEIC', 'heif', 'heif-enc', vt.make_heic, 'quad-800x600.heic', LOSSY),
+        ('WebP', 'webp', 'libwebp', vt.make_webp, 'quad-800x600.webp', LOSSY),
+        ('animated WebP', 'webp', 'libwebp_anim', vt.make_animated_webp,
+         'quad-800x600-animated.webp', LOSSY),
+        ('16-bit TIFF', 'tiff', 'tiff', vt.make_tiff16, 'quad-800x600.tiff', SCALED)]:
+    if lib not in decoders:
+        vt._say(f'# {label}: veil is built without lib{lib}, not tested')
+    elif not vt.have_encoder(encoder):
+        vt._say(f'# {label}: no {encoder} to make the file, not tested')
+    else:
+        FORMATS.append((label, make(os.path.join(media, name), quad), 'lib' + lib, cmp))
 
 
 with t.compositor(outputs=1) as c:
@@ -58,6 +79,8 @@ with t.compositor(outputs=1) as c:
         t.check(v.get('error') is None, 'status has no error', str(v.get('error')))
         t.check(v.get('setting') == OUT, f'status setting {OUT}', str(v.get('setting')))
         shot = c.settled_screenshot(OUT)
+        # Kept, passed or not, in the test's outdir (tools/mode-pictures makes the docs' own).
+        vt.write_png(t.path(f'shot-{label}.png'), shot)
         t.check(shot.shape == (H, W, 3), 'screenshot is 1920x1080',
                 f'{shot.shape[1]}x{shot.shape[0]}')
         t.compare_structure(shot, expected, label, slack=2, bars=bars)
@@ -140,6 +163,24 @@ with t.compositor(outputs=1) as c:
             t.check(src.get('decoder') == 'gstreamer', 'decoded by GStreamer', str(src))
             t.check(v.get('source_size') == {'width': jpg_w, 'height': jpg_h},
                     f'source_size {jpg_w}x{jpg_h}', str(v.get('source_size')))
+
+    for label, path, decoder, cmp in FORMATS:
+        with t.case(f'{label} in fill'):
+            v = show(f'{vt.quote(path)} fill', vt.expect_fill(quad_png, W, H),
+                     'fill-' + os.path.basename(path).replace('.', '-'), cmp=cmp, mode='fill',
+                     file=path)
+            if v:
+                src = v.get('source') or {}
+                if 'animated' in label:
+                    # Shown as a still of its first frame, and said so, until veil plays it.
+                    m = re.fullmatch(rf'{decoder} \(first of (\d+) frames\)',
+                                     str(src.get('decoder')))
+                    t.check(m and int(m.group(1)) >= 2,
+                            'decoded by libwebp, said to be the first of its frames', str(src))
+                else:
+                    t.check(src.get('decoder') == decoder, f'decoded by {decoder}', str(src))
+                t.check(v.get('source_size') == {'width': 800, 'height': 600},
+                        'source_size 800x600', str(v.get('source_size')))
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')

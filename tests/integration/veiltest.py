@@ -995,6 +995,73 @@ def make_jpeg(path, pixels, pix_fmt='yuvj420p'):
     return path
 
 
+def _encode(path, pixels, args, pix_fmt_in='rgb24'):
+    h, w = pixels.shape[:2]
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', pix_fmt_in, '-s', f'{w}x{h}', '-i', '-',
+             '-frames:v', '1'] + args + [path], input=np.ascontiguousarray(pixels).tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
+def make_avif(path, pixels):
+    """A high-quality 4:4:4 AVIF still (ffmpeg and libaom), for libheif and dav1d to decode."""
+    return _encode(path, pixels, ['-c:v', 'libaom-av1', '-still-picture', '1', '-pix_fmt',
+                                  'yuv444p', '-crf', '10', '-cpu-used', '8', '-f', 'avif'])
+
+
+def make_heic(path, pixels):
+    """A HEIC (HEVC, 4:2:0 as cameras write them) made by libheif's heif-enc from a PNG."""
+    png = write_png(path + '.png', pixels)
+    r = subprocess.run(['heif-enc', '-q', '95', '-o', path, png], capture_output=True,
+                       timeout=120)
+    os.unlink(png)
+    if r.returncode != 0:
+        raise Failure(f'heif-enc {path}: {r.stderr.decode(errors="replace")}')
+    os.chmod(path, 0o644)
+    return path
+
+
+def make_webp(path, pixels, lossless=False):
+    quality = ['-lossless', '1'] if lossless else ['-quality', '95']
+    return _encode(path, pixels, ['-c:v', 'libwebp'] + quality)
+
+
+def make_animated_webp(path, pixels, then='blue'):
+    """An animated WebP (looping): the pixels for half a second, then a plain colour."""
+    h, w = pixels.shape[:2]
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-framerate', '2',
+             '-i', '-', '-f', 'lavfi', '-i', f'color=c={then}:s={w}x{h}:r=2:d=1',
+             '-filter_complex', '[0][1]concat=n=2', '-c:v', 'libwebp_anim', '-quality', '95',
+             '-loop', '0', path], input=np.ascontiguousarray(pixels).tobytes())
+    os.chmod(path, 0o644)
+    return path
+
+
+def make_tiff16(path, pixels):
+    """A 16-bit RGB TIFF (each 8-bit sample v as v * 257): a layout GStreamer cannot take."""
+    # Given as 16-bit samples: swscale's own 8 to 16 bits is v * 256.
+    wide = pixels.astype('<u2') * 257
+    return _encode(path, wide, ['-c:v', 'tiff', '-pix_fmt', 'rgb48le'], pix_fmt_in='rgb48le')
+
+
+def still_decoders():
+    """The decoders veil was built with beside libpng and GStreamer: {'heif', 'webp', 'tiff'}."""
+    names = os.environ.get('VEIL_STILL_DECODERS')
+    if names is None:
+        return {'heif', 'webp', 'tiff'}
+    return {n for n in names.split(',') if n}
+
+
+def have_encoder(name):
+    """Whether ffmpeg has the encoder, or name is a program on PATH (heif-enc)."""
+    if shutil.which(name):
+        return True
+    r = subprocess.run(['ffmpeg', '-hide_banner', '-encoders'], capture_output=True,
+                       timeout=60)
+    return re.search(rf'^ \S+ {re.escape(name)} ', r.stdout.decode(errors='replace'),
+                     re.M) is not None
+
+
 def png_chunks(data):
     """[(type, data)] of a PNG file's bytes."""
     assert data[:8] == b'\x89PNG\r\n\x1a\n'

@@ -5,12 +5,14 @@ The still-image path under valgrind memcheck: veil-tinywl runs under
     valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
              --errors-for-leak-kinds=definite,indirect --suppressions=tests/valgrind/veil.supp
 
-and is driven through everything a still wallpaper goes through: PNGs (libpng) and JPEG, WebP,
-BMP, GIF, TIFF (GStreamer) in every mode, bad files of every kind (corrupt, truncated, huge,
-empty, missing, text), outputs resized, added and unplugged, off, then exit. Any invalid read or
-write, use of uninitialised memory, bad free, or definitely/indirectly lost block that the
-suppressions (each shown to be outside veil, with its reason) do not cover fails the test:
-valgrind's exit status is then 99, and the log's error records are printed.
+and is driven through everything a still wallpaper goes through: PNGs (libpng), JPEG and BMP
+(GStreamer), HEIC (libheif), WebP (libwebp) and TIFF (libtiff; each of those three
+through GStreamer or refused when veil is built without it) in every mode, bad files of every
+kind (corrupt, truncated, huge, empty, missing, text), outputs resized, added and unplugged,
+off, then exit. Any invalid read or write, use of uninitialised memory, bad free, or
+definitely/indirectly lost block that the suppressions (each shown to be outside veil, with its
+reason) do not cover fails the test: valgrind's exit status is then 99, and the log's error
+records are printed.
 
     test-memcheck.py --compositor build/examples/veil-tinywl --outdir DIR
 """
@@ -66,10 +68,27 @@ for name, args in (('webp', ['-c:v', 'libwebp', '-lossless', '1']), ('bmp', []),
     vt._ffmpeg(['-i', png, '-vf', 'scale=320:200', '-frames:v', '1'] + args + [path])
     os.chmod(path, 0o644)
     others[name] = path
-# A layout GStreamer's TIFF decoder crashes on (1-bit grey): veil must refuse it first.
+# A layout GStreamer's TIFF decoder crashes on (1-bit grey): veil must refuse it first, unless
+# libtiff reads it.
 bilevel = m('bilevel.tiff')
 vt._ffmpeg(['-i', png, '-vf', 'scale=320:200', '-frames:v', '1', '-pix_fmt', 'monob', bilevel])
 os.chmod(bilevel, 0o644)
+# The decoders of their own (those built): which decodes each file, and the files they add.
+decoders = vt.still_decoders()
+expected_decoder = {name: 'gstreamer' for name in others}
+if 'webp' in decoders:
+    expected_decoder['webp'] = 'libwebp'
+if 'tiff' in decoders:
+    expected_decoder.update({'tiff': 'libtiff', 'yuv422.tiff': 'libtiff'})
+    others['bilevel.tiff'] = bilevel
+    expected_decoder['bilevel.tiff'] = 'libtiff'
+    others['rgb48.tiff'] = vt.make_tiff16(m('quad-320x200-rgb48.tiff'),
+                                          vt.quadrant_pixels(320, 200))
+    expected_decoder['rgb48.tiff'] = 'libtiff'
+# Not AVIF: valgrind 3.26 cannot run dav1d's assembly ("VEX temporary storage exhausted").
+if 'heif' in decoders and vt.have_encoder('heif-enc'):
+    others['heic'] = vt.make_heic(m('quad-320x200.heic'), vt.quadrant_pixels(320, 200))
+    expected_decoder['heic'] = 'libheif'
 bad = {
     'corrupt PNG': vt.make_corrupt_png(m('corrupt.png'), png),
     'truncated PNG': vt.make_truncated(m('truncated.png'), png),
@@ -80,8 +99,11 @@ bad = {
     'empty file': vt._write(m('empty.png'), b''),
     'missing file': m('missing.png'),
     'directory': media,
-    '1-bit TIFF': bilevel,
 }
+if 'tiff' not in decoders:
+    bad['1-bit TIFF'] = bilevel
+if 'webp' in decoders:
+    bad['truncated WebP'] = vt.make_truncated(m('truncated.webp'), others['webp'], 0.5)
 
 # valgrind in front of the compositor: veiltest runs what --compositor names, so a wrapper
 # script takes its place.
@@ -146,12 +168,13 @@ with t.compositor(outputs=1, env=env) as c:
         # A large PNG shrunk to the output, then kept whole for center.
         show(f'{big_png} fill', vt.expect_fill(big_png, W, H), 'big-fill', file=big_png)
 
-    with t.case('GStreamer stills'):
+    with t.case('GStreamer, libheif, libwebp and libtiff stills'):
         show(f'{jpg} fill', vt.expect_fill(jpg, W, H), 'jpeg-fill', cmp=JPEG, file=jpg)
         for ext, path in others.items():
             show(f'{path} stretch', None, None, file=path)
-            t.check(c.veil(OUT).get('source', {}).get('decoder') == 'gstreamer',
-                    f'{ext} decoded by GStreamer', str(c.veil(OUT).get('source')))
+            want = expected_decoder[ext]
+            t.check(c.veil(OUT).get('source', {}).get('decoder') == want,
+                    f'{ext} decoded by {want}', str(c.veil(OUT).get('source')))
 
     with t.case('bad files'):
         show(f'{png} fill', file=png)

@@ -1,0 +1,346 @@
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <libheif/heif.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <wlr/util/log.h>
+#include "decode/image.h"
+#include "decode/still.h"
+#include "util/message.h"
+
+/*
+ * AVIF and HEIC through libheif, which reads the file through a heif_reader over the fd (pread:
+ * the fd's offset is left alone) and decodes with its plugins (dav1d or aom for AV1, libde265
+ * for HEVC). libheif turns and mirrors the primary image as its irot and imir properties say;
+ * HEIF files carry their orientation there, not in EXIF.
+ */
+
+/* What the check may read: ftyp and meta, the boxes libheif parses before any picture. */
+#define CHECK_BUDGET (64 * 1024)
+
+struct reader {
+	int fd;
+	int64_t size;
+	int64_t position;
+	size_t budget; /* bytes that may still be read; SIZE_MAX: no limit */
+	bool over_budget;
+	int error; /* errno of a failed read */
+};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* Loads libheif's plugins once, for the process's lifetime (heif_init() counts references). */
+static void init_libheif(void) {
+	struct heif_error err = heif_init(NULL);
+	if (err.code != heif_error_Ok) {
+		wlr_log(WLR_ERROR, "veil: heif.c: heif_init: %s", err.message);
+	}
+}
+
+static int64_t reader_get_position(void *data) {
+	struct reader *reader = data;
+	return reader->position;
+}
+
+static int reader_read(void *dst, size_t size, void *data) {
+	struct reader *reader = data;
+	if (size > reader->budget) {
+		reader->over_budget = true;
+		return -1;
+	}
+	ssize_t n = veil_still_pread(reader->fd, dst, size, (off_t)reader->position);
+	if (n < 0) {
+		reader->error = (int)-n;
+		return -1;
+	}
+	if ((size_t)n < size) {
+		return -1;
+	}
+	if (reader->budget != SIZE_MAX) {
+		reader->budget -= size;
+	}
+	reader->position += (int64_t)size;
+	return 0;
+}
+
+static int reader_seek(int64_t position, void *data) {
+	struct reader *reader = data;
+	if (position < 0 || position > reader->size) {
+		return -1;
+	}
+	reader->position = position;
+	return 0;
+}
+
+static enum heif_reader_grow_status reader_wait_for_file_size(int64_t target, void *data) {
+	struct reader *reader = data;
+	return target <= reader->size ? heif_reader_grow_status_size_reached :
+		heif_reader_grow_status_size_beyond_eof;
+}
+
+static const struct heif_reader reader_impl = {
+	.reader_api_version = 1,
+	.get_position = reader_get_position,
+	.read = reader_read,
+	.seek = reader_seek,
+	.wait_for_file_size = reader_wait_for_file_size,
+};
+
+/*
+ * The plugin libheif needs for the file's brand: NULL when it is there (or the brand does not
+ * say which codec), else the Debian package that has one.
+ */
+static const char *missing_plugin(const char *format) {
+	if (strcmp(format, "AVIF") == 0 && !heif_have_decoder_for_format(heif_compression_AV1)) {
+		return "libheif-plugin-dav1d or libheif-plugin-aomdec";
+	}
+	if (strcmp(format, "HEIC") == 0 && !heif_have_decoder_for_format(heif_compression_HEVC)) {
+		return "libheif-plugin-libde265";
+	}
+	return NULL;
+}
+
+/* What a person calls the file: AVIF or HEIC, from its brand. */
+static const char *format_name(int fd) {
+	uint8_t head[12];
+	if (veil_still_pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+		return "HEIF";
+	}
+	heif_brand2 brand = heif_read_main_brand(head, (int)sizeof(head));
+	if (brand == heif_brand2_avif || brand == heif_brand2_avis) {
+		return "AVIF";
+	}
+	if (brand == heif_brand2_mif1 || brand == heif_brand2_msf1) {
+		return "HEIF";
+	}
+	return "HEIC";
+}
+
+static int error_to_errno(const struct reader *reader, struct heif_error err) {
+	if (reader->error != 0) {
+		return -reader->error;
+	}
+	if (err.code == heif_error_Memory_allocation_error &&
+			err.subcode == heif_suberror_Security_limit_exceeded) {
+		return -EFBIG;
+	}
+	if (err.code == heif_error_Memory_allocation_error) {
+		return -ENOMEM;
+	}
+	if (err.code == heif_error_Unsupported_feature ||
+			err.code == heif_error_Unsupported_filetype ||
+			err.code == heif_error_Plugin_loading_error) {
+		return -ENOTSUP;
+	}
+	return -EINVAL;
+}
+
+static void set_error_message(char **message, const struct reader *reader, const char *format,
+		struct heif_error err) {
+	if (reader->error != 0) {
+		veil_message_set(message, "cannot read the %s file: %s", format,
+			strerror(reader->error));
+	} else if (err.code == heif_error_Memory_allocation_error &&
+			err.subcode == heif_suberror_Security_limit_exceeded) {
+		veil_message_set(message, "%s image is larger than veil's limit of %dx%d", format,
+			VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
+	} else if (err.code == heif_error_Unsupported_feature ||
+			err.code == heif_error_Plugin_loading_error) {
+		veil_message_set(message, "%s image veil's libheif cannot decode: %s", format,
+			err.message);
+	} else {
+		/* libheif's messages may end in a space. */
+		int len = (int)strlen(err.message);
+		while (len > 0 && err.message[len - 1] == ' ') {
+			len--;
+		}
+		veil_message_set(message, "corrupt or truncated %s file: %.*s", format, len,
+			err.message);
+	}
+	/* libheif quotes the file's bytes (a box type): keep the sentence valid UTF-8. */
+	if (message != NULL && *message != NULL) {
+		veil_message_sanitize(*message);
+	}
+}
+
+/* The file's primary image, its header read: the size is the displayed one (irot applied). */
+static int open_primary(int fd, struct reader *reader, size_t budget, const char *format,
+		struct heif_context **ctx, struct heif_image_handle **handle, char **message) {
+	*ctx = NULL;
+	*handle = NULL;
+	pthread_once(&init_once, init_libheif);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		veil_message_set(message, "cannot read the file: %s", strerror(err));
+		return -err;
+	}
+	*reader = (struct reader){ .fd = fd, .size = st.st_size, .budget = budget };
+	*ctx = heif_context_alloc();
+	if (*ctx == NULL) {
+		veil_message_set(message, "out of memory");
+		return -ENOMEM;
+	}
+	/* libheif's own limit (in pixels) above veil's, so that veil's message names the size. */
+	heif_context_set_maximum_image_size_limit(*ctx, VEIL_IMAGE_MAX_SIDE);
+	struct heif_error err = heif_context_read_from_reader(*ctx, &reader_impl, reader, NULL);
+	if (err.code == heif_error_Ok) {
+		err = heif_context_get_primary_image_handle(*ctx, handle);
+	}
+	if (err.code != heif_error_Ok) {
+		if (reader->over_budget) {
+			return -EAGAIN;
+		}
+		set_error_message(message, reader, format, err);
+		return error_to_errno(reader, err);
+	}
+	int width = heif_image_handle_get_width(*handle);
+	int height = heif_image_handle_get_height(*handle);
+	if (width <= 0 || height <= 0) {
+		veil_message_set(message, "corrupt %s file: its image is %dx%d pixels", format, width,
+			height);
+		return -EINVAL;
+	}
+	char what[32];
+	snprintf(what, sizeof(what), "%s image", format);
+	return veil_still_check_size((uint64_t)width, (uint64_t)height, what, message);
+}
+
+static void close_primary(struct heif_context *ctx, struct heif_image_handle *handle) {
+	if (handle != NULL) {
+		heif_image_handle_release(handle);
+	}
+	if (ctx != NULL) {
+		heif_context_free(ctx);
+	}
+}
+
+int veil_heif_check(int fd, char **message) {
+	if (message != NULL) {
+		*message = NULL;
+	}
+	const char *format = format_name(fd);
+	struct reader reader;
+	struct heif_context *ctx;
+	struct heif_image_handle *handle;
+	int ret = open_primary(fd, &reader, CHECK_BUDGET, format, &ctx, &handle, message);
+	close_primary(ctx, handle);
+	const char *plugin = ret == 0 || ret == -EAGAIN ? missing_plugin(format) : NULL;
+	if (plugin != NULL) {
+		veil_message_set(message, "%s images need a decoder plugin of libheif's that is not "
+			"installed (%s)", format, plugin);
+		return -ENOTSUP;
+	}
+	if (ret == -EAGAIN) {
+		/* A header too large to read here: the worker reads it whole, and decides. */
+		wlr_log(WLR_DEBUG, "veil: heif.c: %s header over %d bytes, checked when decoding",
+			format, CHECK_BUDGET);
+		return 0;
+	}
+	return ret;
+}
+
+static uint8_t premultiply(unsigned c, unsigned a, bool premultiplied) {
+	if (premultiplied) {
+		/* Already, as the file says (alpha's 'prem' reference): a colour above is clamped. */
+		return (uint8_t)(c < a ? c : a);
+	}
+	return (uint8_t)((c * a + 127) / 255);
+}
+
+/* libheif's R, G, B(, A) rows to premultiplied B, G, R, A. */
+static void convert(const uint8_t *src, size_t src_stride, bool alpha, bool premultiplied,
+		uint8_t *dst, int width, int height) {
+	int bpp = alpha ? 4 : 3;
+	for (int y = 0; y < height; y++) {
+		const uint8_t *s = src + (size_t)y * src_stride;
+		uint8_t *d = dst + (size_t)y * (size_t)width * 4;
+		for (int x = 0; x < width; x++, s += bpp, d += 4) {
+			unsigned a = alpha ? s[3] : 0xff;
+			d[0] = premultiply(s[2], a, premultiplied);
+			d[1] = premultiply(s[1], a, premultiplied);
+			d[2] = premultiply(s[0], a, premultiplied);
+			d[3] = (uint8_t)a;
+		}
+	}
+}
+
+int veil_heif_load(int fd, struct veil_image *image, char **message) {
+	if (message != NULL) {
+		*message = NULL;
+	}
+	const char *format = format_name(fd);
+	struct reader reader;
+	struct heif_context *ctx;
+	struct heif_image_handle *handle;
+	struct heif_decoding_options *options = NULL;
+	struct heif_image *img = NULL;
+	uint8_t *pixels = NULL;
+	int ret = open_primary(fd, &reader, SIZE_MAX, format, &ctx, &handle, message);
+	if (ret < 0) {
+		goto out;
+	}
+	bool alpha = heif_image_handle_has_alpha_channel(handle) != 0;
+	options = heif_decoding_options_alloc();
+	if (options == NULL) {
+		veil_message_set(message, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* 10- and 12-bit AVIF and HEIC (HDR photos) to 8 bits a sample. */
+	options->convert_hdr_to_8bit = 1;
+	struct heif_error err = heif_decode_image(handle, &img, heif_colorspace_RGB,
+		alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+	if (err.code != heif_error_Ok) {
+		set_error_message(message, &reader, format, err);
+		ret = error_to_errno(&reader, err);
+		goto out;
+	}
+	int width = heif_image_get_primary_width(img);
+	int height = heif_image_get_primary_height(img);
+	size_t stride;
+	const uint8_t *plane = heif_image_get_plane_readonly2(img, heif_channel_interleaved, &stride);
+	ret = veil_still_check_size((uint64_t)(width > 0 ? width : 0),
+		(uint64_t)(height > 0 ? height : 0), "decoded image", message);
+	if (ret < 0) {
+		goto out;
+	}
+	if (plane == NULL || width <= 0 || height <= 0 ||
+			heif_image_get_bits_per_pixel_range(img, heif_channel_interleaved) != 8) {
+		veil_message_set(message, "%s image decoded to a layout veil cannot convert", format);
+		ret = -EINVAL;
+		goto out;
+	}
+	pixels = malloc((size_t)width * (size_t)height * 4);
+	if (pixels == NULL) {
+		veil_message_set(message, "out of memory for a %dx%d image", width, height);
+		ret = -ENOMEM;
+		goto out;
+	}
+	convert(plane, stride, alpha, alpha && heif_image_is_premultiplied_alpha(img) != 0, pixels,
+		width, height);
+	bool opaque = !alpha || veil_still_opaque(pixels, width, height, width * 4);
+	*image = (struct veil_image){
+		.width = width,
+		.height = height,
+		.stride = width * 4,
+		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
+		.data = pixels,
+	};
+	pixels = NULL;
+
+out:
+	free(pixels);
+	if (img != NULL) {
+		heif_image_release(img);
+	}
+	if (options != NULL) {
+		heif_decoding_options_free(options);
+	}
+	close_primary(ctx, handle);
+	return ret;
+}

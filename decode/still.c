@@ -1,0 +1,132 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "veil-config.h"
+#include "decode/image.h"
+#include "decode/still.h"
+#include "util/message.h"
+
+/*
+ * One decoder a kind. A kind whose library this build lacks falls back to GStreamer when
+ * GStreamer decodes it too (WebP, TIFF: with the layouts it crashes on refused), else is refused.
+ */
+static const struct veil_still_decoder decoders[] = {
+	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load },
+#if VEIL_HAVE_LIBHEIF
+	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load },
+#endif
+#if VEIL_HAVE_LIBWEBP
+	{ VEIL_MEDIA_WEBP, "libwebp", veil_webp_check, veil_webp_load },
+#endif
+#if VEIL_HAVE_LIBTIFF
+	{ VEIL_MEDIA_TIFF, "libtiff", veil_tiff_check, veil_tiff_load },
+#endif
+	{ VEIL_MEDIA_IMAGE, "gstreamer", veil_gst_image_check, veil_gst_image_load },
+};
+
+const struct veil_still_decoder *veil_still_decoder_gst(void) {
+	return &decoders[sizeof(decoders) / sizeof(decoders[0]) - 1];
+}
+
+const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind kind,
+		char **message) {
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++) {
+		if (decoders[i].kind == kind) {
+			return &decoders[i];
+		}
+	}
+	switch (kind) {
+	case VEIL_MEDIA_WEBP:
+	case VEIL_MEDIA_TIFF:
+		return veil_still_decoder_gst();
+	case VEIL_MEDIA_HEIF:
+		veil_message_set(message, "AVIF and HEIC images need veil built with libheif");
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+int veil_still_check_size(uint64_t width, uint64_t height, const char *what, char **message) {
+	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
+			"limit of %dx%d", what, width, height, VEIL_IMAGE_MAX_SIDE,
+			VEIL_IMAGE_MAX_SIDE);
+		return -EFBIG;
+	}
+	if (width * height > VEIL_IMAGE_MAX_PIXELS) {
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
+			"limit of %d pixels", what, width, height, VEIL_IMAGE_MAX_PIXELS);
+		return -EFBIG;
+	}
+	return 0;
+}
+
+ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset) {
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, offset + (off_t)done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			return -errno;
+		}
+		if (n == 0) {
+			break;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, size_t *len,
+		char **message) {
+	*data = NULL;
+	*len = 0;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		veil_message_set(message, "cannot read the file: %s", strerror(err));
+		return -err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		veil_message_set(message, "cannot read the file: not a regular file");
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > max) {
+		veil_message_set(message, "%s is %jd bytes, more than veil reads (%zu)", what,
+			(intmax_t)st.st_size, max);
+		return -EFBIG;
+	}
+	size_t size = (size_t)st.st_size;
+	uint8_t *buf = malloc(size > 0 ? size : 1);
+	if (buf == NULL) {
+		veil_message_set(message, "out of memory reading a %zu-byte file", size);
+		return -ENOMEM;
+	}
+	ssize_t n = veil_still_pread(fd, buf, size, 0);
+	if (n < 0) {
+		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
+		free(buf);
+		return (int)n;
+	}
+	*data = buf;
+	*len = (size_t)n;
+	return 0;
+}
+
+bool veil_still_opaque(const uint8_t *pixels, int width, int height, int stride) {
+	for (int y = 0; y < height; y++) {
+		const uint8_t *row = pixels + (size_t)y * (size_t)stride;
+		for (int x = 0; x < width; x++) {
+			if (row[4 * x + 3] != 0xff) {
+				return false;
+			}
+		}
+	}
+	return true;
+}

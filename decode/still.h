@@ -1,0 +1,49 @@
+/*
+ * The still decoders, one per kind of file veil_media_sniff() tells apart, and what they share:
+ * the size limits, whole reads at an offset, the pixels' last touches.
+ */
+#ifndef VEIL_DECODE_STILL_H
+#define VEIL_DECODE_STILL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "decode/sniff.h"
+#include "util/image.h"
+
+struct veil_still_decoder {
+	enum veil_media_kind kind;
+	const char *name; /* the library, as the status's "decoder" shows it */
+	/* The header alone, on the compositor thread: a few KiB read at most (decode/image.h). */
+	int (*check)(int fd, char **message);
+	/* The whole decode, on a worker. */
+	int (*load)(int fd, struct veil_image *image, char **message);
+};
+
+/*
+ * The decoder of the kind of still sniffed, or NULL for videos, sound, unknown files, and kinds
+ * this build has no decoder for (message then, when not NULL, says so).
+ */
+const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind kind,
+	char **message);
+/* GStreamer's, the decoder of last resort. */
+const struct veil_still_decoder *veil_still_decoder_gst(void);
+
+/* 0, or -EFBIG with a message when a width x height image is over VEIL_IMAGE_MAX_*. */
+int veil_still_check_size(uint64_t width, uint64_t height, const char *what, char **message);
+
+/* pread() until len bytes or the end of the file; the count read, or a negative errno. */
+ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset);
+
+/*
+ * The whole file into a malloc()ed buffer, refused (-EFBIG) over max bytes; what names the
+ * format in messages ("WebP file").
+ */
+int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, size_t *len,
+	char **message);
+
+/* Whether every pixel of B, G, R, A pixels (premultiplied or not) is opaque. */
+bool veil_still_opaque(const uint8_t *pixels, int width, int height, int stride);
+
+#endif

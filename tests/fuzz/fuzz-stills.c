@@ -1,0 +1,57 @@
+/*
+ * The still decoders of their own (libheif, libwebp, libtiff: those built) on any bytes, as
+ * veil_source_open uses them: the header check first, then, when it lets the file through, the
+ * whole decode. Whatever the input, each must keep decode/image.h's contract: a failure with a
+ * sentence, or pixels of the size checked, premultiplied; never more than the size limits.
+ */
+#define _GNU_SOURCE
+#include "veil-config.h"
+#include "decode/still.h"
+#include "fuzz-image-check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const enum veil_media_kind kinds[] = {
+#if VEIL_HAVE_LIBHEIF
+	VEIL_MEDIA_HEIF,
+#endif
+#if VEIL_HAVE_LIBWEBP
+	VEIL_MEDIA_WEBP,
+#endif
+#if VEIL_HAVE_LIBTIFF
+	VEIL_MEDIA_TIFF,
+#endif
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	int fd = fuzz_memfd(data, size);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct veil_still_decoder *decoder = veil_still_decoder_find(kinds[i], NULL);
+		FUZZ_CHECK(decoder != NULL, "no decoder for kind %d", (int)kinds[i]);
+		char *message = NULL;
+		int ret = decoder->check(fd, &message);
+		if (ret < 0) {
+			fuzz_check_failure(ret, message);
+			free(message);
+			continue;
+		}
+		FUZZ_CHECK(message == NULL, "%s: check passed with a message '%s'", decoder->name,
+			message);
+		struct veil_image image = {0};
+		ret = decoder->load(fd, &image, &message);
+		FUZZ_CHECK(lseek(fd, 0, SEEK_CUR) == 0, "%s moved the caller's offset",
+			decoder->name);
+		if (ret < 0) {
+			fuzz_check_failure(ret, message);
+			FUZZ_CHECK(image.data == NULL, "%s: failure left pixels", decoder->name);
+		} else {
+			FUZZ_CHECK(message == NULL, "%s: success with a message '%s'", decoder->name,
+				message);
+			fuzz_check_image(&image);
+		}
+		free(message);
+		veil_image_finish(&image);
+	}
+	close(fd);
+	return 0;
+}
