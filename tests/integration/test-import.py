@@ -16,7 +16,6 @@ veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 
@@ -45,17 +44,8 @@ tile_px = vt.quadrant_pixels(250, 150)
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 
 
-def colour_clip(path, codec_args, size=(64, 48)):
-    w, h = size
-    frames = []
-    for _, c in COLOURS:
-        frame = np.broadcast_to(np.array(c, np.uint8), (h, w, 3))
-        frames += [frame] * int(round(FPS * SECONDS_EACH))
-    vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-r', str(FPS),
-                '-i', '-'] + codec_args + [path],
-               input=np.ascontiguousarray(np.stack(frames)).tobytes())
-    os.chmod(path, 0o644)
-    return path
+def colour_clip(path, codec_args):
+    return vt.make_colour_clip(path, COLOURS, FPS, SECONDS_EACH, codec_args)
 
 
 def quad_clip(path, codec_args):
@@ -164,15 +154,7 @@ def swap(c, to):
 
 
 def classify(img):
-    h, w = img.shape[:2]
-    mid = img[h // 4:3 * h // 4, w // 4:3 * w // 4].reshape(-1, 3).astype(np.int16)
-    mean = mid.mean(axis=0)
-    spread = int((mid.max(axis=0) - mid.min(axis=0)).max())
-    for i, (_, c) in enumerate(COLOURS):
-        if np.abs(mean - np.array(c)).max() <= COLOUR_TOLERANCE and \
-                spread <= 2 * COLOUR_TOLERANCE:
-            return i, vt.px(mean)
-    return None, vt.px(mean)
+    return vt.classify_colour(img, COLOURS, COLOUR_TOLERANCE)
 
 
 def loops(c):
@@ -211,14 +193,7 @@ def colours_in_order(c, n_loops):
     unknown = [s for s in samples if s[1] is None]
     t.check(not unknown, f'each of {len(samples)} screenshots shows a clip colour',
             f'{len(unknown)} do not, e.g. mean {unknown[0][2] if unknown else ""}')
-    runs = []
-    for s in samples:
-        if s[1] is None:
-            continue
-        if runs and runs[-1][0] == s[1]:
-            runs[-1][2] = s
-        else:
-            runs.append([s[1], s, s])
+    runs = vt.colour_runs(samples)
     names = ' '.join(COLOURS[r[0]][0] for r in runs)
     vt._say('   colours seen (loop counter at their first sample): ' +
             ' '.join(f'{COLOURS[r[0]][0]}@{r[1][3]}' for r in runs))
@@ -250,6 +225,21 @@ def check_dmabuf_format(c, allowed, fourccs):
     seen = set(re.findall(r'first (\w{4}) dmabuf imported', log_text(c)))
     t.check(seen & set(fourccs), f'the renderer imported {"/".join(fourccs)} dmabufs',
             f'imported: {sorted(seen) or "none"}')
+
+
+def show_video(c, clip, mode):
+    """Sets clip in mode on OUT; checks that the command is accepted and waits until shown."""
+    ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} {mode}')
+    t.check(ok, f'`veil {os.path.basename(clip)} {mode}` accepted', err)
+    c.wait_veil(OUT, 'shown', file=clip)
+
+
+def check_video_fill(c, clip, label):
+    """clip in fill mode, once ten frames are decoded, against ffmpeg's fill of it."""
+    show_video(c, clip, 'fill')
+    c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 10,
+                 'ten decoded frames')
+    t.compare(c.screenshot(OUT), vt.expect_fill(clip, W, H), label, **VIDEO)
 
 
 def show_still(c, words, expected, label, cmp, **status):
@@ -295,20 +285,13 @@ with t.compositor(outputs=1, renderer='import') as c:
         t.check(True, 'descriptors back to their level after two swaps')
 
     with t.case('H.264 pixels'):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(h264_quad)} fill')
-        t.check(ok, '`veil quad.mp4 fill` accepted', err)
-        c.wait_veil(OUT, 'shown', file=h264_quad)
-        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 10,
-                     'ten decoded frames')
-        t.compare(c.screenshot(OUT), vt.expect_fill(h264_quad, W, H), 'h264-fill', **VIDEO)
+        check_video_fill(c, h264_quad, 'h264-fill')
 
     with t.case('H.264 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('H.264 colours in order'):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(h264_colours)} stretch')
-        t.check(ok, '`veil colours.mp4 stretch` accepted', err)
-        c.wait_veil(OUT, 'shown', file=h264_colours)
+        show_video(c, h264_colours, 'stretch')
         colours_in_order(c, 2)
 
     with t.case('swap renderers under a video'):
@@ -337,22 +320,14 @@ with t.compositor(outputs=1, renderer='import') as c:
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('VP9 colours in order'):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(vp9_colours)} stretch')
-        t.check(ok, '`veil colours.webm stretch` accepted', err)
-        c.wait_veil(OUT, 'shown', file=vp9_colours)
+        show_video(c, vp9_colours, 'stretch')
         colours_in_order(c, 1)
 
     with t.case('VP9 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
     with t.case('10-bit HEVC pixels'):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(hevc10_quad)} fill')
-        t.check(ok, '`veil quad10.mp4 fill` accepted', err)
-        c.wait_veil(OUT, 'shown', file=hevc10_quad)
-        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 10,
-                     'ten decoded frames')
-        t.compare(c.screenshot(OUT), vt.expect_fill(hevc10_quad, W, H), 'hevc10-fill',
-                  **VIDEO)
+        check_video_fill(c, hevc10_quad, 'hevc10-fill')
 
     with t.case('10-bit HEVC as P010 dmabufs'):
         check_dmabuf_format(c, ('P010_10LE',), ('P010',))
@@ -364,9 +339,7 @@ with t.compositor(outputs=1, renderer='import') as c:
         # 0.19 has no per-buffer YCbCr settings: its renderers take BT.601, limited.
         no_settings = wlr_minor < 20 and (matrix != 'smpte170m' or full)
         with t.case(f'YUV matrix and range: {name}'):
-            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} stretch')
-            t.check(ok, f'`veil {os.path.basename(clip)} stretch` accepted', err)
-            c.wait_veil(OUT, 'shown', file=clip)
+            show_video(c, clip, 'stretch')
             c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
                          'three decoded frames')
             shot = vt.grab(c, OUT)
@@ -390,37 +363,24 @@ with t.compositor(outputs=1, renderer='import') as c:
                 # What 0.19 does, documented: right for BT.601 limited, off for the rest.
                 t.check(off_601 <= 4, f'{name} on 0.19: shown as BT.601 limited (within 4)',
                         f'off by {off_601}: {got_all}')
-            with t.case('as tagged', known_bug=None if not no_settings else
-                        'wlroots 0.19 converts every YUV buffer as BT.601 limited'):
+            if no_settings:
+                # Not counted either way: wlroots 0.19 converts every YUV buffer as BT.601
+                # limited, so a tagged clip cannot show as tagged there (checked just above).
+                vt._say(f'   NOTE: {name} as tagged needs wlroots 0.20 (off by {worst} here)')
+            else:
                 t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
                         f'off by {worst}: {got_all} for {QUAD_RGB}')
 
     with t.case('an shm client'):
         # waylandsink over wl_shm (no linux-dmabuf: the renderer has no DRM device), XRGB8888.
         colour = (0x18, 0xc0, 0x40)
-        argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
-                'foreground-color=0xff%02x%02x%02x' % colour, '!',
-                f'video/x-raw,format=BGRx,width={W},height={H},framerate=10/1', '!',
-                'waylandsink', 'fullscreen=true']
-        log = open(t.path('shm-client.log'), 'wb')
-        client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
+        with vt.fullscreen_client(c, t.path('shm-client.log'), colour, W, H, fmt='BGRx'):
             def shows_client():
                 mid = vt.grab(c, OUT)[H // 4:3 * H // 4, W // 4:3 * W // 4]
                 diff = np.abs(mid.reshape(-1, 3).astype(np.int16) - np.array(colour)).max()
                 return diff <= 4
             c.wait_until(shows_client, 'the shm client on screen')
             t.check(True, 'the shm client is drawn by the importing renderer')
-        finally:
-            if client.poll() is None:
-                os.killpg(client.pid, signal.SIGTERM)
-                try:
-                    client.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(client.pid, signal.SIGKILL)
-                    client.wait()
-            log.close()
 
     with t.case('no buffer misuse'):
         bad = violations(c)

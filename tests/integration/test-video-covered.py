@@ -14,8 +14,6 @@ client is gone the video plays again (state "shown", frames rising, CPU used aga
 Covering twice checks that the pause and resume are repeatable.
 """
 import os
-import signal
-import subprocess
 import sys
 import time
 
@@ -62,41 +60,16 @@ def cpu_window(pid, seconds=WINDOW):
     return vt.other_threads_cpu(pid, before, after), per
 
 
-def start_client(c, log_name):
-    argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
-            'foreground-color=0xff%02x%02x%02x' % CLIENT_COLOUR, '!',
-            f'video/x-raw,width={W},height={H},framerate=10/1', '!', 'videoconvert', '!',
-            'waylandsink', 'fullscreen=true']
-    log = open(t.path(log_name), 'wb')
-    client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    return client, log
-
-
-def stop_client(client, log):
-    """Ends the client we started, by its PID (its own process group: it leads it)."""
-    if client.poll() is None:
-        os.killpg(client.pid, signal.SIGTERM)
-        try:
-            client.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(client.pid, signal.SIGKILL)
-            client.wait()
-    log.close()
-
-
 def shows_client(shot):
     mid = shot[H // 4:3 * H // 4, W // 4:3 * W // 4].reshape(-1, 3).astype(np.int16)
     return int(np.abs(mid - np.array(CLIENT_COLOUR)).max()) <= 12
 
 
 def cover(c, pid, round_no, playing_ticks):
-    client, log = start_client(c, f'fullscreen-client-{round_no}.log')
-    try:
+    log = t.path(f'fullscreen-client-{round_no}.log')
+    with vt.fullscreen_client(c, log, CLIENT_COLOUR, W, H) as client:
         def covered():
-            if client.poll() is not None:
-                raise vt.Failure(f'the client exited ({client.returncode}): '
-                                 + vt._tail(t.path(f'fullscreen-client-{round_no}.log')))
+            vt.require_running(client, log)
             v = c.veil(OUT)
             return v if v.get('state') == 'hidden' else None
         v = c.check_until(covered, 'state "hidden" while a fullscreen client covers the output')
@@ -132,8 +105,6 @@ def cover(c, pid, round_no, playing_ticks):
         t.check(ticks < playing_ticks, 'less CPU than while playing',
                 f'covered {ticks}, playing {playing_ticks}')
         t.check(client.poll() is None, 'the client is still running')
-    finally:
-        stop_client(client, log)
     v = c.wait_veil(OUT, 'shown')
     t.check((v.get('source') or {}).get('outputs') == 1, 'one viewer again',
             str(v.get('source')))

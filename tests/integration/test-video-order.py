@@ -33,33 +33,15 @@ LOOP = SECONDS_EACH * len(COLOURS)
 COLOUR_TOLERANCE = 24
 
 
-def make_colour_clip(path, colours, fps, seconds_each, size=(64, 48)):
-    w, h = size
-    frames = []
-    for _, c in colours:
-        frame = np.broadcast_to(np.array(c, np.uint8), (h, w, 3))
-        frames += [frame] * int(round(fps * seconds_each))
-    vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-r', str(fps),
-                '-i', '-', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '10',
-                '-g', str(fps), '-bf', '0', '-pix_fmt', 'yuv420p', '-movflags', '+faststart',
-                path], input=np.ascontiguousarray(np.stack(frames)).tobytes())
-    os.chmod(path, 0o644)
-    return path
-
-
-clip = make_colour_clip(os.path.join(t.media, 'colours-64x48.mp4'), COLOURS, FPS, SECONDS_EACH)
+clip = vt.make_colour_clip(
+    os.path.join(t.media, 'colours-64x48.mp4'), COLOURS, FPS, SECONDS_EACH,
+    ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '10', '-g', str(FPS), '-bf', '0',
+     '-pix_fmt', 'yuv420p', '-movflags', '+faststart'])
 
 
 def classify(img):
     """The index of the colour the middle of the screen shows, or None, and its mean pixel."""
-    h, w = img.shape[:2]
-    mid = img[h // 4:3 * h // 4, w // 4:3 * w // 4].reshape(-1, 3).astype(np.int16)
-    mean = mid.mean(axis=0)
-    spread = int((mid.max(axis=0) - mid.min(axis=0)).max())
-    for i, (_, c) in enumerate(COLOURS):
-        if np.abs(mean - np.array(c)).max() <= COLOUR_TOLERANCE and spread <= 2 * COLOUR_TOLERANCE:
-            return i, vt.px(mean)
-    return None, vt.px(mean)
+    return vt.classify_colour(img, COLOURS, COLOUR_TOLERANCE)
 
 
 def counters(c):
@@ -119,12 +101,7 @@ with t.compositor(outputs=1) as c:
                 f'{len(unknown)} do not, e.g. mean {unknown[0][2] if unknown else ""}')
         seen = [s for s in samples if s[1] is not None]
         # Runs of one colour: (colour, first sample, last sample).
-        runs = []
-        for s in seen:
-            if runs and runs[-1][0] == s[1]:
-                runs[-1][2] = s
-            else:
-                runs.append([s[1], s, s])
+        runs = vt.colour_runs(seen)
         vt._say('   colours seen: ' + ' '.join(name(r[0]) for r in runs))
         bad, explained, wraps = [], [], 0
         for a, b in zip(runs, runs[1:]):

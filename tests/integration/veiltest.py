@@ -999,6 +999,22 @@ def _encode(path, pixels, args, pix_fmt_in='rgb24'):
     h, w = pixels.shape[:2]
     _ffmpeg(['-f', 'rawvideo', '-pix_fmt', pix_fmt_in, '-s', f'{w}x{h}', '-i', '-',
              '-frames:v', '1'] + args + [path], input=np.ascontiguousarray(pixels).tobytes())
+
+
+def make_colour_clip(path, colours, fps, seconds_each, codec_args, size=(64, 48)):
+    """
+    A clip of solid colours one after the other (colours: (name, (r, g, b)) pairs), each
+    fps * seconds_each frames, from raw frames through ffmpeg with codec_args (its codec and
+    container options).
+    """
+    w, h = size
+    frames = []
+    for _, c in colours:
+        frame = np.broadcast_to(np.array(c, np.uint8), (h, w, 3))
+        frames += [frame] * int(round(fps * seconds_each))
+    _ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', f'{w}x{h}', '-r', str(fps),
+             '-i', '-'] + codec_args + [path],
+            input=np.ascontiguousarray(np.stack(frames)).tobytes())
     os.chmod(path, 0o644)
     return path
 
@@ -1060,6 +1076,38 @@ def have_encoder(name):
                        timeout=60)
     return re.search(rf'^ \S+ {re.escape(name)} ', r.stdout.decode(errors='replace'),
                      re.M) is not None
+
+
+def classify_colour(img, colours, tolerance):
+    """
+    Which of colours ((name, (r, g, b)) pairs) the middle of img (its central half each way)
+    shows: the mean within tolerance of it in every channel and no channel spread over more
+    than twice tolerance. Returns (its index or None, the mean pixel).
+    """
+    h, w = img.shape[:2]
+    mid = img[h // 4:3 * h // 4, w // 4:3 * w // 4].reshape(-1, 3).astype(np.int16)
+    mean = mid.mean(axis=0)
+    spread = int((mid.max(axis=0) - mid.min(axis=0)).max())
+    for i, (_, c) in enumerate(colours):
+        if np.abs(mean - np.array(c)).max() <= tolerance and spread <= 2 * tolerance:
+            return i, px(mean)
+    return None, px(mean)
+
+
+def colour_runs(samples):
+    """
+    Runs of one colour in samples ((time, colour index or None, ...) tuples; those of no colour
+    left out): [colour index, first sample, last sample] lists.
+    """
+    runs = []
+    for s in samples:
+        if s[1] is None:
+            continue
+        if runs and runs[-1][0] == s[1]:
+            runs[-1][2] = s
+        else:
+            runs.append([s[1], s, s])
+    return runs
 
 
 def png_chunks(data):
@@ -1195,6 +1243,71 @@ def grab(c, output):
     if len(data) != w * h * 3:
         raise Failure(f'grim: {len(data)} bytes of pixels for {w}x{h}')
     return np.frombuffer(data, np.uint8).reshape(h, w, 3).copy()
+
+
+# --- a fullscreen client ---
+
+@contextlib.contextmanager
+def fullscreen_client(c, log_path, colour, w, h, fmt=None):
+    """
+    GStreamer's `videotestsrc ! waylandsink fullscreen=true` as a client of c: an opaque solid
+    colour (an (r, g, b)) at w x h, 10 frames a second, its output in log_path. With fmt (e.g.
+    'BGRx') the caps name that format and the buffers go to waylandsink as they are; without,
+    through videoconvert. Yields the process; on leaving, ends it by its PID (its own process
+    group: it leads it).
+    """
+    caps = 'video/x-raw,' + (f'format={fmt},' if fmt else '') + \
+        f'width={w},height={h},framerate=10/1'
+    argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
+            'foreground-color=0xff%02x%02x%02x' % tuple(colour), '!', caps, '!'] + \
+        ([] if fmt else ['videoconvert', '!']) + ['waylandsink', 'fullscreen=true']
+    log = open(log_path, 'wb')
+    client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield client
+    finally:
+        if client.poll() is None:
+            os.killpg(client.pid, signal.SIGTERM)
+            try:
+                client.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(client.pid, signal.SIGKILL)
+                client.wait()
+        log.close()
+
+
+def require_running(client, log_path):
+    """Raises Failure, with its log's tail, when a client started by the test has exited."""
+    if client.poll() is not None:
+        raise Failure(f'the client exited ({client.returncode}): ' + _tail(log_path))
+
+
+# --- a client of another user ---
+
+# What runs a client as nobody (uid and gid 65534, no groups): root only.
+OTHER_USER = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']
+
+
+def can_run_as_other_user():
+    return os.geteuid() == 0 and shutil.which('setpriv') is not None
+
+
+@contextlib.contextmanager
+def socket_open_to_others(c):
+    """
+    Lets every user reach c's Wayland socket, as a misconfigured session might: its runtime
+    directory mode 0711 and the socket 0777 until the block ends. Yields the socket's path.
+    """
+    sock = os.path.join(c.runtime, c.wayland_display)
+    old_dir, old_sock = os.stat(c.runtime).st_mode, os.stat(sock).st_mode
+    os.chmod(c.runtime, 0o711)
+    os.chmod(sock, 0o777)
+    try:
+        yield sock
+    finally:
+        os.chmod(c.runtime, old_dir & 0o7777)
+        os.chmod(sock, old_sock & 0o7777)
 
 
 # --- a GPU reset on demand, for the sway and labwc tests ---

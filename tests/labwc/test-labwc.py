@@ -27,7 +27,6 @@ The labwc patch series (examples/labwc/) built and driven for real.
 Under the sanitizers labwc is built with them too and LeakSanitizer stays on (LSAN_SUPP).
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -41,11 +40,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+sys.path.insert(0, os.path.join(HERE, '..'))
+import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
 TOPDIR = 'labwc-0.20.2'
-BUILD_TIMEOUT = 1800
 # labwc's own options: nothing the test does not need (Xwayland, man pages, translations).
 LABWC_OPTIONS = ['-Dxwayland=disabled', '-Dman-pages=disabled', '-Dnls=disabled',
                  '-Dsvg=disabled', '-Dsystemd-session=disabled']
@@ -61,108 +62,25 @@ VIDEO = dict(tolerance=24, mean_tolerance=4, ignore_edges=4)
 EXACT = dict(tolerance=0)
 
 
-def say(*args):
-    print(*args, flush=True)
-
-
-def fail_setup(what, detail=''):
-    say(f'FAIL: {what}' + (f'\n{detail}' if detail else ''))
-    say('0 passed, 1 failed')
-    sys.exit(1)
-
-
-def run_logged(argv, log_path, cwd=None, env=None, timeout=BUILD_TIMEOUT):
-    """Runs argv with its output in log_path; returns (exit status, the log's tail)."""
-    say(f'# {shlex.join(argv)} (log {log_path})')
-    with open(log_path, 'ab') as log:
-        log.write(f'$ {shlex.join(argv)}\n'.encode())
-        log.flush()
-        try:
-            r = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                               stderr=subprocess.STDOUT, timeout=timeout)
-            rc = r.returncode
-        except subprocess.TimeoutExpired:
-            rc = 'timeout'
-        except OSError as e:
-            log.write(f'{e}\n'.encode())
-            rc = str(e)
-    return rc, vt._tail(log_path, 30)
-
-
-def sanitizers(text):
-    """The sanitizer names in meson's b_sanitize value, as a string or as a list."""
-    return [w for w in re.findall(r'[a-z]+', text or '') if w != 'none']
-
-
 def build_labwc(args, outdir):
     """Unpacks the tarball, applies the series and builds; returns the labwc binary's path."""
     tarball = os.path.join(os.path.abspath(args.sources), TARBALL)
     if not os.path.isfile(tarball):
         fail_setup(f'no labwc source: {tarball} is missing. Put {TARBALL} (upstream tag '
                    f'0.20.2, `git archive --prefix={TOPDIR}/ 0.20.2`) there.')
-    series_dir = os.path.abspath(args.series)
-    with open(os.path.join(series_dir, 'series')) as f:
-        patches = [line.strip() for line in f
-                   if line.strip() and not line.lstrip().startswith('#')]
-    if not patches:
-        fail_setup(f'{series_dir}/series lists no patch')
-    san = sanitizers(args.sanitize)
-
-    key = hashlib.sha256()
-    for p in patches:
-        with open(os.path.join(series_dir, p), 'rb') as f:
-            key.update(p.encode() + b'\0' + f.read())
-    with open(tarball, 'rb') as f:
-        key.update(hashlib.sha256(f.read()).digest())
-    key.update(os.path.abspath(args.veil_build).encode() + ','.join(san).encode() +
-               ' '.join(LABWC_OPTIONS).encode())
-    key = key.hexdigest()
-
     work = os.path.abspath(args.workdir)
-    src = os.path.join(work, TOPDIR)
-    build = os.path.join(work, 'build')
-    stamp = os.path.join(work, 'stamp')
-    log = os.path.join(outdir, 'labwc-build.log')
-    try:
-        with open(stamp) as f:
-            fresh = f.read().strip() != key or not os.path.isfile(
-                os.path.join(build, 'build.ninja'))
-    except OSError:
-        fresh = True
 
-    if fresh:
-        say(f'# unpacking {tarball} and applying {len(patches)} patches')
-        for d in (src, build):
-            shutil.rmtree(d, ignore_errors=True)
-        if os.path.exists(stamp):
-            os.unlink(stamp)
+    def unpack(src, log):
+        say(f'# unpacking {tarball} and applying the series')
         os.makedirs(work, exist_ok=True)
         rc, tail = run_logged(['tar', '-xf', tarball, '-C', work], log, timeout=300)
         if rc != 0 or not os.path.isfile(os.path.join(src, 'meson.build')):
             fail_setup(f'unpacking {tarball} failed (no {TOPDIR}/meson.build)', tail)
-        for p in patches:
-            rc, tail = run_logged(['patch', '-p1', '--batch', '--forward', '-i',
-                                   os.path.join(series_dir, p)], log, cwd=src, timeout=120)
-            if rc != 0:
-                fail_setup(f'{p} does not apply to {TARBALL}', tail)
-        env = dict(os.environ)
-        uninstalled = os.path.join(os.path.abspath(args.veil_build), 'meson-uninstalled')
-        env['PKG_CONFIG_PATH'] = os.pathsep.join(
-            [uninstalled] + [p for p in env.get('PKG_CONFIG_PATH', '').split(os.pathsep) if p])
-        options = list(LABWC_OPTIONS)
-        if san:
-            # libveil then has the sanitizers' symbols undefined: labwc links their runtimes.
-            options += [f'-Db_sanitize={",".join(san)}', '-Db_lundef=false']
-        rc, tail = run_logged(['meson', 'setup', build, src] + options, log, env=env)
-        if rc != 0:
-            fail_setup('meson setup of the patched labwc failed', tail)
-    else:
-        say(f'# reusing the patched labwc in {src}')
-    rc, tail = run_logged(['ninja', '-C', build], log)
-    if rc != 0:
-        fail_setup('building the patched labwc failed', tail)
-    with open(stamp, 'w') as f:
-        f.write(key + '\n')
+        return TARBALL
+
+    build = cm.build_patched('labwc', args, os.path.join(work, TOPDIR),
+                             os.path.join(outdir, 'labwc-build.log'), cm.file_digest(tarball),
+                             unpack, LABWC_OPTIONS, key_extra=' '.join(LABWC_OPTIONS).encode())
     return os.path.join(build, 'labwc')
 
 
@@ -328,11 +246,6 @@ def sanitizer_env(t, sanitized):
     return {'LSAN_OPTIONS': f'suppressions={supp}:print_suppressions=0'}
 
 
-def is_solid(img, color, tolerance=2):
-    want = vt.np.array(vt.rgb(color), vt.np.int16)
-    return int(vt.np.abs(img.astype(vt.np.int16) - want).max()) <= tolerance
-
-
 def rc_xml(wallpapers):
     """An rc.xml: the wallpapers given, and keys that add and remove a virtual output."""
     return f'''<?xml version="1.0"?>
@@ -355,25 +268,39 @@ def write(path, text):
     os.chmod(path, 0o644)
 
 
+def labwc_config(cfgdir, wallpapers):
+    """
+    Makes cfgdir with an rc.xml of the wallpapers given (see rc_xml) and an autostart that
+    starts swaybg in BG; returns the rc.xml's path.
+    """
+    os.makedirs(cfgdir)
+    rc_path = os.path.join(cfgdir, 'rc.xml')
+    write(rc_path, rc_xml(wallpapers))
+    write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
+    return rc_path
+
+
+# rc.xml's wallpaper for the runs after the first: a solid colour on every output.
+SOLID_WALLPAPER = '    <wallpaper output="*" mode="solid_color" color="#112233" />'
+
+
+def preload_env(t, sanitized, lib, **extra):
+    """labwc's environment with lib preloaded (with extra variables)."""
+    env = dict(sanitizer_env(t, sanitized), LD_PRELOAD=lib, **extra)
+    if sanitized:
+        # The sanitizer runtime wants to come first; the library only replaces or wraps a few
+        # functions.
+        env['ASAN_OPTIONS'] = 'verify_asan_link_order=0'
+    return env
+
+
 def drive(t, labwc, veilctl, sanitized):
     media = t.media
-    cfg_png = vt.make_png(os.path.join(media, 'config-800x600.png'),
-                          vt.quadrant_pixels(800, 600))
-    img_png = vt.make_png(os.path.join(media, 'image-1600x1000.png'),
-                          vt.quadrant_pixels(1600, 1000))
+    cfg_png, img_png, clip = cm.make_media(media)
     small_px = vt.quadrant_pixels(500, 300)
     small_png = vt.make_png(os.path.join(media, 'small-500x300.png'), small_px)
     tile_px = vt.quadrant_pixels(250, 150)
     tile_png = vt.make_png(os.path.join(media, 'tile-250x150.png'), tile_px)
-    # A 2 s H.264 clip whose picture edges fall on 8-pixel boundaries (see test-video.py).
-    still = vt.make_png(os.path.join(media, 'still-512x320.png'), vt.quadrant_pixels(512, 320))
-    clip = os.path.join(media, 'clip-512x320.mp4')
-    vt._ffmpeg(['-loop', '1', '-framerate', '25', '-i', still, '-t', '2', '-c:v', 'libx264',
-                '-preset', 'veryfast', '-crf', '8', '-g', '25', '-pix_fmt', 'yuv420p',
-                '-colorspace', 'smpte170m', '-color_primaries', 'smpte170m',
-                '-color_trc', 'smpte170m', '-color_range', 'tv', '-movflags', '+faststart',
-                clip])
-    os.chmod(clip, 0o644)
 
     expect_cfg = vt.expect_fit(cfg_png, W, H, BARS)
     expect_img = vt.expect_fill(img_png, W, H)
@@ -381,11 +308,8 @@ def drive(t, labwc, veilctl, sanitized):
     # HOME is the output directory: rc.xml names the media as ~/media/... and $HOME/media/...
     home = t.outdir
     cfgdir = t.path('labwc-config')
-    os.makedirs(cfgdir)
-    rc_path = os.path.join(cfgdir, 'rc.xml')
-    write(rc_path, rc_xml(f'    <wallpaper output="*" mode="fit" color="{BARS}">'
-                          f'~/media/config-800x600.png</wallpaper>'))
-    write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
+    rc_path = labwc_config(cfgdir, f'    <wallpaper output="*" mode="fit" color="{BARS}">'
+                                   f'~/media/config-800x600.png</wallpaper>')
 
     env = sanitizer_env(t, sanitized)
 
@@ -566,45 +490,30 @@ def other_user(t, c):
     labwc's global filter asks veil_scene_filter_global(): veil's default filter refuses a
     client of another user, so labwc must not even offer it the global.
     """
-    if os.geteuid() != 0 or not shutil.which('setpriv'):
+    if not vt.can_run_as_other_user():
         say('   (not run: needs root and setpriv to run veilctl as another user)')
         return
     before = c.veil(OUT)
-    # Let uid 65534 reach the socket, as a misconfigured session might.
-    sock = os.path.join(c.runtime, c.wayland_display)
-    old_dir, old_sock = os.stat(c.runtime).st_mode, os.stat(sock).st_mode
-    os.chmod(c.runtime, 0o711)
-    os.chmod(sock, 0o777)
-    try:
+    with vt.socket_open_to_others(c) as sock:
         env = dict(c.client_env, WAYLAND_DISPLAY=sock, HOME='/')
-        r = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
-                            '--', c.veilctl, 'set', '-o', OUT, '#ff0000', 'solid_color'],
+        r = subprocess.run(vt.OTHER_USER + [c.veilctl, 'set', '-o', OUT, '#ff0000',
+                                            'solid_color'],
                            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            timeout=vt.IPC_TIMEOUT)
         err = r.stderr.strip()
         t.check(r.returncode == 1 and 'does not offer' in err,
                 "labwc's global filter hides veil's global from another user's client",
                 f'exit {r.returncode}: {err}')
-    finally:
-        os.chmod(c.runtime, old_dir & 0o7777)
-        os.chmod(sock, old_sock & 0o7777)
     after = c.veil(OUT)
     t.check(after == before, 'the wallpaper is unchanged', f'{before} -> {after}')
 
 
 def covered(t, c, frames):
     """A fullscreen client covers the output: veil is hidden and the video stops."""
-    argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
-            'foreground-color=0xff18c040', '!', f'video/x-raw,width={W},height={H},'
-            'framerate=10/1', '!', 'videoconvert', '!', 'waylandsink', 'fullscreen=true']
-    log = open(t.path('fullscreen-client.log'), 'wb')
-    client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    log = t.path('fullscreen-client.log')
+    with vt.fullscreen_client(c, log, vt.rgb('#18c040'), W, H) as client:
         def green():
-            if client.poll() is not None:
-                raise vt.Failure(f'the client exited ({client.returncode}): '
-                                 + vt._tail(t.path('fullscreen-client.log')))
+            vt.require_running(client, log)
             return is_solid(c.screenshot(OUT), '#18c040', 12)
         c.wait_until(green, 'the GStreamer window to cover the output')
         t.check(True, 'a fullscreen window covers the whole output')
@@ -615,15 +524,6 @@ def covered(t, c, frames):
         time.sleep(1.5)
         b = frames()
         t.check(a == b, 'no frame shown while covered', f'{a} -> {b}')
-    finally:
-        if client.poll() is None:
-            os.killpg(client.pid, signal.SIGTERM)
-            try:
-                client.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(client.pid, signal.SIGKILL)
-                client.wait()
-        log.close()
     c.wait_veil(OUT, 'shown')
     a = frames()
     c.wait_until(lambda: frames() >= a + 5, 'the video to play again')
@@ -701,17 +601,11 @@ def without_veil(t, labwc, veilctl, sanitized):
                            text=True, timeout=120)
         if not t.check(r.returncode == 0, 'the library builds', r.stderr[-800:]):
             return
-    env = dict(sanitizer_env(t, sanitized), LD_PRELOAD=shim)
-    if sanitized:
-        # The sanitizer runtime wants to come first; the shim only replaces one function.
-        env['ASAN_OPTIONS'] = 'verify_asan_link_order=0'
+    env = preload_env(t, sanitized, shim)
     home = t.path('home-no-veil')
     cfgdir = t.path('labwc-config-no-veil')
     os.makedirs(home)
-    os.makedirs(cfgdir)
-    rc_path = os.path.join(cfgdir, 'rc.xml')
-    write(rc_path, rc_xml('    <wallpaper output="*" mode="solid_color" color="#112233" />'))
-    write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
+    labwc_config(cfgdir, SOLID_WALLPAPER)
     with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-no-veil',
                with_veil=False) as c:
         with t.case('without veil'):
@@ -762,17 +656,11 @@ def renderer_loss(t, labwc, veilctl, sanitized):
     clip = os.path.join(media, 'clip-512x320.mp4')    # made by drive()
     img_png = os.path.join(media, 'image-1600x1000.png')
     status_file = t.path('renderer-loss-status.json')
-    env = dict(sanitizer_env(t, sanitized), LD_PRELOAD=shim, VEIL_TEST_STATUS_FILE=status_file)
-    if sanitized:
-        # The sanitizer runtime wants to come first; the library only wraps a few functions.
-        env['ASAN_OPTIONS'] = 'verify_asan_link_order=0'
+    env = preload_env(t, sanitized, shim, VEIL_TEST_STATUS_FILE=status_file)
     home = t.path('home-renderer-loss')
     cfgdir = t.path('labwc-config-renderer-loss')
     os.makedirs(home)
-    os.makedirs(cfgdir)
-    write(os.path.join(cfgdir, 'rc.xml'),
-          rc_xml('    <wallpaper output="*" mode="solid_color" color="#112233" />'))
-    write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
+    labwc_config(cfgdir, SOLID_WALLPAPER)
     with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-renderer-loss',
                args=['-V']) as c:
         with t.case('renderer loss'):

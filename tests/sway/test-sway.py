@@ -45,43 +45,17 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+sys.path.insert(0, os.path.join(HERE, '..'))
+import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
-BUILD_TIMEOUT = 1800
 SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
 # sway's own options: nothing the test does not need (swaybar, man pages, completions).
 SWAY_OPTIONS = ['-Dman-pages=disabled', '-Dswaybar=false', '-Dswaynag=false',
                 '-Dtray=disabled', '-Dgdk-pixbuf=disabled', '-Ddefault-wallpaper=false',
                 '-Dzsh-completions=false', '-Dbash-completions=false',
                 '-Dfish-completions=false']
-
-
-def say(*args):
-    print(*args, flush=True)
-
-
-def fail_setup(what, detail=''):
-    say(f'FAIL: {what}' + (f'\n{detail}' if detail else ''))
-    say('0 passed, 1 failed')
-    sys.exit(1)
-
-
-def run_logged(argv, log_path, cwd=None, env=None, timeout=BUILD_TIMEOUT):
-    """Runs argv with its output in log_path; returns (exit status, the log's tail)."""
-    say(f'# {shlex.join(argv)} (log {log_path})')
-    with open(log_path, 'ab') as log:
-        log.write(f'$ {shlex.join(argv)}\n'.encode())
-        log.flush()
-        try:
-            r = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                               stderr=subprocess.STDOUT, timeout=timeout)
-            rc = r.returncode
-        except subprocess.TimeoutExpired:
-            rc = 'timeout'
-        except OSError as e:
-            log.write(f'{e}\n'.encode())
-            rc = str(e)
-    return rc, vt._tail(log_path, 30)
 
 
 def is_sway_tree(path):
@@ -159,91 +133,28 @@ def unpack(kind, source, dest, log):
         fail_setup(f'{source} does not unpack to a sway source tree', tail)
 
 
-def sanitizers(text):
-    """The sanitizer names in meson's b_sanitize value, as a string or as a list."""
-    return [w for w in re.findall(r'[a-z]+', text or '') if w != 'none']
-
-
-def source_key(kind, source):
-    """What identifies the source: a tarball's bytes, or a tree's path and meson.build."""
-    h = hashlib.sha256()
-    if kind == 'tarball':
-        with open(source, 'rb') as f:
-            for block in iter(lambda: f.read(1 << 20), b''):
-                h.update(block)
-    else:
-        with open(os.path.join(source, 'meson.build'), 'rb') as f:
-            h.update(source.encode() + b'\0' + f.read())
-    return h.digest()
-
-
 def build_sway(args, kind, source, outdir):
     """
     Applies the series to a copy of source and builds it; returns the build directory. The
     copy and the build stay in --workdir (in veil's build directory) with a stamp of what made
     them: a rerun with the same series, source and options only runs ninja.
     """
-    series_dir = os.path.abspath(args.series)
-    with open(os.path.join(series_dir, 'series')) as f:
-        patches = [line.strip() for line in f
-                   if line.strip() and not line.lstrip().startswith('#')]
-    if not patches:
-        fail_setup(f'{series_dir}/series lists no patch')
-    san = sanitizers(args.sanitize)
+    if kind == 'tarball':
+        digest = cm.file_digest(source)
+    else:
+        # A tree: its path and meson.build identify it.
+        with open(os.path.join(source, 'meson.build'), 'rb') as f:
+            digest = hashlib.sha256(source.encode() + b'\0' + f.read()).digest()
 
-    key = hashlib.sha256()
-    for p in patches:
-        with open(os.path.join(series_dir, p), 'rb') as f:
-            key.update(p.encode() + b'\0' + f.read())
-    key.update(source_key(kind, source))
-    key.update(os.path.abspath(args.veil_build).encode() + ','.join(san).encode())
-    key = key.hexdigest()
-
-    work = os.path.abspath(args.workdir)
-    src = os.path.join(work, 'src')
-    build = os.path.join(work, 'build')
-    stamp = os.path.join(work, 'stamp')
-    log = os.path.join(outdir, 'sway-build.log')
-    try:
-        with open(stamp) as f:
-            fresh = f.read().strip() != key or not os.path.isfile(
-                os.path.join(build, 'build.ninja'))
-    except OSError:
-        fresh = True
-
-    if fresh:
+    def unpack_copy(src, log):
         say(f'# patching a copy of {source}')
-        for d in (src, build):
-            shutil.rmtree(d, ignore_errors=True)
-        if os.path.exists(stamp):
-            os.unlink(stamp)
         unpack(kind, source, src, log)
         say(f'# sway {sway_version(src)}')
-        for p in patches:
-            rc, tail = run_logged(['patch', '-p1', '--batch', '--forward', '-i',
-                                   os.path.join(series_dir, p)], log, cwd=src, timeout=120)
-            if rc != 0:
-                fail_setup(f'{p} does not apply to {source} (sway {sway_version(src)}; '
-                           f'the series is made for sway 1.12)', tail)
-        env = dict(os.environ)
-        uninstalled = os.path.join(os.path.abspath(args.veil_build), 'meson-uninstalled')
-        env['PKG_CONFIG_PATH'] = os.pathsep.join(
-            [uninstalled] + [p for p in env.get('PKG_CONFIG_PATH', '').split(os.pathsep) if p])
-        options = list(SWAY_OPTIONS)
-        if san:
-            # libveil then has the sanitizers' symbols undefined: sway links their runtimes.
-            options += [f'-Db_sanitize={",".join(san)}', '-Db_lundef=false']
-        rc, tail = run_logged(['meson', 'setup', build, src] + options, log, env=env)
-        if rc != 0:
-            fail_setup('meson setup of the patched sway failed', tail)
-    else:
-        say(f'# reusing the patched sway in {src}')
-    rc, tail = run_logged(['ninja', '-C', build], log)
-    if rc != 0:
-        fail_setup('building the patched sway failed', tail)
-    with open(stamp, 'w') as f:
-        f.write(key + '\n')
-    return build
+        return f'{source} (sway {sway_version(src)}; the series is made for sway 1.12)'
+
+    return cm.build_patched('sway', args, os.path.join(os.path.abspath(args.workdir), 'src'),
+                            os.path.join(outdir, 'sway-build.log'), digest, unpack_copy,
+                            SWAY_OPTIONS)
 
 
 def check_links_this_veil(sway, veil_build):
@@ -308,26 +219,9 @@ def rss_kib(pid):
     return 0
 
 
-def is_solid(img, color, tolerance=2):
-    want = vt.np.array(vt.rgb(color), vt.np.int16)
-    return int(vt.np.abs(img.astype(vt.np.int16) - want).max()) <= tolerance
-
-
 def drive(t, sway, swaymsg_built, sanitized):
     media = t.media
-    cfg_png = vt.make_png(os.path.join(media, 'config-800x600.png'),
-                          vt.quadrant_pixels(800, 600))
-    img_png = vt.make_png(os.path.join(media, 'image-1600x1000.png'),
-                          vt.quadrant_pixels(1600, 1000))
-    # A 2 s H.264 clip whose picture edges fall on 8-pixel boundaries (see test-video.py).
-    still = vt.make_png(os.path.join(media, 'still-512x320.png'), vt.quadrant_pixels(512, 320))
-    clip = os.path.join(media, 'clip-512x320.mp4')
-    vt._ffmpeg(['-loop', '1', '-framerate', '25', '-i', still, '-t', '2', '-c:v', 'libx264',
-                '-preset', 'veryfast', '-crf', '8', '-g', '25', '-pix_fmt', 'yuv420p',
-                '-colorspace', 'smpte170m', '-color_primaries', 'smpte170m',
-                '-color_trc', 'smpte170m', '-color_range', 'tv', '-movflags', '+faststart',
-                clip])
-    os.chmod(clip, 0o644)
+    cfg_png, img_png, clip = cm.make_media(media)
 
     expect_cfg = vt.expect_fit(cfg_png, W, H, BARS)
     expect_img = vt.expect_fill(img_png, W, H)
@@ -928,13 +822,8 @@ def _env_of(pid):
 
 def covered(t, c, counters):
     """A fullscreen client covers the output: veil is hidden and the video stops decoding."""
-    argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
-            'foreground-color=0xff18c040', '!', f'video/x-raw,width={W},height={H},'
-            'framerate=10/1', '!', 'videoconvert', '!', 'waylandsink', 'fullscreen=true']
-    log = open(t.path('fullscreen-client.log'), 'wb')
-    client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    log = t.path('fullscreen-client.log')
+    with vt.fullscreen_client(c, log, vt.rgb('#18c040'), W, H) as client:
         def fullscreen_view():
             tree = c.query('get_tree')
             stack = [tree]
@@ -943,9 +832,7 @@ def covered(t, c, counters):
                 if n.get('pid') == client.pid and n.get('fullscreen_mode') == 1:
                     return n
                 stack += n.get('nodes', []) + n.get('floating_nodes', [])
-            if client.poll() is not None:
-                raise vt.Failure(f'the client exited ({client.returncode}): '
-                                 + vt._tail(t.path('fullscreen-client.log')))
+            vt.require_running(client, log)
             return None
         if not c.check_until(fullscreen_view, 'a fullscreen window covers the output'):
             raise vt.Failure('the GStreamer window never became fullscreen')
@@ -960,15 +847,6 @@ def covered(t, c, counters):
         centre = shot[H // 4:3 * H // 4, W // 4:3 * W // 4]
         t.check(is_solid(centre, '#18c040', 12), "the screen shows the client's green",
                 f'centre pixel {vt.px(shot[H // 2, W // 2])}')
-    finally:
-        if client.poll() is None:
-            os.killpg(client.pid, signal.SIGTERM)
-            try:
-                client.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(client.pid, signal.SIGKILL)
-                client.wait()
-        log.close()
     v = c.wait_veil(OUT, 'shown')
     a = counters()
     c.check_until(lambda: counters()[1] >= a[1] + 5 and counters()[0] >= a[0] + 5,
