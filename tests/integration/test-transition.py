@@ -26,8 +26,10 @@ media = t.media
 
 
 def flat_png(name, color):
+    # At the output's size: unscaled, so that no filter touches the edges (wlroots 0.19's
+    # pixman renderer darkens them when it scales).
     return vt.make_png(os.path.join(media, name),
-                       np.broadcast_to(np.array(color, np.uint8), (90, 160, 3)).copy())
+                       np.broadcast_to(np.array(color, np.uint8), (H, W, 3)).copy())
 
 
 b_png, c_png, d_png = flat_png('b.png', B), flat_png('c.png', C), flat_png('d.png', D)
