@@ -174,4 +174,26 @@ with t.compositor(outputs=1) as c:
         c.wait_until(lambda: vt.fd_count(pid) <= fds0, f'{fds0} descriptors again', timeout=10)
         t.check(True, 'threads and descriptors back to their level')
 
+    with t.case('a video plays on while it fades in'):
+        still = vt.make_png(os.path.join(media, 'v.png'), vt.quadrant_pixels(320, 192))
+        clip = os.path.join(media, 'v.mp4')
+        vt._ffmpeg(['-loop', '1', '-framerate', '15', '-i', still, '-t', '2', '-c:v', 'libx264',
+                    '-preset', 'veryfast', '-pix_fmt', 'yuv420p', clip])
+        os.chmod(clip, 0o644)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill transition fade 3000')
+        t.check(ok, '`veil v.mp4 fill transition fade 3000` accepted', err)
+        v1 = c.wait_veil(OUT, 'shown', file=clip)
+        time.sleep(1.0)
+        v2 = c.veil(OUT)
+        t.check(transition_of(v2) is not None, 'still fading after 1 s', str(v2))
+        t.check(v2.get('frames', 0) > v1.get('frames', 0) + 5,
+                'the video\'s frames reach the fading nodes',
+                f'{v1.get("frames")} then {v2.get("frames")}')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(b_png)} fill transition fade 1000')
+        t.check(ok, 'fading from the video to a still accepted', err)
+        c.wait_veil(OUT, 'shown', file=b_png)
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(B), W, H), 'b-after-video',
+                  **EXACT)
+
 t.finish()
