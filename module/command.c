@@ -16,7 +16,8 @@
 /* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
 #define SHOWN_SIZE 64
 
-static const char usage[] = "`veil <file> [mode] [#rrggbb] [transition <fade|none> [<ms>]]`";
+static const char usage[] =
+	"`veil <file> [mode] [#rrggbb] [transition <fade|wipe|none> [<ms>]]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -349,6 +350,8 @@ const char *veil_transition_name(enum veil_transition_kind kind) {
 		return "none";
 	case VEIL_TRANSITION_FADE:
 		return "fade";
+	case VEIL_TRANSITION_WIPE:
+		return "wipe";
 	}
 	return "none";
 }
@@ -358,15 +361,17 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 		char **message) {
 	char shown[SHOWN_SIZE];
 	if (argc < 1) {
-		return fail(message, -EINVAL, "transition needs a kind: `transition <fade|none> "
-			"[<ms>]`");
+		return fail(message, -EINVAL, "transition needs a kind: "
+			"`transition <fade|wipe|none> [<ms>]`");
 	}
 	if (strcasecmp(argv[0], "fade") == 0) {
 		spec->kind = VEIL_TRANSITION_FADE;
+	} else if (strcasecmp(argv[0], "wipe") == 0) {
+		spec->kind = VEIL_TRANSITION_WIPE;
 	} else if (strcasecmp(argv[0], "none") == 0) {
 		spec->kind = VEIL_TRANSITION_NONE;
 	} else {
-		return fail(message, -EINVAL, "Unknown transition '%s': expected fade or none",
+		return fail(message, -EINVAL, "Unknown transition '%s': expected fade, wipe or none",
 			show(shown, argv[0]));
 	}
 	spec->ms = spec->kind == VEIL_TRANSITION_NONE ? 0 : VEIL_TRANSITION_DEFAULT_MS;

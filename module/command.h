@@ -18,6 +18,7 @@ enum veil_command_kind {
 enum veil_transition_kind {
 	VEIL_TRANSITION_NONE,
 	VEIL_TRANSITION_FADE,
+	VEIL_TRANSITION_WIPE, /* the new picture revealed from the left */
 };
 
 /* Without a duration, a transition takes this long; durations are at most MAX. */
@@ -45,7 +46,7 @@ struct veil_command {
  */
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
-/* "fade" or "none". */
+/* "fade", "wipe" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 
 #endif

@@ -28,6 +28,9 @@ struct veil_node {
 	struct veil_output *output;
 	struct wlr_scene_buffer *buffer;
 	bool visible; /* the scene shows it on some output */
+	/* Where place_frame put it: a wipe shows its left part only (veil_output_set_reveal). */
+	struct wlr_fbox src;
+	int x, width, height;
 	struct wl_listener outputs_update;
 	struct wl_listener destroy;
 };
@@ -175,6 +178,44 @@ static void color_to_float(uint32_t rgb, float alpha, float out[static 4]) {
 	out[3] = alpha;
 }
 
+/* Of width at x, the part left of the output's reveal line: from 0 to width. */
+static int revealed(const struct veil_output *output, int x, int width) {
+	if (output->reveal >= 1.0f) {
+		return width;
+	}
+	int line = (int)(output->reveal * (float)output->rect_width + 0.5f);
+	int shown = line - x;
+	return shown < 0 ? 0 : shown > width ? width : shown;
+}
+
+static void reveal_node(struct veil_output *output, struct veil_node *node) {
+	int width = revealed(output, node->x, node->width);
+	/* A dest width of 0 would mean the buffer's own: a node wholly right of the line goes. */
+	wlr_scene_node_set_enabled(&node->buffer->node, width > 0);
+	if (width <= 0) {
+		return;
+	}
+	struct wlr_fbox src = node->src;
+	src.width = src.width * width / node->width;
+	wlr_scene_buffer_set_source_box(node->buffer, &src);
+	wlr_scene_buffer_set_dest_size(node->buffer, width, node->height);
+}
+
+void veil_output_set_reveal(struct veil_output *output, float reveal) {
+	output->reveal = reveal;
+	if (output->tree == NULL) {
+		return;
+	}
+	struct veil_node *node;
+	wl_list_for_each(node, &output->nodes, link) {
+		if (node->width > 0) {
+			reveal_node(output, node);
+		}
+	}
+	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x,
+		output->rect_width), output->rect->height);
+}
+
 void veil_output_set_opacity(struct veil_output *output, float opacity) {
 	output->opacity = opacity;
 	if (output->tree == NULL) {
@@ -211,7 +252,9 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 	}
 	float color[4];
 	color_to_float(output->setting->color, output->opacity, color);
-	wlr_scene_rect_set_size(output->rect, cover.width, cover.height);
+	output->rect_width = cover.width;
+	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x, cover.width),
+		cover.height);
 	wlr_scene_rect_set_color(output->rect, color);
 	enum veil_mode mode = output->setting->mode;
 	bool bars = mode != VEIL_MODE_STRETCH && mode != VEIL_MODE_FILL;
@@ -255,9 +298,12 @@ static void place_frame(struct veil_output *output, const struct veil_geometry_i
 			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
 		};
 		veil_node_set_frame(node->buffer, frame);
-		wlr_scene_buffer_set_source_box(node->buffer, &src);
-		wlr_scene_buffer_set_dest_size(node->buffer, t->width, t->height);
+		node->src = src;
+		node->x = t->x;
+		node->width = t->width;
+		node->height = t->height;
 		wlr_scene_node_set_position(&node->buffer->node, t->x, t->y);
+		reveal_node(output, node);
 	}
 	output->frames++;
 

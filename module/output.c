@@ -85,6 +85,7 @@ void veil_output_end_transition(struct veil_output *output) {
 	veil_transition_destroy(output->transition);
 	output->transition = NULL;
 	veil_output_set_opacity(output, 1.0f);
+	veil_output_set_reveal(output, 1.0f);
 }
 
 /* Whether the output shows a wallpaper or a colour now, which a transition could leave. */
@@ -110,11 +111,8 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	struct veil_setting *old = output->setting;
 	output->setting = setting != NULL ? veil_setting_ref(setting) : NULL;
 	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
-	if (transition != NULL) {
-		/* The new picture is laid out invisible, above the old one. */
-		output->transition = transition;
-		output->opacity = 0.0f;
-	}
+	/* The new picture is laid out above the old one, whole. */
+	output->transition = transition;
 	veil_output_layout(output);
 	/* Nodes that stayed kept their visibility: count it for the new source. */
 	veil_output_recount_visible(output, false);
@@ -122,6 +120,8 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	veil_setting_unref(old);
 
 	if (transition != NULL) {
+		/* The new picture hidden at first: what shows now is the old one. */
+		veil_transition_begin(transition);
 		if (!veil_transition_visible(transition)) {
 			/* Hidden or covered: nobody would see it. */
 			veil_output_end_transition(output);
@@ -236,8 +236,8 @@ static void handle_output_frame(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, output_frame);
 	if (output->transition != NULL) {
 		/* Each step damages the nodes: the compositor draws it and the next event comes. */
-		if (!veil_transition_visible(output->transition) ||
-				!veil_transition_step(output->transition)) {
+		if (!veil_transition_step(output->transition) ||
+				!veil_transition_visible(output->transition)) {
 			veil_output_end_transition(output);
 		}
 	}
@@ -303,6 +303,7 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 	output->scene = scene;
 	output->output = wlr_output;
 	output->opacity = 1.0f;
+	output->reveal = 1.0f;
 	wl_list_init(&output->nodes);
 	output->tree = wlr_scene_tree_create(parent);
 	if (output->tree == NULL) {

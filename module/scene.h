@@ -80,6 +80,9 @@ struct veil_output {
 	bool owes_frame;
 	/* The rect's and nodes' opacity: 1, or lower while a transition fades them in. */
 	float opacity;
+	/* The share of the width shown from the left: 1, or lower while a wipe reveals them. */
+	float reveal;
+	int rect_width; /* the rect's whole width, which a wipe cuts */
 	/* Running: the old picture below the nodes (module/transition.c); NULL otherwise. */
 	struct veil_transition *transition;
 
@@ -106,6 +109,8 @@ void veil_output_recount_visible(struct veil_output *output, bool reset);
 void veil_output_release_tiled(struct veil_output *output);
 /* Sets the opacity of the rect and the nodes (and of nodes made later). */
 void veil_output_set_opacity(struct veil_output *output, float opacity);
+/* Shows the left share (0 to 1) of the rect and the nodes (and of nodes placed later). */
+void veil_output_set_reveal(struct veil_output *output, float reveal);
 /* Puts a frame on a buffer node; a YUV dmabuf also tells the renderer how to convert it. */
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame);
 /* Ends a running transition at once (the new picture alone shows); no transition is fine. */
@@ -121,7 +126,9 @@ void veil_output_end_transition(struct veil_output *output);
 struct veil_transition *veil_transition_create(struct veil_output *output,
 	const struct veil_transition_spec *spec);
 void veil_transition_destroy(struct veil_transition *transition);
-/* On the output's frame event: the new picture's opacity for now; false once it is whole. */
+/* Sets the new picture's first look (opacity or share 0), once it is laid out. */
+void veil_transition_begin(struct veil_transition *transition);
+/* On the output's frame event: the new picture's look for now; false once it is whole. */
 bool veil_transition_step(struct veil_transition *transition);
 /* Whether some old or new node is visible on an output (false: nothing to animate). */
 bool veil_transition_visible(struct veil_transition *transition);

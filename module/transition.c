@@ -1,7 +1,7 @@
 /*
  * A change of wallpaper drawn in the scene: the old picture stays in a sub-tree below the
- * output's rect and nodes, which show the new one with an opacity that rises from 0 to 1, once
- * per output frame. When it is whole, the sub-tree goes. No timer: the output's frame events,
+ * output's rect and nodes, which show the new one with an opacity that rises from 0 to 1 (fade)
+ * or cut at a line that moves from the left edge to the right (wipe), once per output frame. When it is whole, the sub-tree goes. No timer: the output's frame events,
  * which the damage of each step brings, drive it; once it ends nothing asks for another frame.
  */
 #include <stdlib.h>
@@ -186,21 +186,44 @@ bool veil_transition_visible(struct veil_transition *transition) {
 	if (!output->output->enabled || output->tree == NULL || !output->tree->node.enabled) {
 		return false;
 	}
-	bool any_buffer = transition->n_buffers > 0 || output->n_nodes > 0;
+	bool any_buffer = false;
 	for (int i = 0; i < transition->n_buffers; i++) {
+		any_buffer = true;
 		if (transition->buffers[i]->primary_output != NULL) {
 			return true;
 		}
 	}
+	/* New nodes a wipe has not reached yet are disabled: they tell nothing. */
 	struct wlr_scene_node *node;
 	wl_list_for_each(node, &output->tree->children, link) {
-		if (node->type == WLR_SCENE_NODE_BUFFER &&
-				wlr_scene_buffer_from_node(node)->primary_output != NULL) {
+		if (node->type != WLR_SCENE_NODE_BUFFER || !node->enabled) {
+			continue;
+		}
+		any_buffer = true;
+		if (wlr_scene_buffer_from_node(node)->primary_output != NULL) {
 			return true;
 		}
 	}
 	/* Colour to colour: a rect says not where it shows; the frames that come drive it. */
 	return !any_buffer;
+}
+
+/* The new picture's look at a point of the transition. */
+static void apply(struct veil_transition *transition, float progress) {
+	switch (transition->spec.kind) {
+	case VEIL_TRANSITION_WIPE:
+		veil_output_set_reveal(transition->output, progress);
+		break;
+	case VEIL_TRANSITION_FADE:
+	case VEIL_TRANSITION_NONE:
+		veil_output_set_opacity(transition->output, progress);
+		break;
+	}
+}
+
+void veil_transition_begin(struct veil_transition *transition) {
+	transition->progress = 0.0f;
+	apply(transition, 0.0f);
 }
 
 bool veil_transition_step(struct veil_transition *transition) {
@@ -210,9 +233,9 @@ bool veil_transition_step(struct veil_transition *transition) {
 		transition->progress = 1.0f;
 		return false;
 	}
-	/* A tiny first step still changes the opacity from 0, so its damage brings a frame. */
+	/* A tiny first step still changes the look from 0, so its damage brings a frame. */
 	transition->progress = progress > 0.0f ? progress : 0.001f;
-	veil_output_set_opacity(transition->output, transition->progress);
+	apply(transition, transition->progress);
 	return true;
 }
 

@@ -177,7 +177,11 @@ static void test_transitions(void) {
 
 	expect_error(ARGV("veil", "transition"), -EINVAL, "needs a kind");
 	expect_error(ARGV("veil", "a.png", "transition"), -EINVAL, "needs a kind");
-	expect_error(ARGV("veil", "transition", "wipe"), -EINVAL, "Unknown transition 'wipe'");
+	expect_error(ARGV("veil", "transition", "slide"), -EINVAL, "Unknown transition 'slide'");
+	expect_transition(ARGV("veil", "a.png", "transition", "wipe", "800"), set, "a.png", fill,
+		VEIL_TRANSITION_WIPE, 800);
+	expect_transition(ARGV("veil", "transition", "Wipe"), dflt, NULL, fill,
+		VEIL_TRANSITION_WIPE, VEIL_TRANSITION_DEFAULT_MS);
 	expect_error(ARGV("veil", "a.png", "transition", "dissolve", "100"), -EINVAL,
 		"Unknown transition 'dissolve'");
 	expect_error(ARGV("veil", "a.png", "transition", "fade", "10001"), -EINVAL,
@@ -283,7 +287,7 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[transition <fade|none> [<ms>]]`");
+		"[transition <fade|wipe|none> [<ms>]]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
