@@ -160,6 +160,51 @@ with t.compositor(outputs=1) as c:
         v = c.wait_veil(OUT, 'shown', file=b_png)
         t.check(transition_of(v) is None, 'default none: instant', str(v))
 
+    def wipe_line(shot, left, right):
+        """The x where a screenshot turns from left's colour to right's, else None, why."""
+        rows = shot.reshape(H, W, 3)
+        if not (rows == rows[0]).all():
+            return None, 'rows differ'
+        row = rows[0].astype(int)
+        is_left = (row == np.array(left)).all(axis=1)
+        is_right = (row == np.array(right)).all(axis=1)
+        if not (is_left | is_right).all():
+            return None, f'columns of neither colour: {np.flatnonzero(~(is_left | is_right))[:8]}'
+        x = int(is_left.sum())
+        if not is_left[:x].all():
+            return None, 'the left colour is not all on the left'
+        return x, ''
+
+    with t.case('wipe'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(c_png)} fill transition wipe 2000')
+        t.check(ok, '`veil c.png fill transition wipe 2000` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=c_png)
+        t.check((transition_of(v) or {}).get('kind') == 'wipe', 'the status says wipe', str(v))
+        time.sleep(0.6)
+        x1, why1 = wipe_line(vt.grab(c, OUT), C, B)
+        time.sleep(0.5)
+        x2, why2 = wipe_line(vt.grab(c, OUT), C, B)
+        t.check(x1 is not None and 0 < x1 < W, f'mid-wipe: C left of x {x1}, B right', why1)
+        t.check(x2 is not None and x1 is not None and x1 < x2 < W, f'the line moves right: {x1} '
+                f'then {x2}', why2)
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the wipe ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(C), W, H), 'c-wiped', **EXACT)
+        # To a colour: the rect is cut.
+        c.msg(f'output {OUT} veil {A} solid_color transition wipe 2000')
+        c.wait_veil(OUT, 'shown', kind='color')
+        time.sleep(0.8)
+        x3, why3 = wipe_line(vt.grab(c, OUT), vt.rgb(A), C)
+        t.check(x3 is not None and 0 < x3 < W, f'wiping to a colour: A left of x {x3}', why3)
+        # From a colour: the nodes right of the line are left out.
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the wipe ends', timeout=10)
+        c.msg(f'output {OUT} veil {vt.quote(b_png)} fill transition wipe 2000')
+        c.wait_veil(OUT, 'shown', file=b_png)
+        time.sleep(0.8)
+        x4, why4 = wipe_line(vt.grab(c, OUT), B, vt.rgb(A))
+        t.check(x4 is not None and 0 < x4 < W, f'wiping from a colour: B left of x {x4}', why4)
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the wipe ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(B), W, H), 'b-wiped', **EXACT)
+
     with t.case('errors'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(c_png)} fill transition wipe-out')
         t.check(not ok and 'Unknown transition' in (err or ''), 'unknown kind refused', err)
