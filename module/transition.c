@@ -1,8 +1,9 @@
 /*
  * A change of wallpaper drawn in the scene: the old picture stays in a sub-tree below the
  * output's rect and nodes, which show the new one with an opacity that rises from 0 to 1 (fade)
- * or cut at a line that moves from the left edge to the right (wipe), once per output frame. When it is whole, the sub-tree goes. No timer: the output's frame events,
- * which the damage of each step brings, drive it; once it ends nothing asks for another frame.
+ * or cut at a line that moves from the left edge to the right (wipe), once per output frame.
+ * When it is whole, the sub-tree goes. No timer: the output's frame events, which the damage of
+ * each step brings, drive it; once it ends nothing asks for another frame.
  */
 #include <stdlib.h>
 #include <time.h>
