@@ -258,6 +258,7 @@ static void handle_tree_destroy(struct wl_listener *listener, void *data) {
 	/* Before the tree forgets its children: the transition's sub-tree goes first. */
 	veil_transition_destroy(output->transition);
 	output->transition = NULL;
+	output->opacity = output->reveal = 1.0f;
 	/* The compositor destroyed the parent: the nodes go with it (each frees itself). */
 	wl_list_remove(&output->tree_destroy.link);
 	wl_list_init(&output->tree_destroy.link);
