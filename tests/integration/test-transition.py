@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """
 Transitions on one output of veil-tinywl (headless, pixman), set with the real swaymsg and seen
-with grim. The pictures are flat colours, so that a pixel during a fade from A to B is
+with grim (fade, wipe, none, defaults, a video, a disabled output). The pictures are flat
+colours, so that a pixel during a fade from A to B is
 A*(1-a) + B*a for one a in (0, 1), computable here on its own; after it the screen is exactly B.
 """
 import os
@@ -239,6 +240,26 @@ with t.compositor(outputs=1) as c:
         c.wait_veil(OUT, 'shown', file=b_png)
         c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
         t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(B), W, H), 'b-after-video',
+                  **EXACT)
+
+    # Last: enabling the output again gives the compositor new buffers (descriptors).
+    with t.case('a disabled output skips the transition'):
+        c.msg(f'output {OUT} veil {vt.quote(d_png)} fill transition fade 5000')
+        c.wait_veil(OUT, 'shown', file=d_png)
+        t.check(transition_of(c.veil(OUT)) is not None, 'a fade runs')
+        ok, err = c.msg(f'output {OUT} disable')
+        t.check(ok, f'output {OUT} disable', err)
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends on disable',
+                     timeout=2)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(b_png)} fill transition fade 5000')
+        t.check(ok, 'a command for the disabled output accepted', err)
+        c.wait_until(lambda: c.veil(OUT).get('file') == b_png, 'b set', timeout=5)
+        t.check(transition_of(c.veil(OUT)) is None, 'no fade while disabled',
+                str(c.veil(OUT)))
+        ok, err = c.msg(f'output {OUT} enable')
+        t.check(ok, f'output {OUT} enable', err)
+        c.wait_veil(OUT, 'shown', file=b_png)
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(B), W, H), 'b-enabled',
                   **EXACT)
 
 t.finish()
