@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """
 Transitions on one output of veil-tinywl (headless, pixman), set with the real swaymsg and seen
-with grim (fade, wipe, none, defaults, a video, a disabled output). The pictures are flat
-colours, so that a pixel during a fade from A to B is
-A*(1-a) + B*a for one a in (0, 1), computable here on its own; after it the screen is exactly B.
+with grim (fade, wipe, none, defaults, videos, a disabled output). The pictures are flat
+colours, so that a pixel during a fade from A to B is A*(1-a) + B*a for one a in (0, 1),
+computable here on its own; after it the screen is exactly B.
 """
 import os
 import sys
@@ -240,6 +240,37 @@ with t.compositor(outputs=1) as c:
         c.wait_veil(OUT, 'shown', file=b_png)
         c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
         t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(B), W, H), 'b-after-video',
+                  **EXACT)
+
+    with t.case('a video fading out plays on'):
+        X, Y = (220, 30, 30), (30, 30, 220)
+        flicker = os.path.join(media, 'flicker.mp4')
+        colour = 'color=c=0x%02x%02x%02x:s=%dx%d:r=15:d=0.4'
+        vt._ffmpeg(['-f', 'lavfi', '-i', colour % (X + (W, H)), '-f', 'lavfi',
+                    '-i', colour % (Y + (W, H)), '-filter_complex', '[0][1]concat=n=2:v=1',
+                    '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', flicker])
+        os.chmod(flicker, 0o644)
+        c.msg(f'output {OUT} veil {vt.quote(flicker)} fill')
+        c.wait_veil(OUT, 'shown', file=flicker)
+        time.sleep(0.5)
+        c.msg(f'output {OUT} veil {vt.quote(d_png)} fill transition fade 4000')
+        c.wait_veil(OUT, 'shown', file=d_png)
+        olds = set()
+        for _ in range(12):
+            p = vt.grab(c, OUT).reshape(-1, 3).mean(axis=0)
+            fits = []
+            for name, old in (('X', X), ('Y', Y)):
+                old, new = np.array(old, float), np.array(D, float)
+                a = float(np.dot(p - old, new - old) / np.dot(new - old, new - old))
+                fits.append((float(np.abs(old * (1 - a) + new * a - p).max()), name))
+            err, name = min(fits)
+            if err < 12:
+                olds.add(name)
+            time.sleep(0.1)
+        t.check(olds == {'X', 'Y'}, 'the old video\'s frames go on under the fade',
+                f'blends seen with {sorted(olds)}')
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(hexc(D), W, H), 'd-after-flicker',
                   **EXACT)
 
     # Last: enabling the output again gives the compositor new buffers (descriptors).
