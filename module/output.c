@@ -101,8 +101,7 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	veil_output_end_transition(output);
 	struct veil_transition *transition = NULL;
 	if (setting != NULL && !setting->off && shows_something(output)) {
-		struct veil_transition_spec spec =
-			veil_scene_transition_for(output->scene, output->output->name, setting);
+		struct veil_transition_spec spec = veil_output_resolve_transition(output, setting);
 		if (spec.kind != VEIL_TRANSITION_NONE && spec.ms > 0) {
 			transition = veil_transition_create(output, &spec);
 		}

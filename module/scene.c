@@ -65,12 +65,13 @@ static void default_destroy(struct veil_transition_default *dflt) {
 	free(dflt);
 }
 
-struct veil_transition_spec veil_scene_transition_for(struct veil_scene *scene,
-		const char *name, const struct veil_setting *setting) {
+struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
+		const struct veil_setting *setting) {
 	if (setting->has_transition) {
 		return setting->transition;
 	}
-	struct veil_transition_default *dflt = find_default(scene, name);
+	struct veil_scene *scene = output->scene;
+	struct veil_transition_default *dflt = find_default(scene, output->output->name);
 	if (dflt == NULL) {
 		dflt = find_default(scene, "*");
 	}

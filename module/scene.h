@@ -149,9 +149,12 @@ struct veil_command;
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 	const struct veil_command *cmd, int fd, const char *label, char **message);
 
-/* How an output moves to a setting: the setting's own transition, else the default. */
-struct veil_transition_spec veil_scene_transition_for(struct veil_scene *scene,
-	const char *name, const struct veil_setting *setting);
+/*
+ * How an output moves to a setting: the setting's own transition, else the default for the
+ * output's name, else for "*", else none (module/scene.c, which keeps the defaults).
+ */
+struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
+	const struct veil_setting *setting);
 
 /* The setting that applies to an output name: its own, else "*", else NULL. */
 struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
