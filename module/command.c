@@ -16,7 +16,8 @@
 /* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
 #define SHOWN_SIZE 64
 
-static const char usage[] = "`veil <file> [mode] [#rrggbb]`";
+static const char usage[] =
+	"`veil <file> [mode] [#rrggbb] [transition <fade|wipe|none> [<ms>]]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -343,6 +344,64 @@ out:
 	return ret;
 }
 
+const char *veil_transition_name(enum veil_transition_kind kind) {
+	switch (kind) {
+	case VEIL_TRANSITION_NONE:
+		return "none";
+	case VEIL_TRANSITION_FADE:
+		return "fade";
+	case VEIL_TRANSITION_WIPE:
+		return "wipe";
+	}
+	return "none";
+}
+
+/* The words after `transition`: a kind, then for fade an optional duration in milliseconds. */
+static int parse_transition(int argc, char *argv[], struct veil_transition_spec *spec,
+		char **message) {
+	char shown[SHOWN_SIZE];
+	if (argc < 1) {
+		return fail(message, -EINVAL, "transition needs a kind: "
+			"`transition <fade|wipe|none> [<ms>]`");
+	}
+	if (strcasecmp(argv[0], "fade") == 0) {
+		spec->kind = VEIL_TRANSITION_FADE;
+	} else if (strcasecmp(argv[0], "wipe") == 0) {
+		spec->kind = VEIL_TRANSITION_WIPE;
+	} else if (strcasecmp(argv[0], "none") == 0) {
+		spec->kind = VEIL_TRANSITION_NONE;
+	} else {
+		return fail(message, -EINVAL, "Unknown transition '%s': expected fade, wipe or none",
+			show(shown, argv[0]));
+	}
+	spec->ms = spec->kind == VEIL_TRANSITION_NONE ? 0 : VEIL_TRANSITION_DEFAULT_MS;
+	if (argc < 2) {
+		return 0;
+	}
+	if (spec->kind == VEIL_TRANSITION_NONE) {
+		return fail(message, -EINVAL, "Unexpected word '%s': `transition none` takes no "
+			"duration", show(shown, argv[1]));
+	}
+	const char *p = argv[1];
+	long ms = 0;
+	bool digits = *p != '\0';
+	for (; *p != '\0' && digits; p++) {
+		digits = *p >= '0' && *p <= '9';
+		/* Stops growing past the bound: "99999999999999999999" is too long, not 0. */
+		ms = ms > VEIL_TRANSITION_MAX_MS ? ms : ms * 10 + (*p - '0');
+	}
+	if (!digits || ms > VEIL_TRANSITION_MAX_MS) {
+		return fail(message, -EINVAL, "Invalid transition duration '%s': expected "
+			"milliseconds from 0 to %d", show(shown, argv[1]), VEIL_TRANSITION_MAX_MS);
+	}
+	spec->ms = (int)ms;
+	if (argc > 2) {
+		return fail(message, -EINVAL, "Unexpected word '%s' after the transition",
+			show(shown, argv[2]));
+	}
+	return 0;
+}
+
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
 	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
 	char shown[SHOWN_SIZE];
@@ -365,9 +424,36 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		return fail(message, -EINVAL, "Missing file name: use %s", usage);
 	}
 
+	if (strcasecmp(argv[1], "transition") == 0) {
+		struct veil_transition_spec spec;
+		ret = parse_transition(argc - 2, argv + 2, &spec, message);
+		if (ret == 0) {
+			cmd->kind = VEIL_COMMAND_TRANSITION;
+			cmd->has_transition = true;
+			cmd->transition = spec;
+		}
+		return ret;
+	}
+	/*
+	 * `transition <kind> [<ms>]` ends a SET: the last `transition` word with one or two words
+	 * after it (a file name may have the word in it elsewhere).
+	 */
+	for (int k = argc - 1; k >= 2 && k >= argc - 3; k--) {
+		if (strcasecmp(argv[k], "transition") != 0) {
+			continue;
+		}
+		ret = parse_transition(argc - k - 1, argv + k + 1, &parsed.transition, message);
+		if (ret < 0) {
+			return ret;
+		}
+		parsed.has_transition = true;
+		argc = k;
+		break;
+	}
+
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2) {
+			if (argc > 2 || parsed.has_transition) {
 				return fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}

@@ -11,6 +11,23 @@ enum veil_command_kind {
 	VEIL_COMMAND_OFF,
 	VEIL_COMMAND_PAUSE,
 	VEIL_COMMAND_RESUME,
+	/* `veil transition <kind> [<ms>]`: the default for later changes on these outputs. */
+	VEIL_COMMAND_TRANSITION,
+};
+
+enum veil_transition_kind {
+	VEIL_TRANSITION_NONE,
+	VEIL_TRANSITION_FADE,
+	VEIL_TRANSITION_WIPE, /* the new picture revealed from the left */
+};
+
+/* Without a duration, a transition takes this long; durations are at most MAX. */
+#define VEIL_TRANSITION_DEFAULT_MS 500
+#define VEIL_TRANSITION_MAX_MS 10000
+
+struct veil_transition_spec {
+	enum veil_transition_kind kind;
+	int ms; /* 0 to VEIL_TRANSITION_MAX_MS */
 };
 
 struct veil_command {
@@ -18,6 +35,9 @@ struct veil_command {
 	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
 	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
+	/* SET: whether `transition ...` was given; always true for TRANSITION. */
+	bool has_transition;
+	struct veil_transition_spec transition;
 };
 
 /*
@@ -26,5 +46,7 @@ struct veil_command {
  */
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
+/* "fade", "wipe" or "none". */
+const char *veil_transition_name(enum veil_transition_kind kind);
 
 #endif

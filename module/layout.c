@@ -28,6 +28,9 @@ struct veil_node {
 	struct veil_output *output;
 	struct wlr_scene_buffer *buffer;
 	bool visible; /* the scene shows it on some output */
+	/* Where place_frame put it: a wipe shows its left part only (veil_output_set_reveal). */
+	struct wlr_fbox src;
+	int x, width, height;
 	struct wl_listener outputs_update;
 	struct wl_listener destroy;
 };
@@ -84,6 +87,7 @@ static bool add_node(struct veil_output *output) {
 		return false;
 	}
 	node->output = output;
+	wlr_scene_buffer_set_opacity(node->buffer, output->opacity);
 	node->outputs_update.notify = handle_node_outputs_update;
 	wl_signal_add(&node->buffer->events.outputs_update, &node->outputs_update);
 	node->destroy.notify = handle_node_destroy;
@@ -140,8 +144,7 @@ static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_b
 	return tiled;
 }
 
-/* Puts a frame on a node; a YUV dmabuf also tells the renderer how to convert it. */
-static void set_node_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame) {
+void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame) {
 	enum veil_yuv_matrix matrix;
 	bool full_range;
 	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range)) {
@@ -161,17 +164,72 @@ bool veil_output_show_frame(struct veil_output *output, struct wlr_buffer *frame
 	}
 	struct veil_node *node;
 	wl_list_for_each(node, &output->nodes, link) {
-		set_node_frame(node->buffer, frame);
+		veil_node_set_frame(node->buffer, frame);
 	}
 	output->frames++;
 	return true;
 }
 
-static void color_to_float(uint32_t rgb, float out[static 4]) {
-	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f;
-	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f;
-	out[2] = (float)(rgb & 0xff) / 255.0f;
-	out[3] = 1.0f;
+/* wlr_scene_rect takes a premultiplied colour: the alpha scales the channels too. */
+static void color_to_float(uint32_t rgb, float alpha, float out[static 4]) {
+	out[0] = (float)((rgb >> 16) & 0xff) / 255.0f * alpha;
+	out[1] = (float)((rgb >> 8) & 0xff) / 255.0f * alpha;
+	out[2] = (float)(rgb & 0xff) / 255.0f * alpha;
+	out[3] = alpha;
+}
+
+/* Of width at x, the part left of the output's reveal line: from 0 to width. */
+static int revealed(const struct veil_output *output, int x, int width) {
+	if (output->reveal >= 1.0f) {
+		return width;
+	}
+	int line = (int)(output->reveal * (float)output->rect_width + 0.5f);
+	int shown = line - x;
+	return shown < 0 ? 0 : shown > width ? width : shown;
+}
+
+static void reveal_node(struct veil_output *output, struct veil_node *node) {
+	int width = revealed(output, node->x, node->width);
+	/* A dest width of 0 would mean the buffer's own: a node wholly right of the line goes. */
+	wlr_scene_node_set_enabled(&node->buffer->node, width > 0);
+	if (width <= 0) {
+		return;
+	}
+	struct wlr_fbox src = node->src;
+	src.width = src.width * width / node->width;
+	wlr_scene_buffer_set_source_box(node->buffer, &src);
+	wlr_scene_buffer_set_dest_size(node->buffer, width, node->height);
+}
+
+void veil_output_set_reveal(struct veil_output *output, float reveal) {
+	output->reveal = reveal;
+	if (output->tree == NULL) {
+		return;
+	}
+	struct veil_node *node;
+	wl_list_for_each(node, &output->nodes, link) {
+		if (node->width > 0) {
+			reveal_node(output, node);
+		}
+	}
+	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x,
+		output->rect_width), output->rect->height);
+}
+
+void veil_output_set_opacity(struct veil_output *output, float opacity) {
+	output->opacity = opacity;
+	if (output->tree == NULL) {
+		return;
+	}
+	struct veil_node *node;
+	wl_list_for_each(node, &output->nodes, link) {
+		wlr_scene_buffer_set_opacity(node->buffer, opacity);
+	}
+	if (output->setting != NULL) {
+		float color[4];
+		color_to_float(output->setting->color, opacity, color);
+		wlr_scene_rect_set_color(output->rect, color);
+	}
 }
 
 static void hide(struct veil_output *output) {
@@ -193,8 +251,10 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 		return false;
 	}
 	float color[4];
-	color_to_float(output->setting->color, color);
-	wlr_scene_rect_set_size(output->rect, cover.width, cover.height);
+	color_to_float(output->setting->color, output->opacity, color);
+	output->rect_width = cover.width;
+	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x, cover.width),
+		cover.height);
 	wlr_scene_rect_set_color(output->rect, color);
 	enum veil_mode mode = output->setting->mode;
 	bool bars = mode != VEIL_MODE_STRETCH && mode != VEIL_MODE_FILL;
@@ -237,10 +297,13 @@ static void place_frame(struct veil_output *output, const struct veil_geometry_i
 		struct wlr_fbox src = {
 			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
 		};
-		set_node_frame(node->buffer, frame);
-		wlr_scene_buffer_set_source_box(node->buffer, &src);
-		wlr_scene_buffer_set_dest_size(node->buffer, t->width, t->height);
+		veil_node_set_frame(node->buffer, frame);
+		node->src = src;
+		node->x = t->x;
+		node->width = t->width;
+		node->height = t->height;
 		wlr_scene_node_set_position(&node->buffer->node, t->x, t->y);
+		reveal_node(output, node);
 	}
 	output->frames++;
 

@@ -78,16 +78,57 @@ static void set_source(struct veil_output *output, struct veil_source *source) {
 	veil_output_recount_visible(output, true);
 }
 
+void veil_output_end_transition(struct veil_output *output) {
+	if (output->transition == NULL) {
+		return;
+	}
+	veil_transition_destroy(output->transition);
+	output->transition = NULL;
+	veil_output_set_opacity(output, 1.0f);
+	veil_output_set_reveal(output, 1.0f);
+}
+
+/* Whether the output shows a wallpaper or a colour now, which a transition could leave. */
+static bool shows_something(const struct veil_output *output) {
+	const struct veil_setting *setting = output->setting;
+	return setting != NULL && !setting->off && output->output->enabled &&
+		output->tree != NULL && output->tree->node.enabled;
+}
+
 /* Shows a setting (NULL: nothing) whose source has its first frame, or has none. */
 static void show(struct veil_output *output, struct veil_setting *setting) {
+	/* A change during a transition starts from its end: the last picture alone. */
+	veil_output_end_transition(output);
+	struct veil_transition *transition = NULL;
+	if (setting != NULL && !setting->off && shows_something(output)) {
+		struct veil_transition_spec spec = veil_output_resolve_transition(output, setting);
+		if (spec.kind != VEIL_TRANSITION_NONE && spec.ms > 0) {
+			transition = veil_transition_create(output, &spec);
+		}
+	}
+
 	struct veil_setting *old = output->setting;
 	output->setting = setting != NULL ? veil_setting_ref(setting) : NULL;
 	set_source(output, setting != NULL && !setting->off ? setting->source : NULL);
+	/* The new picture is laid out above the old one, whole. */
+	output->transition = transition;
 	veil_output_layout(output);
 	/* Nodes that stayed kept their visibility: count it for the new source. */
 	veil_output_recount_visible(output, false);
 	/* After the switch: the old setting may hold the old source's last reference. */
 	veil_setting_unref(old);
+
+	if (transition != NULL) {
+		/* The new picture hidden at first: what shows now is the old one. */
+		veil_transition_begin(transition);
+		if (!veil_transition_visible(transition)) {
+			/* Hidden or covered: nobody would see it. */
+			veil_output_end_transition(output);
+		} else {
+			/* The frame events that follow drive it. */
+			wlr_output_schedule_frame(output->output);
+		}
+	}
 }
 
 /* Why a loaded setting cannot be shown on the output, or NULL. */
@@ -185,11 +226,20 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 	veil_scene_update_max_size(output->scene);
+	/* A new size or a disabled output: the new picture shows at once. */
+	veil_output_end_transition(output);
 	veil_output_layout(output);
 }
 
 static void handle_output_frame(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, output_frame);
+	if (output->transition != NULL) {
+		/* Each step damages the nodes: the compositor draws it and the next event comes. */
+		if (!veil_transition_step(output->transition) ||
+				!veil_transition_visible(output->transition)) {
+			veil_output_end_transition(output);
+		}
+	}
 	if (!output->owes_frame) {
 		return;
 	}
@@ -204,6 +254,10 @@ static void handle_output_frame(struct wl_listener *listener, void *data) {
 
 static void handle_tree_destroy(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, tree_destroy);
+	/* Before the tree forgets its children: the transition's sub-tree goes first. */
+	veil_transition_destroy(output->transition);
+	output->transition = NULL;
+	output->opacity = output->reveal = 1.0f;
 	/* The compositor destroyed the parent: the nodes go with it (each frees itself). */
 	wl_list_remove(&output->tree_destroy.link);
 	wl_list_init(&output->tree_destroy.link);
@@ -248,6 +302,8 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 	}
 	output->scene = scene;
 	output->output = wlr_output;
+	output->opacity = 1.0f;
+	output->reveal = 1.0f;
 	wl_list_init(&output->nodes);
 	output->tree = wlr_scene_tree_create(parent);
 	if (output->tree == NULL) {
@@ -286,6 +342,7 @@ void veil_output_destroy(struct veil_output *output) {
 	if (output == NULL) {
 		return;
 	}
+	veil_output_end_transition(output);
 	if (output->tree != NULL) {
 		/* Its nodes go with it, and handle_tree_destroy forgets it. */
 		wlr_scene_node_destroy(&output->tree->node);

@@ -41,6 +41,67 @@ static void setting_remove(struct veil_setting *setting) {
 	veil_setting_unref(setting);
 }
 
+/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
+struct veil_transition_default {
+	struct wl_list link; /* veil_scene.transition_defaults */
+	char *name; /* an output name or "*" */
+	struct veil_transition_spec spec;
+};
+
+static struct veil_transition_default *find_default(struct veil_scene *scene,
+		const char *name) {
+	struct veil_transition_default *dflt;
+	wl_list_for_each(dflt, &scene->transition_defaults, link) {
+		if (strcmp(dflt->name, name) == 0) {
+			return dflt;
+		}
+	}
+	return NULL;
+}
+
+static void default_destroy(struct veil_transition_default *dflt) {
+	wl_list_remove(&dflt->link);
+	free(dflt->name);
+	free(dflt);
+}
+
+struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
+		const struct veil_setting *setting) {
+	if (setting->has_transition) {
+		return setting->transition;
+	}
+	struct veil_scene *scene = output->scene;
+	struct veil_transition_default *dflt = find_default(scene, output->output->name);
+	if (dflt == NULL) {
+		dflt = find_default(scene, "*");
+	}
+	if (dflt != NULL) {
+		return dflt->spec;
+	}
+	/* Without a word about it, a change is instant, as it always was. */
+	return (struct veil_transition_spec){ .kind = VEIL_TRANSITION_NONE };
+}
+
+/* `output * veil transition` replaces the outputs' own defaults, as `output * veil off` does. */
+static int set_default(struct veil_scene *scene, const char *name,
+		const struct veil_transition_spec *spec) {
+	bool wildcard = strcmp(name, "*") == 0;
+	struct veil_transition_default *dflt, *tmp;
+	wl_list_for_each_safe(dflt, tmp, &scene->transition_defaults, link) {
+		if (wildcard || strcmp(dflt->name, name) == 0) {
+			default_destroy(dflt);
+		}
+	}
+	dflt = calloc(1, sizeof(*dflt));
+	if (dflt == NULL || (dflt->name = strdup(name)) == NULL) {
+		free(dflt);
+		return -ENOMEM;
+	}
+	dflt->spec = *spec;
+	wl_list_insert(&scene->transition_defaults, &dflt->link);
+	return 0;
+}
+
 void veil_scene_changed(struct veil_scene *scene) {
 	wl_signal_emit_mutable(&scene->events.changed, scene);
 }
@@ -94,6 +155,10 @@ static void scene_finish(struct veil_scene *scene) {
 	wl_list_for_each_safe(setting, tmp_setting, &scene->settings, link) {
 		setting_remove(setting);
 	}
+	struct veil_transition_default *dflt, *tmp_dflt;
+	wl_list_for_each_safe(dflt, tmp_dflt, &scene->transition_defaults, link) {
+		default_destroy(dflt);
+	}
 	/* Waits for the jobs that still run and the teardowns of the sources just released. */
 	veil_worker_destroy(scene->ctx.worker);
 	scene->ctx.worker = NULL;
@@ -132,6 +197,9 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->off = setting->off;
 	copy->mode = setting->mode;
 	copy->color = setting->color;
+	/* The same picture from a new renderer: no reason to fade. */
+	copy->has_transition = true;
+	copy->transition.kind = VEIL_TRANSITION_NONE;
 	copy->source = veil_source_ref(source);
 	return copy;
 }
@@ -225,6 +293,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->ctx.sources);
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
+	wl_list_init(&scene->transition_defaults);
 	wl_signal_init(&scene->events.changed);
 
 	scene->display_destroy.notify = handle_display_destroy;
@@ -326,6 +395,8 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	setting->off = cmd->kind == VEIL_COMMAND_OFF;
 	setting->mode = cmd->mode;
 	setting->color = cmd->color;
+	setting->has_transition = cmd->has_transition;
+	setting->transition = cmd->transition;
 	setting->source = source;
 
 	/* Errors of the commands before are void; the layout below may record new ones. */
@@ -372,6 +443,12 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_PAUSE:
 	case VEIL_COMMAND_RESUME:
 		return set_pause(scene, output_name, cmd->kind == VEIL_COMMAND_PAUSE, message);
+	case VEIL_COMMAND_TRANSITION:
+		ret = set_default(scene, output_name, &cmd->transition);
+		if (ret < 0) {
+			veil_message_set(message, "Out of memory");
+		}
+		return ret;
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:

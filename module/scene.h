@@ -7,11 +7,13 @@
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
 #include "decode/source.h"
+#include "module/command.h"
 #include "scene/geometry.h"
 
 struct wlr_buffer;
 struct wlr_output;
 struct wlr_scene_tree;
+struct wlr_scene_buffer;
 struct json_object;
 
 /*
@@ -26,6 +28,9 @@ struct veil_setting {
 	enum veil_mode mode;
 	uint32_t color; /* 0xRRGGBB: bars, or the solid colour */
 	struct veil_source *source; /* one reference; NULL for off and solid_color */
+	/* Given with the command: how the outputs move to this setting; else their default. */
+	bool has_transition;
+	struct veil_transition_spec transition;
 };
 
 struct veil_scene {
@@ -34,6 +39,8 @@ struct veil_scene {
 	struct veil_source_context ctx;
 	struct wl_list outputs; /* veil_output.link */
 	struct wl_list settings; /* veil_setting.link */
+	/* `veil transition ...`: per output name or "*" (veil_transition_default.link, scene.c) */
+	struct wl_list transition_defaults;
 	struct veil_control *control; /* the control global, NULL unless created */
 
 	struct {
@@ -71,6 +78,13 @@ struct veil_output {
 	uint64_t frames; /* frames put on this output's nodes */
 	/* Counted in source->owed: committed, the output's frame event is still to come. */
 	bool owes_frame;
+	/* The rect's and nodes' opacity: 1, or lower while a transition fades them in. */
+	float opacity;
+	/* The share of the width shown from the left: 1, or lower while a wipe reveals them. */
+	float reveal;
+	int rect_width; /* the rect's whole width, which a wipe cuts */
+	/* Running: the old picture below the nodes (module/transition.c); NULL otherwise. */
+	struct veil_transition *transition;
 
 	struct wl_listener source_frame;
 	struct wl_listener pending_frame; /* on pending->source */
@@ -93,6 +107,34 @@ void veil_output_update_viewing(struct veil_output *output);
 /* After the source changed: forget what nodes were visible (reset), or read it again. */
 void veil_output_recount_visible(struct veil_output *output, bool reset);
 void veil_output_release_tiled(struct veil_output *output);
+/* Sets the opacity of the rect and the nodes (and of nodes made later). */
+void veil_output_set_opacity(struct veil_output *output, float opacity);
+/* Shows the left share (0 to 1) of the rect and the nodes (and of nodes placed later). */
+void veil_output_set_reveal(struct veil_output *output, float reveal);
+/* Puts a frame on a buffer node; a YUV dmabuf also tells the renderer how to convert it. */
+void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame);
+/* Ends a running transition at once (the new picture alone shows); no transition is fine. */
+void veil_output_end_transition(struct veil_output *output);
+
+/*
+ * module/transition.c: a change of wallpaper drawn in the scene. create() copies what the
+ * output's rect and nodes show now into a sub-tree below them (the same buffers: no pixel is
+ * copied), a video going on playing there; the caller then lays the new picture out on the
+ * output's own nodes and step() fades them in, once per output frame. destroy() drops the old
+ * picture. NULL is allowed.
+ */
+struct veil_transition *veil_transition_create(struct veil_output *output,
+	const struct veil_transition_spec *spec);
+void veil_transition_destroy(struct veil_transition *transition);
+/* Sets the new picture's first look (opacity or share 0), once it is laid out. */
+void veil_transition_begin(struct veil_transition *transition);
+/* On the output's frame event: the new picture's look for now; false once it is whole. */
+bool veil_transition_step(struct veil_transition *transition);
+/* Whether some old or new node is visible on an output (false: nothing to animate). */
+bool veil_transition_visible(struct veil_transition *transition);
+enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition);
+/* From 0 to 1. */
+float veil_transition_progress(const struct veil_transition *transition);
 
 /* Shows what the settings say for this output now. */
 void veil_output_update(struct veil_output *output);
@@ -106,6 +148,13 @@ struct veil_command;
  */
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 	const struct veil_command *cmd, int fd, const char *label, char **message);
+
+/*
+ * How an output moves to a setting: the setting's own transition, else the default for the
+ * output's name, else for "*", else none (module/scene.c, which keeps the defaults).
+ */
+struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
+	const struct veil_setting *setting);
 
 /* The setting that applies to an output name: its own, else "*", else NULL. */
 struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
@@ -156,6 +205,9 @@ struct veil_output_state {
 	int nodes;
 	uint64_t frames; /* put on this output's nodes */
 	const char *error;
+	bool has_transition; /* one runs: the two fields below say which and how far */
+	enum veil_transition_kind transition;
+	float transition_progress; /* 0 to 1 */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

@@ -54,6 +54,11 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		.frames = output->frames,
 		.error = output->error,
 	};
+	if (output->transition != NULL) {
+		state->has_transition = true;
+		state->transition = veil_transition_kind(output->transition);
+		state->transition_progress = veil_transition_progress(output->transition);
+	}
 	if (output->pending != NULL && output->pending->source != NULL) {
 		state->loading = output->pending->source->path;
 	}
@@ -162,6 +167,15 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "nodes", json_object_new_int(state.nodes));
 	json_object_object_add(obj, "frames", json_object_new_uint64(state.frames));
 	json_object_object_add(obj, "error", string_or_null(state.error));
+	struct json_object *transition = NULL;
+	if (state.has_transition) {
+		transition = json_object_new_object();
+		json_object_object_add(transition, "kind",
+			json_object_new_string(veil_transition_name(state.transition)));
+		json_object_object_add(transition, "progress",
+			json_object_new_double(state.transition_progress));
+	}
+	json_object_object_add(obj, "transition", transition);
 	return obj;
 }
 

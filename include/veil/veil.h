@@ -67,9 +67,21 @@ void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *outpu
 /*
  * Runs the words that followed `output <name>` in a command, argv[0] being "veil":
  *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb]
- *   veil <#rrggbb> solid_color
+ *        [transition <fade|wipe|none> [<ms>]]
+ *   veil <#rrggbb> solid_color [transition <fade|wipe|none> [<ms>]]
+ *   veil transition <fade|wipe|none> [<ms>]
  *   veil off | pause | resume
  * output_name is an output's name or "*" (every output without a setting of its own).
+ *
+ * `transition fade <ms>` cross-fades from what the output shows to the new wallpaper once its
+ * first frame is ready, over <ms> milliseconds (500 when not given, at most 10000), drawn in
+ * the scene at the output's refresh rate; a video on either side plays on meanwhile. `wipe`
+ * reveals the new wallpaper from the left edge to the right over the same time. `veil
+ * transition ...` alone sets the default for later changes on these outputs ("*" for every
+ * output, replacing their own defaults); a change that names no transition uses it, and is
+ * instant when there is none. A change during a transition starts from the end of it. An
+ * output that is disabled or whose wallpaper is covered skips it. `off` is always instant. The
+ * control protocol (veilctl) carries no transition: its changes use the outputs' defaults.
  * Returns 0 or a negative errno. On failure, *message (when message is not NULL) is set to a
  * string for a person, to be freed with free(); on success it is set to NULL. A failed command
  * leaves every wallpaper as it was.

@@ -119,6 +119,90 @@ static void expect_error_at(int line, int argc, char *argv[], int err, const cha
 #define expect_kind(argv, kind) expect_kind_at(__LINE__, argv, kind)
 #define expect_error(argv, err, part) expect_error_at(__LINE__, argv, err, part)
 
+static void expect_transition_at(int line, int argc, char *argv[],
+		enum veil_command_kind kind, const char *path, enum veil_mode mode,
+		enum veil_transition_kind transition, int ms) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)")) {
+		free(message);
+		return;
+	}
+	check(cmd.kind == kind, line, "kind %d, not %d", cmd.kind, kind);
+	check(cmd.mode == mode, line, "mode %d, not %d", cmd.mode, mode);
+	check((path == NULL && cmd.path == NULL) ||
+		(path != NULL && cmd.path != NULL && strcmp(path, cmd.path) == 0), line,
+		"path '%s', not '%s'", cmd.path ? cmd.path : "(null)", path ? path : "(null)");
+	check(cmd.has_transition, line, "no transition");
+	check(cmd.transition.kind == transition && cmd.transition.ms == ms, line,
+		"transition %d %d ms, not %d %d ms", cmd.transition.kind, cmd.transition.ms,
+		transition, ms);
+	veil_command_finish(&cmd);
+}
+
+#define expect_transition(argv, kind, path, mode, transition, ms) \
+	expect_transition_at(__LINE__, argv, kind, path, mode, transition, ms)
+
+static void test_transitions(void) {
+	const enum veil_command_kind set = VEIL_COMMAND_SET, dflt = VEIL_COMMAND_TRANSITION;
+	const enum veil_mode fill = VEIL_MODE_FILL;
+	expect_transition(ARGV("veil", "a.png", "transition", "fade"), set, "a.png", fill,
+		VEIL_TRANSITION_FADE, VEIL_TRANSITION_DEFAULT_MS);
+	expect_transition(ARGV("veil", "a.png", "fit", "#102030", "transition", "fade", "2000"),
+		set, "a.png", VEIL_MODE_FIT, VEIL_TRANSITION_FADE, 2000);
+	expect_transition(ARGV("veil", "a.png", "Transition", "FADE", "0"), set, "a.png", fill,
+		VEIL_TRANSITION_FADE, 0);
+	expect_transition(ARGV("veil", "a.png", "tile", "transition", "fade", "10000"), set,
+		"a.png", VEIL_MODE_TILE, VEIL_TRANSITION_FADE, 10000);
+	expect_transition(ARGV("veil", "a.png", "transition", "none"), set, "a.png", fill,
+		VEIL_TRANSITION_NONE, 0);
+	expect_transition(ARGV("veil", "#102030", "solid_color", "transition", "fade", "300"),
+		set, NULL, VEIL_MODE_SOLID_COLOR, VEIL_TRANSITION_FADE, 300);
+	/* The file name's words end at the last `transition`. */
+	expect_transition(ARGV("veil", "my", "transition", "x.png", "transition", "fade"), set,
+		"my transition x.png", fill, VEIL_TRANSITION_FADE, VEIL_TRANSITION_DEFAULT_MS);
+	expect_transition(ARGV("veil", "transition", "fade"), dflt, NULL, fill,
+		VEIL_TRANSITION_FADE, VEIL_TRANSITION_DEFAULT_MS);
+	expect_transition(ARGV("veil", "transition", "fade", "300"), dflt, NULL, fill,
+		VEIL_TRANSITION_FADE, 300);
+	expect_transition(ARGV("veil", "TRANSITION", "none"), dflt, NULL, fill,
+		VEIL_TRANSITION_NONE, 0);
+
+	/* Without the word, none is recorded: the output's default applies. */
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit"), &cmd, NULL) == 0);
+	CHECK(!cmd.has_transition);
+	veil_command_finish(&cmd);
+
+	expect_error(ARGV("veil", "transition"), -EINVAL, "needs a kind");
+	expect_error(ARGV("veil", "a.png", "transition"), -EINVAL, "needs a kind");
+	expect_error(ARGV("veil", "transition", "slide"), -EINVAL, "Unknown transition 'slide'");
+	expect_transition(ARGV("veil", "a.png", "transition", "wipe", "800"), set, "a.png", fill,
+		VEIL_TRANSITION_WIPE, 800);
+	expect_transition(ARGV("veil", "transition", "Wipe"), dflt, NULL, fill,
+		VEIL_TRANSITION_WIPE, VEIL_TRANSITION_DEFAULT_MS);
+	expect_error(ARGV("veil", "a.png", "transition", "dissolve", "100"), -EINVAL,
+		"Unknown transition 'dissolve'");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "10001"), -EINVAL,
+		"Invalid transition duration '10001'");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "-1"), -EINVAL,
+		"Invalid transition duration");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "1.5"), -EINVAL,
+		"Invalid transition duration");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "500ms"), -EINVAL,
+		"Invalid transition duration");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", ""), -EINVAL,
+		"Invalid transition duration");
+	expect_error(ARGV("veil", "transition", "fade", "99999999999999999999999"), -EINVAL,
+		"Invalid transition duration");
+	expect_error(ARGV("veil", "transition", "none", "300"), -EINVAL, "takes no duration");
+	expect_error(ARGV("veil", "transition", "fade", "300", "x"), -EINVAL,
+		"Unexpected word 'x'");
+	expect_error(ARGV("veil", "off", "transition", "fade"), -EINVAL, "takes no arguments");
+	expect_error(ARGV("veil", "transition", "fade\x01"), -EINVAL, "Unknown transition 'fade?'");
+}
+
 static void test_colors(void) {
 	static const struct {
 		const char *word;
@@ -202,7 +286,8 @@ static void test_forms(void) {
 }
 
 static void test_errors(void) {
-	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb]`");
+	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
+		"[transition <fade|wipe|none> [<ms>]]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -498,6 +583,7 @@ static void test_no_scene(void) {
 int main(void) {
 	test_colors();
 	test_forms();
+	test_transitions();
 	test_errors();
 	test_spaces();
 	test_expansion();

@@ -9,10 +9,10 @@ and is driven through everything a still wallpaper goes through: PNGs (libpng), 
 (GStreamer), HEIC (libheif), WebP (libwebp) and TIFF (libtiff; each of those three
 through GStreamer or refused when veil is built without it) in every mode, bad files of every
 kind (corrupt, truncated, huge, empty, missing, text), outputs resized, added and unplugged,
-off, then exit. Any invalid read or write, use of uninitialised memory, bad free, or
-definitely/indirectly lost block that the suppressions (each shown to be outside veil, with its
-reason) do not cover fails the test: valgrind's exit status is then 99, and the log's error
-records are printed.
+off, fades and wipes, then exit during a fade. Any invalid read or write, use of uninitialised
+memory, bad free, or definitely/indirectly lost block that the suppressions (each shown to be
+outside veil, with its reason) do not cover fails the test: valgrind's exit status is then 99,
+and the log's error records are printed.
 
     test-memcheck.py --compositor build/examples/veil-tinywl --outdir DIR
 """
@@ -227,6 +227,17 @@ with t.compositor(outputs=1, env=env) as c:
         t.check(ok, 'veil off', err)
         c.wait_veil(OUT, 'off')
         show(f'{png} fill', vt.expect_fill(png, W, H), 'last', file=png)
+
+    with t.case('transitions'):
+        # Fades and wipes to and from a colour, one cut by the next, and an exit during one.
+        show(f'{jpg} fill transition fade 800', file=jpg)
+        show('#336699 solid_color transition wipe 800', mode='solid_color')
+        show(f'{png} fit transition wipe 3000', file=png, mode='fit')
+        show(f'{big_png} fill transition fade 3000', file=big_png)
+        ok, err = c.msg(f'output {OUT} veil transition fade 10000')
+        t.check(ok, 'veil transition fade 10000', err)
+        show(f'{png} stretch', file=png, mode='stretch')
+        t.check(c.veil(OUT).get('transition') is not None, 'a fade runs at the exit')
 
     # veil-tinywl frees everything when it exits: memcheck's leak check runs then.
     c.stop(method='exit')

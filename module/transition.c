@@ -1,0 +1,249 @@
+/*
+ * A change of wallpaper drawn in the scene: the old picture stays in a sub-tree below the
+ * output's rect and nodes, which show the new one with an opacity that rises from 0 to 1 (fade)
+ * or cut at a line that moves from the left edge to the right (wipe), once per output frame.
+ * When it is whole, the sub-tree goes. No timer: the output's frame events, which the damage of
+ * each step brings, drive it; once it ends nothing asks for another frame.
+ */
+#include <stdlib.h>
+#include <time.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_scene.h>
+#include <wlr/util/log.h>
+#include "module/scene.h"
+
+struct veil_transition {
+	struct veil_output *output;
+	struct veil_transition_spec spec;
+	struct timespec start;
+	float progress;
+
+	/* A child of the output's tree, below its rect and nodes; NULL once destroyed. */
+	struct wlr_scene_tree *old;
+	/* Copies of the old buffer nodes, in old; they go with it. */
+	struct wlr_scene_buffer **buffers;
+	int n_buffers;
+	/* A video shown before: it plays on under the new picture (our reference). */
+	struct veil_source *source;
+	int width, height; /* of the old frames: a frame of another size is not put on them */
+	bool viewing; /* counted in source->viewers */
+
+	struct wl_listener source_frame;
+	struct wl_listener old_destroy;
+};
+
+static void handle_source_frame(struct wl_listener *listener, void *data) {
+	struct veil_transition *transition = wl_container_of(listener, transition, source_frame);
+	struct wlr_buffer *frame = transition->source->frame;
+	if (frame == NULL || frame->width != transition->width ||
+			frame->height != transition->height) {
+		return;
+	}
+	for (int i = 0; i < transition->n_buffers; i++) {
+		veil_node_set_frame(transition->buffers[i], frame);
+	}
+}
+
+static void handle_old_destroy(struct wl_listener *listener, void *data) {
+	struct veil_transition *transition = wl_container_of(listener, transition, old_destroy);
+	/* With the output's tree (the compositor destroyed it): the copies went too. */
+	wl_list_remove(&transition->old_destroy.link);
+	wl_list_init(&transition->old_destroy.link);
+	transition->old = NULL;
+	transition->n_buffers = 0;
+}
+
+static double elapsed_ms(const struct timespec *since) {
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) * 1000.0 +
+		(double)(now.tv_nsec - since->tv_nsec) / 1e6;
+}
+
+/* A plain buffer node in the old tree showing what node shows. */
+static struct wlr_scene_buffer *copy_buffer(struct wlr_scene_tree *parent,
+		struct wlr_scene_buffer *node) {
+	struct wlr_scene_buffer *copy = wlr_scene_buffer_create(parent, NULL);
+	if (copy == NULL) {
+		return NULL;
+	}
+	veil_node_set_frame(copy, node->buffer);
+	wlr_scene_buffer_set_source_box(copy, &node->src_box);
+	wlr_scene_buffer_set_dest_size(copy, node->dst_width, node->dst_height);
+	wlr_scene_buffer_set_transform(copy, node->transform);
+	wlr_scene_node_set_position(&copy->node, node->node.x, node->node.y);
+	wlr_scene_node_set_enabled(&copy->node, node->node.enabled);
+	return copy;
+}
+
+/*
+ * Copies the output's rect and nodes into the old tree. The copies are fully opaque: wlroots
+ * culls what an opaque node covers only when its opacity is 1, and the new nodes above stay
+ * below 1 until the end, so the copies are drawn under them.
+ */
+static bool copy_picture(struct veil_transition *transition) {
+	struct veil_output *output = transition->output;
+	struct wlr_scene_rect *rect = output->rect;
+	if (rect->node.enabled) {
+		struct wlr_scene_rect *copy = wlr_scene_rect_create(transition->old, rect->width,
+			rect->height, rect->color);
+		if (copy == NULL) {
+			return false;
+		}
+		wlr_scene_node_set_position(&copy->node, rect->node.x, rect->node.y);
+	}
+	if (output->n_nodes == 0) {
+		return true;
+	}
+	transition->buffers = calloc((size_t)output->n_nodes, sizeof(*transition->buffers));
+	if (transition->buffers == NULL) {
+		return false;
+	}
+	struct wlr_scene_node *node;
+	wl_list_for_each(node, &output->tree->children, link) {
+		if (node->type != WLR_SCENE_NODE_BUFFER || transition->n_buffers == output->n_nodes) {
+			continue;
+		}
+		struct wlr_scene_buffer *buffer = wlr_scene_buffer_from_node(node);
+		if (buffer->buffer == NULL) {
+			continue;
+		}
+		struct wlr_scene_buffer *copy = copy_buffer(transition->old, buffer);
+		if (copy == NULL) {
+			return false;
+		}
+		transition->buffers[transition->n_buffers++] = copy;
+		transition->width = buffer->buffer->width;
+		transition->height = buffer->buffer->height;
+	}
+	return true;
+}
+
+struct veil_transition *veil_transition_create(struct veil_output *output,
+		const struct veil_transition_spec *spec) {
+	struct veil_transition *transition = calloc(1, sizeof(*transition));
+	if (transition == NULL) {
+		return NULL;
+	}
+	transition->output = output;
+	transition->spec = *spec;
+	clock_gettime(CLOCK_MONOTONIC, &transition->start);
+	wl_list_init(&transition->source_frame.link);
+	wl_list_init(&transition->old_destroy.link);
+
+	transition->old = wlr_scene_tree_create(output->tree);
+	if (transition->old == NULL) {
+		goto error;
+	}
+	transition->old_destroy.notify = handle_old_destroy;
+	wl_signal_add(&transition->old->node.events.destroy, &transition->old_destroy);
+	wlr_scene_node_lower_to_bottom(&transition->old->node);
+	if (!copy_picture(transition)) {
+		goto error;
+	}
+
+	struct veil_source *source = output->source;
+	if (source != NULL && source->impl->kind == VEIL_SOURCE_VIDEO &&
+			transition->n_buffers > 0) {
+		transition->source = veil_source_ref(source);
+		transition->source_frame.notify = handle_source_frame;
+		wl_signal_add(&source->events.frame, &transition->source_frame);
+		/* A video nobody views stops: this one plays on until the new picture is whole. */
+		transition->viewing = true;
+		veil_source_add_viewers(source, 1);
+	}
+	return transition;
+
+error:
+	wlr_log(WLR_ERROR, "veil: output %s: out of memory: the wallpaper changes at once",
+		output->output->name);
+	veil_transition_destroy(transition);
+	return NULL;
+}
+
+void veil_transition_destroy(struct veil_transition *transition) {
+	if (transition == NULL) {
+		return;
+	}
+	if (transition->source != NULL) {
+		if (transition->viewing) {
+			veil_source_add_viewers(transition->source, -1);
+		}
+		wl_list_remove(&transition->source_frame.link);
+		veil_source_unref(transition->source);
+	}
+	if (transition->old != NULL) {
+		/* The copies go with it and release the old frames. */
+		wlr_scene_node_destroy(&transition->old->node);
+	}
+	wl_list_remove(&transition->old_destroy.link);
+	free(transition->buffers);
+	free(transition);
+}
+
+bool veil_transition_visible(struct veil_transition *transition) {
+	struct veil_output *output = transition->output;
+	if (!output->output->enabled || output->tree == NULL || !output->tree->node.enabled) {
+		return false;
+	}
+	bool any_buffer = false;
+	for (int i = 0; i < transition->n_buffers; i++) {
+		any_buffer = true;
+		if (transition->buffers[i]->primary_output != NULL) {
+			return true;
+		}
+	}
+	/* New nodes a wipe has not reached yet are disabled: they tell nothing. */
+	struct wlr_scene_node *node;
+	wl_list_for_each(node, &output->tree->children, link) {
+		if (node->type != WLR_SCENE_NODE_BUFFER || !node->enabled) {
+			continue;
+		}
+		any_buffer = true;
+		if (wlr_scene_buffer_from_node(node)->primary_output != NULL) {
+			return true;
+		}
+	}
+	/* Colour to colour: a rect says not where it shows; the frames that come drive it. */
+	return !any_buffer;
+}
+
+/* The new picture's look at a point of the transition. */
+static void apply(struct veil_transition *transition, float progress) {
+	switch (transition->spec.kind) {
+	case VEIL_TRANSITION_WIPE:
+		veil_output_set_reveal(transition->output, progress);
+		break;
+	case VEIL_TRANSITION_FADE:
+	case VEIL_TRANSITION_NONE:
+		veil_output_set_opacity(transition->output, progress);
+		break;
+	}
+}
+
+void veil_transition_begin(struct veil_transition *transition) {
+	transition->progress = 0.0f;
+	apply(transition, 0.0f);
+}
+
+bool veil_transition_step(struct veil_transition *transition) {
+	double ms = elapsed_ms(&transition->start);
+	float progress = transition->spec.ms > 0 ? (float)(ms / transition->spec.ms) : 1.0f;
+	if (progress >= 1.0f || progress < 0.0f) {
+		transition->progress = 1.0f;
+		return false;
+	}
+	/* A tiny first step still changes the look from 0, so its damage brings a frame. */
+	transition->progress = progress > 0.0f ? progress : 0.001f;
+	apply(transition, transition->progress);
+	return true;
+}
+
+enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition) {
+	return transition->spec.kind;
+}
+
+float veil_transition_progress(const struct veil_transition *transition) {
+	return transition->progress;
+}
