@@ -1,6 +1,8 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "decode/gst.h"
 #include "decode/task_pool.h"
 
@@ -64,4 +66,13 @@ int veil_gst_errno(const GError *gerr) {
 		}
 	}
 	return -EINVAL;
+}
+
+int veil_gst_descriptor_shortage(void) {
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return errno == EMFILE || errno == ENFILE ? errno : 0;
+	}
+	close(fd);
+	return 0;
 }

@@ -26,4 +26,12 @@ void veil_gst_bus_adopt_tasks(GstBus *bus, GstTaskPool *pool);
  */
 int veil_gst_errno(const GError *gerr);
 
+/*
+ * EMFILE or ENFILE when the process has no descriptor to spare, else 0. GStreamer says only
+ * "Could not open resource" (a file source, fdsrc's GstPoll) or nothing at all (a refused state
+ * change) when that is why a pipeline failed: the caller asks while the failed pipeline still
+ * holds its descriptors.
+ */
+int veil_gst_descriptor_shortage(void);
+
 #endif

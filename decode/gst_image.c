@@ -285,25 +285,12 @@ static GstPadProbeReturn handle_probe(GstPad *pad, GstPadProbeInfo *info, gpoint
 	return GST_PAD_PROBE_OK;
 }
 
-/*
- * EMFILE or ENFILE when the process (or the system) is out of descriptors now, while the failed
- * pipeline still holds its own; 0 otherwise. GStreamer says only "Could not open resource"
- * (fdsrc's GstPoll) or nothing at all (a state change refused) when that is the cause.
- */
-static int descriptor_shortage(void) {
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return errno == EMFILE || errno == ENFILE ? errno : 0;
-	}
-	close(fd);
-	return 0;
-}
 
 /* Turns the pipeline's error into -errno and a sentence, using what the callbacks saw. */
 static int report_error(struct gst_load *load, GstMessage *msg, char **message) {
 	GError *error = NULL;
 	gst_message_parse_error(msg, &error, NULL);
-	int shortage = error->domain == GST_RESOURCE_ERROR ? descriptor_shortage() : 0;
+	int shortage = error->domain == GST_RESOURCE_ERROR ? veil_gst_descriptor_shortage() : 0;
 	if (shortage != 0) {
 		veil_message_set(message, "cannot decode the image: %s (GStreamer: %s)",
 			strerror(shortage), error->message);
@@ -747,7 +734,7 @@ static int run(GstElement *pipeline, GstElement *sink, struct gst_load *load,
 		if (msg != NULL) {
 			ret = report_error(load, msg, message);
 		} else {
-			int shortage = descriptor_shortage();
+			int shortage = veil_gst_descriptor_shortage();
 			veil_message_set(message, "cannot start a GStreamer pipeline%s%s",
 				shortage != 0 ? ": " : "", shortage != 0 ? strerror(shortage) : "");
 			ret = shortage != 0 ? -shortage : -EINVAL;

@@ -103,7 +103,13 @@ static int describe_error(struct video_source *src, GstMessage *msg, char **mess
 	wlr_log(WLR_DEBUG, "veil: %s: GStreamer error from %s: %s (%s)", src->name,
 		GST_OBJECT_NAME(GST_MESSAGE_SRC(msg)), gerr->message, debug != NULL ? debug : "");
 	int err = veil_gst_errno(gerr);
-	if (gerr->domain == GST_STREAM_ERROR && gerr->code == GST_STREAM_ERROR_TYPE_NOT_FOUND) {
+	int shortage = gerr->domain == GST_RESOURCE_ERROR ? veil_gst_descriptor_shortage() : 0;
+	if (shortage != 0) {
+		veil_message_set(message, "Cannot open the video: %s (GStreamer: %s)",
+			strerror(shortage), gerr->message);
+		err = -shortage;
+	} else if (gerr->domain == GST_STREAM_ERROR &&
+			gerr->code == GST_STREAM_ERROR_TYPE_NOT_FOUND) {
 		veil_message_set(message, "Not a video GStreamer can read");
 	} else {
 		veil_message_set(message, "The video can't be played: %s", gerr->message);
