@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <drm_fourcc.h>
-#include <inttypes.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -12,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "decode/image.h"
+#include "decode/still.h"
 #include "util/message.h"
 
 /*
@@ -133,21 +133,6 @@ static uint32_t read_be32(const uint8_t *p) {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int check_size(uint64_t width, uint64_t height, const char *what, char **message) {
-	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
-		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
-			"limit of %dx%d", what, width, height, VEIL_IMAGE_MAX_SIDE,
-			VEIL_IMAGE_MAX_SIDE);
-		return -EFBIG;
-	}
-	if (width * height > VEIL_IMAGE_MAX_PIXELS) {
-		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
-			"limit of %d pixels", what, width, height, VEIL_IMAGE_MAX_PIXELS);
-		return -EFBIG;
-	}
-	return 0;
-}
-
 static uint8_t mul_div_255(unsigned value, unsigned alpha) {
 	/* value * alpha / 255, rounded to nearest, without a division. */
 	unsigned t = value * alpha + 128;
@@ -208,7 +193,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	png_uint_32 width, height;
 	int bit_depth, color_type, interlace;
 	png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
-	int ret = check_size(width, height, "PNG image", message);
+	int ret = veil_still_check_size(width, height, "PNG image", message);
 	if (ret < 0) {
 		return ret;
 	}
@@ -296,7 +281,7 @@ static int check_header(struct reader *reader, char **message) {
 			width, height);
 		return -EINVAL;
 	}
-	return check_size(width, height, "PNG image", message);
+	return veil_still_check_size(width, height, "PNG image", message);
 }
 
 int veil_png_check(int fd, char **message) {
