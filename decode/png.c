@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <drm_fourcc.h>
 #include <png.h>
 #include <setjmp.h>
