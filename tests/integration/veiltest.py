@@ -999,6 +999,8 @@ def _encode(path, pixels, args, pix_fmt_in='rgb24'):
     h, w = pixels.shape[:2]
     _ffmpeg(['-f', 'rawvideo', '-pix_fmt', pix_fmt_in, '-s', f'{w}x{h}', '-i', '-',
              '-frames:v', '1'] + args + [path], input=np.ascontiguousarray(pixels).tobytes())
+    os.chmod(path, 0o644)
+    return path
 
 
 def make_colour_clip(path, colours, fps, seconds_each, codec_args, size=(64, 48)):
