@@ -207,7 +207,7 @@ static int open_primary(int fd, struct reader *reader, size_t budget, const char
 	}
 	char what[32];
 	snprintf(what, sizeof(what), "%s image", format);
-	return veil_still_check_size((uint64_t)width, (uint64_t)height, what, message);
+	return veil_image_check_size((uint64_t)width, (uint64_t)height, what, message);
 }
 
 static void close_primary(struct heif_context *ctx, struct heif_image_handle *handle) {
@@ -304,7 +304,7 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 	int height = heif_image_get_primary_height(img);
 	size_t stride;
 	const uint8_t *plane = heif_image_get_plane_readonly2(img, heif_channel_interleaved, &stride);
-	ret = veil_still_check_size((uint64_t)(width > 0 ? width : 0),
+	ret = veil_image_check_size((uint64_t)(width > 0 ? width : 0),
 		(uint64_t)(height > 0 ? height : 0), "decoded image", message);
 	if (ret < 0) {
 		goto out;

@@ -12,7 +12,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "decode/image.h"
-#include "decode/still.h"
 #include "util/message.h"
 
 /*
@@ -194,7 +193,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	png_uint_32 width, height;
 	int bit_depth, color_type, interlace;
 	png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
-	int ret = veil_still_check_size(width, height, "PNG image", message);
+	int ret = veil_image_check_size(width, height, "PNG image", message);
 	if (ret < 0) {
 		return ret;
 	}
@@ -282,7 +281,7 @@ static int check_header(struct reader *reader, char **message) {
 			width, height);
 		return -EINVAL;
 	}
-	return veil_still_check_size(width, height, "PNG image", message);
+	return veil_image_check_size(width, height, "PNG image", message);
 }
 
 int veil_png_check(int fd, char **message) {

@@ -50,21 +50,6 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 	}
 }
 
-int veil_still_check_size(uint64_t width, uint64_t height, const char *what, char **message) {
-	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
-		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
-			"limit of %dx%d", what, width, height, VEIL_IMAGE_MAX_SIDE,
-			VEIL_IMAGE_MAX_SIDE);
-		return -EFBIG;
-	}
-	if (width * height > VEIL_IMAGE_MAX_PIXELS) {
-		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
-			"limit of %d pixels", what, width, height, VEIL_IMAGE_MAX_PIXELS);
-		return -EFBIG;
-	}
-	return 0;
-}
-
 ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset) {
 	size_t done = 0;
 	while (done < len) {

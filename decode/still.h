@@ -30,8 +30,6 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 /* GStreamer's, the decoder of last resort. */
 const struct veil_still_decoder *veil_still_decoder_gst(void);
 
-/* 0, or -EFBIG with a message when a width x height image is over VEIL_IMAGE_MAX_*. */
-int veil_still_check_size(uint64_t width, uint64_t height, const char *what, char **message);
 
 /* pread() until len bytes or the end of the file; the count read, or a negative errno. */
 ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset);

@@ -148,7 +148,7 @@ static int open_tiff(int fd, struct file *file, size_t budget, TIFF **tif_out, u
 		veil_message_set(message, "corrupt TIFF file: it gives no size");
 		return -EINVAL;
 	}
-	int ret = veil_still_check_size(w, h, "TIFF image", message);
+	int ret = veil_image_check_size(w, h, "TIFF image", message);
 	if (ret < 0) {
 		return ret;
 	}

@@ -76,7 +76,7 @@ static int check_header(const uint8_t *head, size_t len, uint64_t file_size,
 		set_status_message(message, status);
 		return status_to_errno(status);
 	}
-	return veil_still_check_size((uint64_t)features->width, (uint64_t)features->height,
+	return veil_image_check_size((uint64_t)features->width, (uint64_t)features->height,
 		"WebP image", message);
 }
 

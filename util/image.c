@@ -1,10 +1,12 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <drm_fourcc.h>
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "util/image.h"
+#include "util/message.h"
 
 /*
  * DRM formats are little-endian words, so their bytes are B, G, R, A on every host; pixman's
@@ -132,5 +134,20 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
 	}
 	veil_image_finish(image);
 	*image = scaled;
+	return 0;
+}
+
+int veil_image_check_size(uint64_t width, uint64_t height, const char *what, char **message) {
+	if (width > VEIL_IMAGE_MAX_SIDE || height > VEIL_IMAGE_MAX_SIDE) {
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, larger than veil's "
+			"limit of %dx%d", what, width, height, VEIL_IMAGE_MAX_SIDE,
+			VEIL_IMAGE_MAX_SIDE);
+		return -EFBIG;
+	}
+	if (width * height > VEIL_IMAGE_MAX_PIXELS) {
+		veil_message_set(message, "%s is %" PRIu64 "x%" PRIu64 " pixels, more than veil's "
+			"limit of %d pixels", what, width, height, VEIL_IMAGE_MAX_PIXELS);
+		return -EFBIG;
+	}
 	return 0;
 }

@@ -30,6 +30,12 @@ struct veil_image {
 void veil_image_finish(struct veil_image *image);
 
 /*
+ * 0 when a width x height picture is within the limits above, else -EFBIG with a sentence in
+ * *message that names it as what ("PNG image", ...).
+ */
+int veil_image_check_size(uint64_t width, uint64_t height, const char *what, char **message);
+
+/*
  * Scales the image down (never up) so that it is no larger than needed to cover
  * max_width x max_height while keeping its aspect ratio; a no-op when it already fits.
  * Returns 0 or a negative errno (the image is unchanged then).
