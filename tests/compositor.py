@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'integration'))
 import veiltest as vt  # noqa: E402
@@ -137,6 +138,43 @@ def build_patched(name, args, src, log, source_digest, unpack, options, key_extr
 def is_solid(img, color, tolerance=2):
     want = vt.np.array(vt.rgb(color), vt.np.int16)
     return int(vt.np.abs(img.astype(vt.np.int16) - want).max()) <= tolerance
+
+
+def still_while_hidden(t, c, out, counters, covered, what, window=1.5, attempts=3):
+    """
+    Checks that counters() (frames decoded or shown) stand still while veil reports out
+    "hidden". The status is sampled about ten times a second for `window` seconds after a
+    frame already on its way had time to land. Counters that move between two samples that
+    both say hidden fail. If the status says shown again meanwhile, covered() (the screen)
+    decides: still covered is veil's fault and fails; uncovered means the client let the
+    wallpaper through (waylandsink under sanitizers does, for a moment) and the window starts
+    over once veil says hidden again, at most `attempts` times. Returns the last samples.
+    """
+    for attempt in range(attempts):
+        c.wait_veil(out, 'hidden')
+        time.sleep(0.5)  # a frame already on its way may still land
+        samples = []
+        end = time.monotonic() + window
+        while time.monotonic() < end:
+            samples.append((c.veil(out).get('state'), counters()))
+            time.sleep(0.1)
+        samples.append((c.veil(out).get('state'), counters()))
+        moved = [(a, b) for a, b in zip(samples, samples[1:])
+                 if a[0] == b[0] == 'hidden' and a[1] != b[1]]
+        if moved:
+            t.check(False, what, f'{moved[0][0][1]} -> {moved[0][1][1]} while hidden')
+            return samples
+        if all(s[0] == 'hidden' for s in samples):
+            t.check(True, what, f'{samples[0][1]} -> {samples[-1][1]}')
+            return samples
+        if covered():
+            t.check(False, what, 'veil said ' + ', '.join(s[0] for s in samples) +
+                    ' while the window still covers the output')
+            return samples
+        say(f'NOTE: the client uncovered the output for a moment ({attempt + 1}/{attempts}): '
+            + ', '.join(s[0] for s in samples))
+    t.check(False, what, f'the client never stayed on top for {window} s')
+    return samples
 
 
 def make_media(media):
