@@ -95,8 +95,8 @@ static void load_done(struct veil_job *job) {
 	struct image_source *image = load->image;
 	image->load = NULL;
 	if (load->ret < 0) {
-		veil_source_set_error(&image->base, "Cannot show '%s': %s", image->base.path,
-			load->message != NULL ? load->message : strerror(-load->ret));
+		veil_source_set_error(&image->base, load->ret, "Cannot show '%s': %s",
+			image->base.path, load->message != NULL ? load->message : strerror(-load->ret));
 		load_free(load);
 		return;
 	}
@@ -104,8 +104,8 @@ static void load_done(struct veil_job *job) {
 	/* Takes the pixels over. */
 	struct wlr_buffer *frame = veil_pixel_buffer_create(&load->pixels);
 	if (frame == NULL) {
-		veil_source_set_error(&image->base, "Cannot show '%s': %s", image->base.path,
-			strerror(ENOMEM));
+		veil_source_set_error(&image->base, -ENOMEM, "Cannot show '%s': %s",
+			image->base.path, strerror(ENOMEM));
 		load_free(load);
 		return;
 	}

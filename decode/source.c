@@ -42,7 +42,7 @@ void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame)
 	wl_signal_emit_mutable(&source->events.frame, source);
 }
 
-void veil_source_set_error(struct veil_source *source, const char *fmt, ...) {
+void veil_source_set_error(struct veil_source *source, int err, const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
 	char buf[512];
@@ -53,6 +53,7 @@ void veil_source_set_error(struct veil_source *source, const char *fmt, ...) {
 	wlr_log(WLR_ERROR, "veil: %s: %s", source->path, buf);
 	free(source->error);
 	source->error = strdup(buf);
+	source->error_code = err < 0 ? err : -EIO;
 	wl_signal_emit_mutable(&source->events.frame, source);
 }
 

@@ -101,6 +101,7 @@ struct veil_source {
 	bool opaque;
 	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
 	char *error;
+	int error_code; /* with error: a negative errno */
 
 	struct {
 		/* source->frame changed (or source->error was set); data: the source. */
@@ -113,8 +114,11 @@ void veil_source_init(struct veil_source *source, const struct veil_source_impl 
 	struct veil_source_context *ctx, char *path, const struct stat *st);
 /* Replaces source->frame (taking a new lock on frame, which may be NULL) and emits frame. */
 void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame);
-/* Records an asynchronous failure and emits frame so that holders can show it. */
-void veil_source_set_error(struct veil_source *source, const char *fmt, ...);
+/*
+ * Records an asynchronous failure, err (a negative errno) and a sentence, and emits frame so
+ * that holders can show it.
+ */
+void veil_source_set_error(struct veil_source *source, int err, const char *fmt, ...);
 
 /*
  * Finds the source of a file or opens one: a still image (PNG through libpng, others through

@@ -148,10 +148,12 @@ void veil_video_source_fail(struct video_source *src, const char *message) {
 	 * Last: a holder may let go of the source when it hears of the error. The status shows
 	 * the sentence alone: it names the file.
 	 */
+	int err = src->load_err < 0 ? src->load_err : -EIO;
 	if (src->created) {
-		veil_source_set_error(&src->base, "'%s': %s", src->base.path, message);
+		veil_source_set_error(&src->base, err, "'%s': %s", src->base.path, message);
 	} else {
-		veil_source_set_error(&src->base, "Cannot show '%s': %s", src->base.path, message);
+		veil_source_set_error(&src->base, err, "Cannot show '%s': %s", src->base.path,
+			message);
 	}
 }
 
@@ -395,10 +397,6 @@ static const struct veil_source_impl video_source_impl = {
 	.set_frame_owed = video_source_set_frame_owed,
 	.frame_event = video_source_frame_event,
 };
-
-int veil_video_source_get_load_error(struct veil_source *source) {
-	return video_source_from_source(source)->load_err;
-}
 
 struct veil_source *veil_video_source_create_with_allocator(struct veil_source_context *ctx,
 		int fd, char *path, const struct stat *st, GstAllocator *udmabuf, int *err,

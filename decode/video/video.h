@@ -121,7 +121,7 @@ struct video_source {
 	bool segment_looping; /* segment seeks work: loops are gapless */
 
 	/* The load job's results: written by run() on a worker, read by done(). */
-	int load_err; /* also the errno of the failure for veil_video_source_get_load_error() */
+	int load_err; /* the load's negative errno, also the error_code of a failed load */
 	char *load_message;
 	GstSample *first;
 	bool stopped; /* the failed load left the pipeline in NULL */
@@ -155,7 +155,6 @@ struct veil_source *veil_video_source_create_with_allocator(struct veil_source_c
 	int fd, char *path, const struct stat *st, GstAllocator *udmabuf, int *err,
 	char **message);
 /* Why the load failed, as a negative errno; 0 when it did not (or not yet). */
-int veil_video_source_get_load_error(struct veil_source *source);
 
 /* decoder.c */
 /* Compositor thread, at creation: the renderer's device and formats, appsink's caps. */

@@ -192,8 +192,7 @@ static struct veil_source *open_loaded(struct veil_source_context *ctx, const ch
 	if (source == NULL || wait_loaded(ctx->loop, source)) {
 		return source;
 	}
-	*err = source->impl->kind == VEIL_SOURCE_VIDEO ?
-		veil_video_source_get_load_error(source) : -EINVAL;
+	*err = source->error_code;
 	free(*message);
 	*message = source->error != NULL ? strdup(source->error) : NULL;
 	veil_source_unref(source);
@@ -715,7 +714,7 @@ static struct veil_source *open_with_allocator(struct veil_source_context *ctx,
 		strdup(path), &st, allocator, err, message);
 	close(fd);
 	if (source != NULL && !wait_loaded(ctx->loop, source)) {
-		*err = veil_video_source_get_load_error(source);
+		*err = source->error_code;
 		*message = source->error != NULL ? strdup(source->error) : NULL;
 		veil_source_unref(source);
 		source = NULL;
@@ -902,7 +901,7 @@ static void test_bad_inputs(struct veil_source_context *ctx) {
 		&st, &err, &message);
 	/* It opens; the load finds no video stream. */
 	if (source != NULL && !wait_loaded(ctx->loop, source)) {
-		err = veil_video_source_get_load_error(source);
+		err = source->error_code;
 		message = source->error != NULL ? strdup(source->error) : NULL;
 		veil_source_unref(source);
 		source = NULL;
