@@ -215,10 +215,9 @@ with t.compositor(outputs=1) as c:
         t.check(v.get('file') == b_png, 'a refused command changes nothing', str(v))
 
     with t.case('threads and descriptors after'):
-        c.wait_until(lambda: vt.thread_count(pid) == threads0,
-                     f'{threads0} threads again', timeout=10)
-        c.wait_until(lambda: vt.fd_count(pid) <= fds0, f'{fds0} descriptors again', timeout=10)
-        t.check(True, 'threads and descriptors back to their level')
+        c.check_until(lambda: vt.thread_count(pid) == threads0,
+                      f'{threads0} threads again', timeout=10)
+        c.check_until(lambda: vt.fd_count(pid) <= fds0, f'{fds0} descriptors again', timeout=10)
 
     with t.case('a video plays on while it fades in'):
         still = vt.make_png(os.path.join(media, 'v.png'), vt.quadrant_pixels(320, 192))
