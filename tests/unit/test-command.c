@@ -12,30 +12,11 @@
 #include <unistd.h>
 #include <veil/veil.h>
 #include "module/command.h"
-
-static int passed, failed;
+#include "check.h"
 
 /* An argument list for the parser: ARGV("veil", "a.png") gives the count and the array. */
 #define ARGV(...) (int)(sizeof((char *[]){ __VA_ARGS__ }) / sizeof(char *)), \
 	(char *[]){ __VA_ARGS__ }
-
-#define CHECK(cond) check((cond), __LINE__, "%s", #cond)
-
-__attribute__((format(printf, 3, 4)))
-static bool check(bool ok, int line, const char *fmt, ...) {
-	if (ok) {
-		passed++;
-		return true;
-	}
-	failed++;
-	fprintf(stderr, "test-command.c:%d: failed: ", line);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-	return false;
-}
 
 static char *concat(const char *a, const char *b) {
 	char *s = malloc(strlen(a) + strlen(b) + 1);
@@ -65,22 +46,24 @@ static void expect_set_at(int line, int argc, char *argv[], const char *path,
 	struct veil_command cmd;
 	char *message = NULL;
 	int ret = veil_command_parse(argc, argv, &cmd, &message);
-	if (!check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)")) {
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret,
+		message ? message : "(no message)")) {
 		free(message);
 		return;
 	}
-	check(message == NULL, line, "a message on success");
-	check(cmd.kind == VEIL_COMMAND_SET, line, "kind %d, not SET", cmd.kind);
-	check(cmd.mode == mode, line, "mode %d, not %d", cmd.mode, mode);
-	check(cmd.color == color, line, "colour %06x, not %06x", cmd.color, color);
+	CHECK_LINE(line, message == NULL, "a message on success");
+	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET, "kind %d, not SET", cmd.kind);
+	CHECK_LINE(line, cmd.mode == mode, "mode %d, not %d", cmd.mode, mode);
+	CHECK_LINE(line, cmd.color == color, "colour %06x, not %06x", cmd.color, color);
 	if (path == NULL) {
-		check(cmd.path == NULL, line, "path '%s', not NULL", cmd.path);
+		CHECK_LINE(line, cmd.path == NULL, "path '%s', not NULL", cmd.path);
 	} else {
-		check(cmd.path != NULL && strcmp(cmd.path, path) == 0, line, "path '%s', not '%s'",
+		CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0,
+			"path '%s', not '%s'",
 			cmd.path ? cmd.path : "(null)", path);
 	}
 	veil_command_finish(&cmd);
-	check(cmd.path == NULL, line, "path left after finish");
+	CHECK_LINE(line, cmd.path == NULL, "path left after finish");
 	veil_command_finish(&cmd);
 }
 
@@ -88,8 +71,8 @@ static void expect_kind_at(int line, int argc, char *argv[], enum veil_command_k
 	struct veil_command cmd;
 	char *message = NULL;
 	int ret = veil_command_parse(argc, argv, &cmd, &message);
-	check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)");
-	check(cmd.kind == kind && cmd.path == NULL, line, "kind %d, not %d", cmd.kind, kind);
+	CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "(no message)");
+	CHECK_LINE(line, cmd.kind == kind && cmd.path == NULL, "kind %d, not %d", cmd.kind, kind);
 	free(message);
 	veil_command_finish(&cmd);
 }
@@ -99,11 +82,13 @@ static void expect_error_at(int line, int argc, char *argv[], int err, const cha
 	struct veil_command cmd = { .path = (char *)"garbage" };
 	char *message = NULL;
 	int ret = veil_command_parse(argc, argv, &cmd, &message);
-	check(ret == err, line, "returned %d, not %d (%s)", ret, err,
+	CHECK_LINE(line, ret == err, "returned %d, not %d (%s)", ret, err,
 		message ? message : "(no message)");
-	check(cmd.path == NULL, line, "path '%s' on failure", cmd.path ? cmd.path : "");
-	check(is_readable(message), line, "unreadable message '%s'", message ? message : "(null)");
-	check(message != NULL && strstr(message, part) != NULL, line, "message '%s' lacks '%s'",
+	CHECK_LINE(line, cmd.path == NULL, "path '%s' on failure", cmd.path ? cmd.path : "");
+	CHECK_LINE(line, is_readable(message), "unreadable message '%s'",
+		message ? message : "(null)");
+	CHECK_LINE(line, message != NULL && strstr(message, part) != NULL,
+		"message '%s' lacks '%s'",
 		message ? message : "(null)", part);
 	if (cmd.path == NULL) {
 		veil_command_finish(&cmd);
@@ -112,7 +97,7 @@ static void expect_error_at(int line, int argc, char *argv[], int err, const cha
 
 	/* A caller that wants no message still gets the errno. */
 	ret = veil_command_parse(argc, argv, &cmd, NULL);
-	check(ret == err && cmd.path == NULL, line, "returned %d without a message", ret);
+	CHECK_LINE(line, ret == err && cmd.path == NULL, "returned %d without a message", ret);
 }
 
 #define expect_set(argv, path, mode, color) expect_set_at(__LINE__, argv, path, mode, color)
@@ -125,17 +110,18 @@ static void expect_transition_at(int line, int argc, char *argv[],
 	struct veil_command cmd;
 	char *message = NULL;
 	int ret = veil_command_parse(argc, argv, &cmd, &message);
-	if (!check(ret == 0, line, "returned %d: %s", ret, message ? message : "(no message)")) {
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret,
+		message ? message : "(no message)")) {
 		free(message);
 		return;
 	}
-	check(cmd.kind == kind, line, "kind %d, not %d", cmd.kind, kind);
-	check(cmd.mode == mode, line, "mode %d, not %d", cmd.mode, mode);
-	check((path == NULL && cmd.path == NULL) ||
-		(path != NULL && cmd.path != NULL && strcmp(path, cmd.path) == 0), line,
+	CHECK_LINE(line, cmd.kind == kind, "kind %d, not %d", cmd.kind, kind);
+	CHECK_LINE(line, cmd.mode == mode, "mode %d, not %d", cmd.mode, mode);
+	CHECK_LINE(line, (path == NULL && cmd.path == NULL) ||
+		(path != NULL && cmd.path != NULL && strcmp(path, cmd.path) == 0),
 		"path '%s', not '%s'", cmd.path ? cmd.path : "(null)", path ? path : "(null)");
-	check(cmd.has_transition, line, "no transition");
-	check(cmd.transition.kind == transition && cmd.transition.ms == ms, line,
+	CHECK_LINE(line, cmd.has_transition, "no transition");
+	CHECK_LINE(line, cmd.transition.kind == transition && cmd.transition.ms == ms,
 		"transition %d %d ms, not %d %d ms", cmd.transition.kind, cmd.transition.ms,
 		transition, ms);
 	veil_command_finish(&cmd);
@@ -242,11 +228,14 @@ static void test_colors(void) {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t rgb = 0xdeadbe;
 		bool ok = veil_color_parse(cases[i].word, &rgb);
-		check(ok == cases[i].ok, __LINE__, "veil_color_parse('%s') gave %d", cases[i].word, ok);
+		CHECK(ok == cases[i].ok, "veil_color_parse('%s') gave %d",
+			cases[i].word, ok);
 		if (cases[i].ok) {
-			check(rgb == cases[i].rgb, __LINE__, "'%s' gave %06x", cases[i].word, rgb);
+			CHECK(rgb == cases[i].rgb, "'%s' gave %06x", cases[i].word,
+				rgb);
 		} else {
-			check(rgb == 0xdeadbe, __LINE__, "'%s' wrote %06x on failure", cases[i].word, rgb);
+			CHECK(rgb == 0xdeadbe, "'%s' wrote %06x on failure",
+				cases[i].word, rgb);
 		}
 	}
 	CHECK(!veil_color_parse(NULL, NULL));
@@ -592,6 +581,5 @@ int main(void) {
 	test_hostile();
 	test_finish();
 	test_no_scene();
-	printf("command: %d passed, %d failed\n", passed, failed);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_summary("command");
 }

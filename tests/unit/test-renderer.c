@@ -21,20 +21,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
-
-static int passed, failed;
-
-#define CHECK(cond) check((cond), #cond, __LINE__)
-
-static bool check(bool cond, const char *what, int line) {
-	if (cond) {
-		passed++;
-	} else {
-		failed++;
-		fprintf(stderr, "test-renderer.c:%d: failed: %s\n", line, what);
-	}
-	return cond;
-}
+#include "check.h"
 
 /* 64x48, 10 frames of flat grey levels: a video y4mdec reads without any decoder. */
 static bool write_y4m(const char *path) {
@@ -167,6 +154,5 @@ int main(int argc, char *argv[]) {
 	wlr_backend_destroy(backend);
 	wl_display_destroy(display);
 	unlink(video);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed > 0 ? 1 : 0;
+	return check_summary("renderer");
 }

@@ -33,28 +33,7 @@
 #include "decode/video/video.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
-
-static int passed, failed;
-
-/* The details after the condition are optional: CHECK(ok) or CHECK(ok, "%d", n). */
-#define CHECK(cond, ...) check(!!(cond), __LINE__, #cond, " " __VA_ARGS__)
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void check(bool ok, int line, const char *expr, const char *fmt, ...) {
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	fprintf(stderr, "FAIL line %d: %s:", line, expr);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-}
+#include "check.h"
 
 static char dir[] = "/tmp/veil-test-video-XXXXXX";
 
@@ -1252,6 +1231,5 @@ int main(void) {
 	veil_worker_destroy(ctx.worker);
 	wl_event_loop_destroy(loop);
 	run("rm -rf %s", dir);
-	printf("video: %d passed, %d failed\n", passed, failed);
-	return failed == 0 ? 0 : 1;
+	return check_summary("video");
 }
