@@ -46,6 +46,8 @@ void veil_output_update_viewing(struct veil_output *output) {
 	}
 	output->viewing = visible;
 	veil_source_add_viewers(output->source, visible ? 1 : -1);
+	/* The status says shown or hidden: watchers hear of the change. */
+	veil_scene_changed(output->scene);
 }
 
 void veil_output_recount_visible(struct veil_output *output, bool reset) {

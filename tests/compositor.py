@@ -140,40 +140,55 @@ def is_solid(img, color, tolerance=2):
     return int(vt.np.abs(img.astype(vt.np.int16) - want).max()) <= tolerance
 
 
-def still_while_hidden(t, c, out, counters, covered, what, window=1.5, attempts=3):
+def still_while_hidden(t, c, out, counters, covered, what, watch=None, window=1.5, attempts=3):
     """
     Checks that counters() (frames decoded or shown) stand still while veil reports out
-    "hidden". The status is sampled about ten times a second for `window` seconds after a
-    frame already on its way had time to land. Counters that move between two samples that
-    both say hidden fail. If the status says shown again meanwhile, covered() (the screen)
-    decides: still covered is veil's fault and fails; uncovered means the client let the
-    wallpaper through (waylandsink under sanitizers does, for a moment) and the window starts
-    over once veil says hidden again, at most `attempts` times. Returns the last samples.
+    "hidden". The status is sampled about ten times a second for `window` seconds, after a
+    frame already on its way had time to land. watch (a vt.StatusWatch) hears every change of
+    shown and hidden, also those too short for the samples to see.
+
+    Counters that move between two samples that both say hidden, with no "shown" heard between
+    them, fail. If the output was shown meanwhile, covered() (the screen) decides: still covered
+    while the samples say shown is veil's fault and fails; otherwise the scene uncovered the
+    wallpaper for a moment (waylandsink under sanitizers does) and the window starts over once
+    veil says hidden again, at most `attempts` times. Returns the last samples.
     """
     for attempt in range(attempts):
         c.wait_veil(out, 'hidden')
         time.sleep(0.5)  # a frame already on its way may still land
+        if watch is not None:
+            watch.drain()
         samples = []
         end = time.monotonic() + window
-        while time.monotonic() < end:
-            samples.append((c.veil(out).get('state'), counters()))
+        while True:
+            samples.append((time.monotonic(), c.veil(out).get('state'), counters()))
+            if time.monotonic() >= end:
+                break
             time.sleep(0.1)
-        samples.append((c.veil(out).get('state'), counters()))
-        moved = [(a, b) for a, b in zip(samples, samples[1:])
-                 if a[0] == b[0] == 'hidden' and a[1] != b[1]]
+        heard = watch.drain() if watch is not None else []
+        shown_at = [when for when, d in heard if (d.get(out) or {}).get('state') == 'shown']
+
+        def shown_between(a, b):
+            # A line may arrive a little after the sample that already counted its frames.
+            return any(a[0] - 0.2 <= when <= b[0] + 0.2 for when in shown_at)
+        pairs = list(zip(samples, samples[1:]))
+        moved = [(a, b) for a, b in pairs
+                 if a[1] == b[1] == 'hidden' and a[2] != b[2] and not shown_between(a, b)]
         if moved:
-            t.check(False, what, f'{moved[0][0][1]} -> {moved[0][1][1]} while hidden')
+            a, b = moved[0]
+            t.check(False, what, f'{a[2]} -> {b[2]} while hidden, nothing heard of it shown')
             return samples
-        if all(s[0] == 'hidden' for s in samples):
-            t.check(True, what, f'{samples[0][1]} -> {samples[-1][1]}')
+        states = [s[1] for s in samples]
+        if not shown_at and all(state == 'hidden' for state in states):
+            t.check(True, what, f'{samples[0][2]} -> {samples[-1][2]}')
             return samples
-        if covered():
-            t.check(False, what, 'veil said ' + ', '.join(s[0] for s in samples) +
-                    ' while the window still covers the output')
+        if any(state != 'hidden' for state in states) and covered():
+            t.check(False, what, f'veil said {", ".join(states)} while the window still covers '
+                    'the output')
             return samples
-        say(f'NOTE: the client uncovered the output for a moment ({attempt + 1}/{attempts}): '
-            + ', '.join(s[0] for s in samples))
-    t.check(False, what, f'the client never stayed on top for {window} s')
+        say(f'NOTE: the scene showed the wallpaper for a moment ({attempt + 1}/{attempts}): '
+            f'samples {", ".join(states)}; "shown" heard {len(shown_at)} times')
+    t.check(False, what, f'the wallpaper never stayed hidden for {window} s')
     return samples
 
 

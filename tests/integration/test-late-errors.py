@@ -13,14 +13,10 @@ after the reply), then the status's `error` names the file, `veilctl status --wa
 (the control protocol's error event) prints an error naming it, the screen (grim) keeps the
 photo of before, and the status still describes it.
 """
-import json
 import os
-import queue
 import random
 import struct
-import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,47 +61,8 @@ CASES = [('PNG damaged halfway', bad_png), ('JPEG cut in its scan', cut_jpg),
          ('MP4 whose coded frames are garbage (ftyp and moov intact)', bad_video)]
 
 
-class Watch:
-    """veilctl status --watch --json; its lines, parsed, in a queue."""
-
-    def __init__(self, c):
-        self.proc = subprocess.Popen([t.veilctl, 'status', '--watch', '--json'],
-                                     env=c.client_env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            try:
-                self.lines.put(json.loads(line))
-            except ValueError:
-                self.lines.put({'unparsed': line})
-
-    def error_naming(self, name, timeout):
-        """The first description whose OUT error names name, within timeout; or None."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                d = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            err = (d.get(OUT) or {}).get('error')
-            if isinstance(err, str) and name in err:
-                return err
-        return None
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 with t.compositor(outputs=1) as c:
-    watch = Watch(c)
+    watch = vt.StatusWatch(t.veilctl, c.client_env)
     try:
         for label, path in CASES:
             with t.case(label):
@@ -115,8 +72,7 @@ with t.compositor(outputs=1) as c:
                 colour = ll.colour_of(before)
                 c.wait_until(lambda: ll.is_photo(vt.grab(c, OUT), colour),
                              'the photo of before on the screen')
-                while not watch.lines.empty():
-                    watch.lines.get()
+                watch.drain()
                 name = os.path.basename(path)
                 t0 = time.monotonic()
                 ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
@@ -134,7 +90,7 @@ with t.compositor(outputs=1) as c:
                 vt._say(f'   reply {1000 * reply:.0f} ms, error {found:.2f} s after the '
                         f'command: {v["error"]}')
                 t.check(name in v['error'], f'the status error names {name}', v['error'])
-                werr = watch.error_naming(name, 10.0)
+                werr = watch.error_naming(OUT, name, 10.0)
                 t.check(werr is not None, f'veilctl status --watch prints an error naming {name}',
                         'none within 10 s')
                 img = vt.grab(c, OUT)

@@ -24,6 +24,7 @@ It exits 77 (meson's "skipped") only when no compositor was given or it was not 
 import contextlib
 import json
 import os
+import queue
 import random
 import re
 import selectors
@@ -1277,6 +1278,62 @@ def fullscreen_client(c, log_path, colour, w, h, fmt=None):
                 os.killpg(client.pid, signal.SIGKILL)
                 client.wait()
         log.close()
+
+
+class StatusWatch:
+    """
+    `veilctl status --watch --json` as a client of c: each line it prints, parsed, with the
+    time.monotonic() it arrived at, in a queue (lines). A line describes every output, as the
+    control protocol sends it on each change.
+    """
+
+    def __init__(self, veilctl, env):
+        self.proc = subprocess.Popen([veilctl, 'status', '--watch', '--json'], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                self.lines.put((time.monotonic(), json.loads(line)))
+            except ValueError:
+                self.lines.put((time.monotonic(), {'unparsed': line}))
+
+    def drain(self):
+        """The lines so far, taken out of the queue."""
+        got = []
+        while not self.lines.empty():
+            got.append(self.lines.get())
+        return got
+
+    def error_naming(self, output, name, timeout):
+        """The first error of output that names name, within timeout; or None."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                _, d = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            err = (d.get(output) or {}).get('error')
+            if isinstance(err, str) and name in err:
+                return err
+        return None
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
 
 def require_running(client, log_path):

@@ -516,7 +516,9 @@ def covered(t, c, frames):
             return
         v = c.wait_veil(OUT, 'hidden')
         t.check(v.get('kind') == 'video', 'veilctl reports the video as hidden', json.dumps(v))
-        cm.still_while_hidden(t, c, OUT, frames, green, 'no frame shown while covered')
+        with vt.StatusWatch(c.veilctl, c.client_env) as watch:
+            cm.still_while_hidden(t, c, OUT, frames, green, 'no frame shown while covered',
+                                  watch=watch)
     c.wait_veil(OUT, 'shown')
     a = frames()
     c.check_until(lambda: frames() >= a + 5, 'the video plays again once the window is gone')
