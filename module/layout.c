@@ -60,11 +60,33 @@ void veil_output_recount_visible(struct veil_output *output, bool reset) {
 	}
 }
 
+static void handle_viewing_idle(void *data) {
+	struct veil_output *output = data;
+	output->viewing_idle = NULL;
+	veil_output_update_viewing(output);
+}
+
+void veil_output_cancel_viewing_update(struct veil_output *output) {
+	if (output->viewing_idle != NULL) {
+		wl_event_source_remove(output->viewing_idle);
+		output->viewing_idle = NULL;
+	}
+}
+
 static void handle_node_outputs_update(struct wl_listener *listener, void *data) {
 	struct veil_node *node = wl_container_of(listener, node, outputs_update);
+	struct veil_output *output = node->output;
 	const struct wlr_scene_outputs_update_event *event = data;
 	node->visible = event->size > 0;
-	veil_output_update_viewing(node->output);
+	if (output->viewing_idle != NULL) {
+		return;
+	}
+	struct wl_event_loop *loop = wl_display_get_event_loop(output->scene->display);
+	output->viewing_idle = wl_event_loop_add_idle(loop, handle_viewing_idle, output);
+	if (output->viewing_idle == NULL) {
+		/* Out of memory: follow the scene at once rather than not at all. */
+		veil_output_update_viewing(output);
+	}
 }
 
 static void handle_node_destroy(struct wl_listener *listener, void *data) {

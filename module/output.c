@@ -349,6 +349,7 @@ void veil_output_destroy(struct veil_output *output) {
 	}
 	drop_pending(output);
 	set_source(output, NULL);
+	veil_output_cancel_viewing_update(output);
 	veil_setting_unref(output->setting);
 	output->setting = NULL;
 	veil_output_release_tiled(output);

@@ -74,6 +74,12 @@ struct veil_output {
 	/* tile mode, small still: the frame repeated into a larger one (our lock on each). */
 	struct wlr_buffer *tiled, *tiled_from;
 	bool viewing; /* counted in source->viewers */
+	/*
+	 * Set when the scene said a node became visible or hidden: viewing follows once the
+	 * compositor is idle, so that a node shown for an instant while the compositor rearranges
+	 * its scene (a client's commit, a restack) does not start and stop the video.
+	 */
+	struct wl_event_source *viewing_idle;
 	char *error; /* the last failure on this output, NULL when the last command worked */
 	uint64_t frames; /* frames put on this output's nodes */
 	/* Counted in source->owed: committed, the output's frame event is still to come. */
@@ -104,6 +110,8 @@ void veil_output_layout(struct veil_output *output);
 bool veil_output_show_frame(struct veil_output *output, struct wlr_buffer *frame);
 /* Counts the output in its source's viewers when some node is visible. */
 void veil_output_update_viewing(struct veil_output *output);
+/* Drops a pending update of viewing (the output goes). */
+void veil_output_cancel_viewing_update(struct veil_output *output);
 /* After the source changed: forget what nodes were visible (reset), or read it again. */
 void veil_output_recount_visible(struct veil_output *output, bool reset);
 void veil_output_release_tiled(struct veil_output *output);
