@@ -32,27 +32,7 @@
 #include <veil/veil.h>
 #include "security-context-v1-client-protocol.h"
 #include "veil-control-unstable-v1-client-protocol.h"
-
-static int passed, failed;
-
-#define CHECK(cond) check((cond), __LINE__, "%s", #cond)
-#define CHECKF(cond, ...) check((cond), __LINE__, __VA_ARGS__)
-
-__attribute__((format(printf, 3, 4)))
-static bool check(bool ok, int line, const char *fmt, ...) {
-	if (ok) {
-		passed++;
-		return true;
-	}
-	failed++;
-	fprintf(stderr, "test-control.c:%d: failed: ", line);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-	return false;
-}
+#include "../unit/check.h"
 
 /* ---- The server ---- */
 
@@ -514,7 +494,7 @@ static void test_commands(void) {
 	}
 
 	struct result r = set_color(&server, &client, NULL, 0x203040);
-	CHECKF(r.received && r.ok, "set_color: %s", r.message);
+	CHECK(r.received && r.ok, "set_color: %s", r.message);
 	CHECK(output_kind_is(&server, "color"));
 
 	struct status *status = status_create(&server, &client);
@@ -528,38 +508,38 @@ static void test_commands(void) {
 
 	/* A real image through a descriptor: shown, labelled as the client said. */
 	int fd = open(wallpaper_path, O_RDONLY | O_CLOEXEC);
-	CHECKF(fd >= 0, "open %s: %s", wallpaper_path, strerror(errno));
+	CHECK(fd >= 0, "open %s: %s", wallpaper_path, strerror(errno));
 	r = set_fd(&server, &client, "HEADLESS-1", fd, "/some/where/wallpaper.png");
 	close(fd);
-	CHECKF(r.ok, "set_wallpaper: %s", r.message);
+	CHECK(r.ok, "set_wallpaper: %s", r.message);
 	CHECK(wait_loaded(&server, &client));
 	CHECK(output_kind_is(&server, "image"));
 	/* One for the command, one when the image is decoded (one if it was decoded first). */
-	CHECKF(status->dones >= 2 && status->dones <= 3, "a command sends new descriptions (%d)",
+	CHECK(status->dones >= 2 && status->dones <= 3, "a command sends new descriptions (%d)",
 		status->dones);
 	CHECK(d->kind == ZVEIL_CONTROL_STATUS_V1_KIND_IMAGE);
 	CHECK(strcmp(d->setting, "HEADLESS-1") == 0);
 	CHECK(d->has_mode && d->mode == ZVEIL_CONTROL_MANAGER_V1_MODE_FILL);
-	CHECKF(strcmp(d->label, "/some/where/wallpaper.png") == 0, "label %s", d->label);
-	CHECKF(d->width == 1920 && d->height == 1080, "size %ux%u", d->width,
+	CHECK(strcmp(d->label, "/some/where/wallpaper.png") == 0, "label %s", d->label);
+	CHECK(d->width == 1920 && d->height == 1080, "size %ux%u", d->width,
 		d->height);
-	CHECKF(d->decoder[0] != '\0', "a decoder is named");
+	CHECK(d->decoder[0] != '\0', "a decoder is named");
 	CHECK(d->error[0] == '\0');
 
 	r = wait_result(&server, &client, zveil_control_manager_v1_pause(client.manager, NULL));
-	CHECKF(r.ok, "pause: %s", r.message);
+	CHECK(r.ok, "pause: %s", r.message);
 	r = wait_result(&server, &client, zveil_control_manager_v1_resume(client.manager, NULL));
-	CHECKF(r.ok, "resume: %s", r.message);
+	CHECK(r.ok, "resume: %s", r.message);
 	r = wait_result(&server, &client,
 		zveil_control_manager_v1_pause(client.manager, "NOPE-1"));
 	CHECK(r.received && !r.ok && r.reason == ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT);
-	CHECKF(strstr(r.message, "NOPE-1") != NULL, "message names the output: %s", r.message);
+	CHECK(strstr(r.message, "NOPE-1") != NULL, "message names the output: %s", r.message);
 	r = set_color(&server, &client, "", 0);
 	CHECK(!r.ok && r.reason == ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT);
 
 	/* A command for an output that does not exist yet is kept, as in a config file. */
 	r = set_color(&server, &client, "HDMI-A-9", 0xff0000);
-	CHECKF(r.ok, "set for a future output: %s", r.message);
+	CHECK(r.ok, "set for a future output: %s", r.message);
 
 	/* The compositor's own commands and outputs going send descriptions too. */
 	int before = status->dones;
@@ -568,7 +548,7 @@ static void test_commands(void) {
 	CHECK(veil_scene_command(server.scene, "HEADLESS-1", 2, argv, &message) == 0);
 	free(message);
 	settle(&server, &client);
-	CHECKF(status->dones == before + 1, "IPC commands send descriptions (%d, %d)",
+	CHECK(status->dones == before + 1, "IPC commands send descriptions (%d, %d)",
 		status->dones, before);
 	CHECK(d->kind == ZVEIL_CONTROL_STATUS_V1_KIND_OFF);
 
@@ -580,7 +560,7 @@ static void test_commands(void) {
 	wlr_output_destroy(server.output);
 	server.output = NULL;
 	settle(&server, &client);
-	CHECKF(status->dones == before + 1 && status->last.n == 0,
+	CHECK(status->dones == before + 1 && status->last.n == 0,
 		"an output going sends a description");
 
 	status_destroy(status);
@@ -594,14 +574,14 @@ static void check_bad_fd(struct server *server, struct client *client, int fd,
 		const char *what, const char *label, const char *expect) {
 	struct result r = set_fd(server, client, NULL, fd, label != NULL ? label : what);
 	close(fd);
-	CHECKF(r.received && !r.ok, "%s: refused", what);
-	CHECKF(r.reason == ZVEIL_CONTROL_RESULT_V1_REASON_BAD_MEDIA, "%s: bad_media (%u)", what,
+	CHECK(r.received && !r.ok, "%s: refused", what);
+	CHECK(r.reason == ZVEIL_CONTROL_RESULT_V1_REASON_BAD_MEDIA, "%s: bad_media (%u)", what,
 		r.reason);
-	CHECKF(expect == NULL || strstr(r.message, expect) != NULL, "%s: message '%s' says '%s'",
+	CHECK(expect == NULL || strstr(r.message, expect) != NULL, "%s: message '%s' says '%s'",
 		what, r.message, expect);
-	CHECKF(!client->lost, "%s: the client keeps its connection", what);
+	CHECK(!client->lost, "%s: the client keeps its connection", what);
 	/* A failed command leaves the wallpaper as it was. */
-	CHECKF(output_kind_is(server, "color"), "%s: the wallpaper is unchanged", what);
+	CHECK(output_kind_is(server, "color"), "%s: the wallpaper is unchanged", what);
 }
 
 static void test_bad_media(void) {
@@ -663,7 +643,7 @@ static void test_bad_media(void) {
 	CHECK(r.received && !r.ok && strlen(r.message) <= 2048);
 	CHECK(!client.lost);
 	struct status *status = status_create(&server, &client);
-	CHECKF(status->dones == 1 && strlen(status->last.outputs[0].error) <= 2048,
+	CHECK(status->dones == 1 && strlen(status->last.outputs[0].error) <= 2048,
 		"the error an output records is clipped too");
 	status_destroy(status);
 	free(huge);
@@ -678,8 +658,8 @@ static void expect_protocol_error(struct server *server, struct client *client,
 	zveil_control_result_v1_destroy(proxy);
 	const struct wl_interface *interface = NULL;
 	uint32_t id;
-	CHECKF(client->lost, "%s: a protocol error", what);
-	CHECKF(wl_display_get_error(client->display) == EPROTO &&
+	CHECK(client->lost, "%s: a protocol error", what);
+	CHECK(wl_display_get_error(client->display) == EPROTO &&
 		wl_display_get_protocol_error(client->display, &interface, &id) == code &&
 		interface == &zveil_control_manager_v1_interface, "%s: error %u on the manager",
 		what, code);
@@ -748,7 +728,7 @@ static void test_filter_and_sandbox(void) {
 	client_connect(&server, &trusted);
 	CHECK(trusted.manager != NULL && trusted.security != NULL);
 	r = set_color(&server, &trusted, NULL, 0x00ff00);
-	CHECKF(r.ok, "trusted client: %s", r.message);
+	CHECK(r.ok, "trusted client: %s", r.message);
 
 	char dir[] = "/tmp/veil-test-sandbox-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
@@ -893,6 +873,5 @@ int main(int argc, char *argv[]) {
 	test_protocol_errors();
 	test_filter_and_sandbox();
 	test_lifetimes();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed > 0 ? 1 : 0;
+	return check_summary("control");
 }
