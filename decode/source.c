@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "decode/anim.h"
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/still.h"
@@ -168,8 +169,10 @@ static int open_file(const char *path, char **message) {
  * For a still, *decoder is the decoder that checked it.
  */
 static int inspect(int fd, const char *name, struct stat *st, enum veil_media_kind *kind,
-		const struct veil_still_decoder **decoder, char **message) {
+		const struct veil_still_decoder **decoder, enum veil_anim_format *anim,
+		char **message) {
 	*decoder = NULL;
+	*anim = VEIL_ANIM_NONE;
 	if (fstat(fd, st) != 0) {
 		int err = errno;
 		veil_message_set(message, "Cannot read '%s': %s", name, strerror(err));
@@ -202,7 +205,13 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 	*kind = veil_media_sniff(fd, &type);
 	int ret = 0;
 	char *detail = NULL;
-	switch (*kind) {
+	if (*kind != VEIL_MEDIA_AUDIO && *kind != VEIL_MEDIA_UNKNOWN) {
+		/* An animated GIF, APNG or WebP is played by veil (decode/anim_source.c). */
+		*anim = veil_anim_detect(fd);
+	}
+	if (*anim != VEIL_ANIM_NONE) {
+		ret = veil_anim_check(fd, *anim, &detail);
+	} else switch (*kind) {
 	case VEIL_MEDIA_AUDIO:
 		veil_message_set(message, "'%s' is sound (%s): there is no picture to show", name,
 			type);
@@ -241,7 +250,8 @@ int veil_source_check(const char *path, char **message) {
 	struct stat st;
 	enum veil_media_kind kind;
 	const struct veil_still_decoder *decoder;
-	int ret = inspect(fd, path, &st, &kind, &decoder, message);
+	enum veil_anim_format anim;
+	int ret = inspect(fd, path, &st, &kind, &decoder, &anim, message);
 	close(fd);
 	return ret;
 }
@@ -284,7 +294,8 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	}
 	enum veil_media_kind kind;
 	const struct veil_still_decoder *decoder;
-	*err = inspect(fd, name, &st, &kind, &decoder, message);
+	enum veil_anim_format anim;
+	*err = inspect(fd, name, &st, &kind, &decoder, &anim, message);
 	if (*err < 0) {
 		free(name);
 		return NULL;
@@ -307,7 +318,10 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		return NULL;
 	}
 	struct veil_source *source;
-	if (decoder != NULL) {
+	if (anim != VEIL_ANIM_NONE) {
+		source = veil_anim_source_create(ctx, fd, name, &st, veil_anim_decoder_find(anim),
+			full_size, err, message);
+	} else if (decoder != NULL) {
 		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
 			message);
 	} else {

@@ -35,6 +35,13 @@ struct veil_source_info {
 	uint64_t frames, dropped, loops, wakeups;
 	char pipeline[32]; /* "" when none */
 	char format[64]; /* of the frames handed to the renderer, "" before the first */
+	/*
+	 * An animated image's (decode/anim_source.c): its format ("gif", "apng", "webp"), frames
+	 * in the file, frames kept decoded now, plays (0: for ever), the budget of kept frames.
+	 * animation is NULL for other sources.
+	 */
+	const char *animation;
+	int anim_frames, anim_kept, anim_plays, anim_budget_mib;
 };
 
 struct veil_source_impl {
@@ -99,6 +106,8 @@ struct veil_source {
 	struct wlr_buffer *frame;
 	/* Every pixel of every frame is opaque (lets the scene skip what is below). */
 	bool opaque;
+	/* Frames may have transparent pixels, which show the setting's colour below them. */
+	bool translucent;
 	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
 	char *error;
 	int error_code; /* with error: a negative errno */
@@ -164,5 +173,10 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	bool full_size, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
+struct veil_anim_decoder_impl;
+/* An animated GIF, APNG or WebP (decode/anim.h), played by veil's own timer. */
+struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
+	bool full_size, int *err, char **message);
 
 #endif

@@ -282,7 +282,9 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 	wlr_scene_rect_set_color(output->rect, color);
 	enum veil_mode mode = output->setting->mode;
 	bool bars = mode != VEIL_MODE_STRETCH && mode != VEIL_MODE_FILL;
-	wlr_scene_node_set_enabled(&output->rect->node, bars || !framed);
+	/* Transparent pixels of an animation show the colour, as the bars do. */
+	bool translucent = framed && output->source != NULL && output->source->translucent;
+	wlr_scene_node_set_enabled(&output->rect->node, bars || !framed || translucent);
 	return true;
 }
 

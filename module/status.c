@@ -112,6 +112,19 @@ static struct json_object *string_or_null(const char *str) {
 	return str != NULL && str[0] != '\0' ? json_object_new_string(str) : NULL;
 }
 
+/* An animated image's: what it is, and how much of it is kept decoded. */
+static struct json_object *animation_status(const struct veil_source_info *info) {
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "format", json_object_new_string(info->animation));
+	json_object_object_add(obj, "frames", json_object_new_int(info->anim_frames));
+	json_object_object_add(obj, "kept", json_object_new_int(info->anim_kept));
+	json_object_object_add(obj, "plays", json_object_new_int(info->anim_plays));
+	json_object_object_add(obj, "budget_mib", json_object_new_int(info->anim_budget_mib));
+	json_object_object_add(obj, "original_size",
+		size_object(info->original_width, info->original_height));
+	return obj;
+}
+
 /* The source's own fields: a still's decoder and size, a video's decoder and counters. */
 static struct json_object *source_status(const struct veil_output_state *state) {
 	const struct veil_source_info *info = &state->info;
@@ -128,6 +141,9 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "decoder", json_object_new_string(info->decoder));
 		json_object_object_add(obj, "original_size",
 			size_object(info->original_width, info->original_height));
+	}
+	if (info->animation != NULL) {
+		json_object_object_add(obj, "animation", animation_status(info));
 	}
 	if (info->state != NULL) {
 		json_object_object_add(obj, "state", json_object_new_string(info->state));
