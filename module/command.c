@@ -17,7 +17,7 @@
 #define SHOWN_SIZE 64
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [transition <fade|wipe|none> [<ms>]]`";
+	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|none> [<ms>]]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -402,6 +402,19 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 	return 0;
 }
 
+/*
+ * `span` as the last word, before or after the transition words: one picture across the outputs
+ * that use the setting. A lone word after `veil` stays a file name (a file called "span").
+ * Takes it off the words and returns whether it was there.
+ */
+static bool take_span(int *argc, char *argv[]) {
+	if (*argc < 3 || strcasecmp(argv[*argc - 1], "span") != 0) {
+		return false;
+	}
+	(*argc)--;
+	return true;
+}
+
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
 	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
 	char shown[SHOWN_SIZE];
@@ -434,6 +447,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		}
 		return ret;
 	}
+	parsed.span = take_span(&argc, argv);
 	/*
 	 * `transition <kind> [<ms>]` ends a SET: the last `transition` word with one or two words
 	 * after it (a file name may have the word in it elsewhere).
@@ -450,10 +464,13 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		argc = k;
 		break;
 	}
+	if (!parsed.span) {
+		parsed.span = take_span(&argc, argv);
+	}
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.has_transition) {
+			if (argc > 2 || parsed.has_transition || parsed.span) {
 				return fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}

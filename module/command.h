@@ -38,6 +38,8 @@ struct veil_command {
 	/* SET: whether `transition ...` was given; always true for TRANSITION. */
 	bool has_transition;
 	struct veil_transition_spec transition;
+	/* SET: `span`, one picture across the outputs of the setting (module/span.c). */
+	bool span;
 };
 
 /*

@@ -270,6 +270,7 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 		bool framed) {
 	struct veil_geometry_in cover_in = *in;
 	cover_in.mode = VEIL_MODE_STRETCH;
+	cover_in.canvas = NULL; /* the colour covers the output, spanning or not */
 	struct veil_tile cover;
 	if (veil_geometry_compute(&cover_in, &cover, 1) != 1) {
 		return false;
@@ -345,6 +346,7 @@ void veil_output_layout(struct veil_output *output) {
 		return;
 	}
 	if (setting == NULL || setting->off || !output->output->enabled) {
+		output->canvas = (struct veil_canvas){0};
 		veil_output_release_tiled(output);
 		hide(output);
 		return;
@@ -363,6 +365,12 @@ void veil_output_layout(struct veil_output *output) {
 		.scale = output->output->scale,
 	};
 	wlr_output_transformed_resolution(output->output, &in.output_width, &in.output_height);
+	/* `span`: the frame is placed on the canvas of the outputs that use the setting. */
+	struct veil_canvas canvas;
+	if (veil_span_canvas(output, &canvas)) {
+		in.canvas = &canvas;
+	}
+	output->canvas = canvas;
 	if (in.output_width <= 0 || in.output_height <= 0 ||
 			!place_rect(output, &in, frame != NULL)) {
 		hide(output);

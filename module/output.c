@@ -117,6 +117,8 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	veil_output_recount_visible(output, false);
 	/* After the switch: the old setting may hold the old source's last reference. */
 	veil_setting_unref(old);
+	/* Outputs that span with this one: their canvas may have changed with it. */
+	veil_span_refresh(output->scene);
 
 	if (transition != NULL) {
 		/* The new picture hidden at first: what shows now is the old one. */

@@ -147,6 +147,7 @@ static void scene_finish(struct veil_scene *scene) {
 		return;
 	}
 	veil_control_destroy(scene->control);
+	veil_span_finish(scene);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -295,6 +296,8 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
 	wl_signal_init(&scene->events.changed);
+	wl_list_init(&scene->layout_change.link);
+	wl_list_init(&scene->layout_destroy.link);
 
 	scene->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(display, &scene->display_destroy);
@@ -397,6 +400,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	setting->color = cmd->color;
 	setting->has_transition = cmd->has_transition;
 	setting->transition = cmd->transition;
+	setting->span = cmd->span;
 	setting->source = source;
 
 	/* Errors of the commands before are void; the layout below may record new ones. */
@@ -419,6 +423,8 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	}
 	wl_list_insert(&scene->settings, &setting->link);
 	update_outputs(scene);
+	/* Outputs that span with others: the canvas changes with who uses the setting. */
+	veil_span_refresh(scene);
 	wl_list_for_each_safe(other, tmp, &replaced, link) {
 		setting_remove(other);
 	}
@@ -439,6 +445,12 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 	int ret = 0;
 	struct veil_source *source = NULL;
+	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
+		veil_message_set(message, "span needs the compositor's output layout, which it has "
+			"not given veil (veil_scene_set_output_layout)");
+		record_error(scene, output_name, *message);
+		return -EINVAL;
+	}
 	switch (cmd->kind) {
 	case VEIL_COMMAND_PAUSE:
 	case VEIL_COMMAND_RESUME:
@@ -456,6 +468,15 @@ static int run(struct veil_scene *scene, const char *output_name,
 			break;
 		}
 		bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE;
+		/* Across outputs, a still is decoded for the whole layout rather than one output. */
+		int max_width = scene->ctx.max_output_width;
+		int max_height = scene->ctx.max_output_height;
+		if (cmd->span) {
+			int w, h;
+			veil_span_max_size(scene, &w, &h);
+			scene->ctx.max_output_width = w > max_width ? w : max_width;
+			scene->ctx.max_output_height = h > max_height ? h : max_height;
+		}
 		if (fd >= 0) {
 			char *name = strdup(label != NULL ? label : "(file descriptor)");
 			source = name != NULL ?
@@ -464,6 +485,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		} else {
 			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
 		}
+		scene->ctx.max_output_width = max_width;
+		scene->ctx.max_output_height = max_height;
 		if (source == NULL) {
 			if (ret == 0) {
 				ret = -ENOMEM;

@@ -31,6 +31,7 @@ struct veil_setting {
 	/* Given with the command: how the outputs move to this setting; else their default. */
 	bool has_transition;
 	struct veil_transition_spec transition;
+	bool span; /* one picture across the outputs that use this setting (module/span.c) */
 };
 
 struct veil_scene {
@@ -42,6 +43,8 @@ struct veil_scene {
 	/* `veil transition ...`: per output name or "*" (veil_transition_default.link, scene.c) */
 	struct wl_list transition_defaults;
 	struct veil_control *control; /* the control global, NULL unless created */
+	/* The compositor's, for `span` (module/span.c); NULL until given or once destroyed. */
+	struct wlr_output_layout *output_layout;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
@@ -50,6 +53,8 @@ struct veil_scene {
 
 	struct wl_listener display_destroy;
 	struct wl_listener renderer_destroy;
+	struct wl_listener layout_change;
+	struct wl_listener layout_destroy;
 };
 
 /* veil's state on one wlr_output, hung on it with an addon. */
@@ -91,6 +96,8 @@ struct veil_output {
 	int rect_width; /* the rect's whole width, which a wipe cuts */
 	/* Running: the old picture below the nodes (module/transition.c); NULL otherwise. */
 	struct veil_transition *transition;
+	/* `span`: the canvas the nodes were placed on; all 0 when they were not (module/span.c). */
+	struct veil_canvas canvas;
 
 	struct wl_listener source_frame;
 	struct wl_listener pending_frame; /* on pending->source */
@@ -143,6 +150,21 @@ bool veil_transition_visible(struct veil_transition *transition);
 enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition);
 /* From 0 to 1. */
 float veil_transition_progress(const struct veil_transition *transition);
+
+/*
+ * module/span.c: one picture across outputs. The canvas of a spanning setting on an output is
+ * the bounding box, in layout coordinates, of the enabled outputs of the compositor's layout
+ * whose setting it is; false when the output does not span (no layout, not in it, no span).
+ */
+bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas);
+/* Lays out again every output that shows a spanning setting (the canvas may have changed). */
+void veil_span_refresh(struct veil_scene *scene);
+/* The size, in physical pixels, a still shown across the whole layout is decoded for. */
+void veil_span_max_size(struct veil_scene *scene, int *width, int *height);
+/* The status's "span": the canvas box, or NULL when the output does not span. */
+struct json_object *veil_span_status(struct veil_output *output);
+/* Stops following the layout (the scene goes). */
+void veil_span_finish(struct veil_scene *scene);
 
 /* Shows what the settings say for this output now. */
 void veil_output_update(struct veil_output *output);

@@ -192,6 +192,10 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_double(state.transition_progress));
 	}
 	json_object_object_add(obj, "transition", transition);
+	struct json_object *span = veil_span_status(output);
+	if (span != NULL) {
+		json_object_object_add(obj, "span", span);
+	}
 	return obj;
 }
 

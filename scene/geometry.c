@@ -219,6 +219,9 @@ static int compute_tiles(const struct veil_geometry_in *in, int cover_w, int cov
 }
 
 int veil_geometry_compute(const struct veil_geometry_in *in, struct veil_tile *tiles, int max) {
+	if (in->canvas != NULL) {
+		return veil_canvas_compute(in, tiles, max);
+	}
 	if (!input_ok(in) || max < 0 || (max > 0 && tiles == NULL) ||
 			veil_mode_name(in->mode) == NULL) {
 		return -EINVAL;

@@ -8,12 +8,23 @@
 #include <stdbool.h>
 #include "util/mode.h"
 
+/*
+ * `span`: one picture across outputs. The canvas is a box in the compositor's layout coordinates
+ * (logical pixels); the mode places the frame on it, and the output shows its part.
+ */
+struct veil_canvas {
+	int x, y, width, height; /* the canvas, in layout coordinates */
+	int output_x, output_y; /* the output's top-left corner, in layout coordinates */
+};
+
 /* What the geometry is computed from. */
 struct veil_geometry_in {
 	enum veil_mode mode;
 	int image_width, image_height; /* the frame, in buffer pixels */
 	int output_width, output_height; /* physical pixels, after the output's transform */
 	float scale; /* the output's scale, > 0 */
+	/* NULL: the frame is placed on the output alone; else on this canvas (scene/canvas.c). */
+	const struct veil_canvas *canvas;
 };
 
 /* One scene buffer node: the part of the frame it shows and where, in logical coordinates. */
@@ -41,5 +52,14 @@ void veil_geometry_logical_size(const struct veil_geometry_in *in, int *width, i
  * tiles stay 1:1 without gaps, but do not all start at multiples of the frame's size.
  */
 int veil_geometry_compute(const struct veil_geometry_in *in, struct veil_tile *tiles, int max);
+
+/*
+ * scene/canvas.c: the same for in->canvas (which must be set): the nodes of the output's part of
+ * the frame placed on the canvas in the mode, relative to the output's top-left corner. Every
+ * output maps layout coordinates to frame pixels by the same function, so the picture goes on
+ * across the edge between two outputs. Modes are measured in logical pixels: center and tile
+ * show one frame pixel per logical pixel (two physical ones at scale 2).
+ */
+int veil_canvas_compute(const struct veil_geometry_in *in, struct veil_tile *tiles, int max);
 
 #endif

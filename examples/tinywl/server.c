@@ -212,6 +212,8 @@ bool server_init(struct tw_server *server) {
 		return false;
 	}
 	/* veilctl's protocol, for this user's unsandboxed clients (veil's default filter). */
+	/* `span`: one wallpaper across the outputs of this layout. */
+	veil_scene_set_output_layout(server->veil, server->output_layout);
 	if (!veil_scene_create_control(server->veil, NULL, server->security_context)) {
 		wlr_log(WLR_ERROR, "cannot create veil's control global");
 		return false;

@@ -21,6 +21,7 @@
 
 struct wl_display;
 struct wlr_output;
+struct wlr_output_layout;
 struct wlr_renderer;
 struct wlr_scene_tree;
 
@@ -65,13 +66,26 @@ bool veil_scene_add_output(struct veil_scene *scene, struct wlr_output *output,
 void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *output);
 
 /*
+ * Gives veil the compositor's output layout, which `span` needs: the outputs that use a
+ * spanning setting form one canvas, the bounding box of their boxes in this layout, and each
+ * shows its part of one picture. veil listens to the layout's change and destroy signals: an
+ * output added, moved, resized or removed moves the canvas. The layout's coordinates must be
+ * those of the parents given to veil_scene_add_output(). NULL forgets it (spanning settings then
+ * show on each output alone); without a layout, `span` fails with a message.
+ */
+void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_layout *layout);
+
+/*
  * Runs the words that followed `output <name>` in a command, argv[0] being "veil":
- *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb]
- *        [transition <fade|wipe|none> [<ms>]]
+ *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb] [span]
+ *        [transition <fade|wipe|none> [<ms>]] [span]
  *   veil <#rrggbb> solid_color [transition <fade|wipe|none> [<ms>]]
  *   veil transition <fade|wipe|none> [<ms>]
  *   veil off | pause | resume
  * output_name is an output's name or "*" (every output without a setting of its own).
+ *
+ * `span` places one picture across the outputs that use the setting (see
+ * veil_scene_set_output_layout()), each showing its part of the same frame from one decode.
  *
  * `transition fade <ms>` cross-fades from what the output shows to the new wallpaper once its
  * first frame is ready, over <ms> milliseconds (500 when not given, at most 10000), drawn in

@@ -276,7 +276,7 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[transition <fade|wipe|none> [<ms>]]`");
+		"[span] [transition <fade|wipe|none> [<ms>]]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -569,8 +569,53 @@ static void test_no_scene(void) {
 	CHECK(veil_scene_status_json(NULL, "X") == NULL);
 }
 
+/* `span` as a last word, before or after the transition words. */
+static void expect_span_at(int line, int argc, char *argv[], const char *path,
+		enum veil_mode mode, bool span, bool transition) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.mode == mode, "kind %d mode %d",
+			cmd.kind, cmd.mode);
+		CHECK_LINE(line, cmd.span == span, "span %d, not %d", cmd.span, span);
+		CHECK_LINE(line, cmd.has_transition == transition, "transition %d, not %d",
+			cmd.has_transition, transition);
+		CHECK_LINE(line, path == NULL ? cmd.path == NULL :
+			cmd.path != NULL && strcmp(cmd.path, path) == 0, "path '%s', not '%s'",
+			cmd.path ? cmd.path : "(null)", path ? path : "(null)");
+	}
+	free(message);
+	veil_command_finish(&cmd);
+}
+
+#define expect_span(argv, path, mode, span, transition) \
+	expect_span_at(__LINE__, argv, path, mode, span, transition)
+
+static void test_span(void) {
+	const enum veil_mode fill = VEIL_MODE_FILL, fit = VEIL_MODE_FIT;
+	expect_span(ARGV("veil", "a.png", "span"), "a.png", fill, true, false);
+	expect_span(ARGV("veil", "a.png", "fit", "#102030", "SPAN"), "a.png", fit, true, false);
+	expect_span(ARGV("veil", "a.png", "fit", "span", "transition", "fade", "300"), "a.png",
+		fit, true, true);
+	expect_span(ARGV("veil", "a.png", "fit", "transition", "fade", "300", "span"), "a.png",
+		fit, true, true);
+	expect_span(ARGV("veil", "a.png", "transition", "wipe", "span"), "a.png", fill, true,
+		true);
+	expect_span(ARGV("veil", "a.png", "fit"), "a.png", fit, false, false);
+	/* A lone word is a file name, as it always was. */
+	expect_span(ARGV("veil", "span"), "span", fill, false, false);
+	expect_span(ARGV("veil", "span", "fill"), "span", fill, false, false);
+	expect_error(ARGV("veil", "off", "span"), -EINVAL, "`veil off` takes no arguments");
+	expect_error(ARGV("veil", "pause", "span"), -EINVAL, "`veil pause` takes no arguments");
+	expect_error(ARGV("veil", "a.png", "span", "span"), -EINVAL, "Unknown mode 'span'");
+	/* Words before the mode are the file's name, `span` among them. */
+	expect_span(ARGV("veil", "a.png", "span", "fit"), "a.png span", fit, false, false);
+}
+
 int main(void) {
 	test_colors();
+	test_span();
 	test_forms();
 	test_transitions();
 	test_errors();
