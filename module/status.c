@@ -10,6 +10,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
 #include "module/scene.h"
+#include "module/slideshow.h"
 
 static enum veil_output_kind kind_of(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
@@ -176,6 +177,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_double(state.transition_progress));
 	}
 	json_object_object_add(obj, "transition", transition);
+	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	return obj;
 }
 
