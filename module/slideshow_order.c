@@ -171,9 +171,13 @@ static long pick_shuffle(struct veil_slide_order *o, const struct veil_slide *sl
 	if (at >= 0) {
 		return at;
 	}
-	/* Every picture was shown: a new cycle, which does not start with the one on screen. */
-	clear_seen(o);
-	at = pick_unseen(o, slides, n, path, true);
+	/*
+	 * Every picture was shown: the first of a new cycle, not the one on screen. The cycle
+	 * starts when it is shown (a picked picture may never be): seen stays as it is till then.
+	 */
+	struct veil_slide_order fresh = { .rng = o->rng };
+	at = pick_unseen(&fresh, slides, n, path, true);
+	o->rng = fresh.rng;
 	return at >= 0 ? at : (path != NULL ? find_path(slides, n, path) : -1);
 }
 
@@ -213,6 +217,10 @@ long veil_slide_order_pick(struct veil_slide_order *o, const struct veil_slide *
 void veil_slide_order_shown(struct veil_slide_order *o, const char *path, int direction) {
 	if (o->order != VEIL_SLIDESHOW_SHUFFLE) {
 		return;
+	}
+	/* Forward to a picture this cycle showed already: pick() found them all shown. */
+	if (direction >= 0 && was_seen(o, path)) {
+		clear_seen(o);
 	}
 	add_seen(o, path);
 	if (direction < 0) {
