@@ -27,6 +27,8 @@ static const struct {
 	{ "off", VEIL_COMMAND_OFF },
 	{ "pause", VEIL_COMMAND_PAUSE },
 	{ "resume", VEIL_COMMAND_RESUME },
+	{ "next", VEIL_COMMAND_NEXT },
+	{ "previous", VEIL_COMMAND_PREVIOUS },
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -415,6 +417,13 @@ static bool take_span(int *argc, char *argv[]) {
 	return true;
 }
 
+/* A directory's words (module/slideshow_words.c), before the mode and the colour. */
+static int parse_slideshow(int *argc, char *argv[], struct veil_command *parsed,
+		char **message) {
+	return veil_slideshow_words_parse(argc, argv, &parsed->slideshow, &parsed->has_slideshow,
+		message);
+}
+
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
 	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
 	char shown[SHOWN_SIZE];
@@ -477,6 +486,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 			cmd->kind = keywords[i].kind;
 			return 0;
 		}
+	}
+	ret = parse_slideshow(&argc, argv, &parsed, message);
+	if (ret < 0) {
+		return ret;
 	}
 
 	/*

@@ -13,6 +13,27 @@ enum veil_command_kind {
 	VEIL_COMMAND_RESUME,
 	/* `veil transition <kind> [<ms>]`: the default for later changes on these outputs. */
 	VEIL_COMMAND_TRANSITION,
+	/* `veil next` and `veil previous`: the slideshow on these outputs moves on or back. */
+	VEIL_COMMAND_NEXT,
+	VEIL_COMMAND_PREVIOUS,
+};
+
+/* The order of a slideshow's pictures (module/slideshow_order.c). */
+enum veil_slideshow_order {
+	VEIL_SLIDESHOW_NAME, /* natural order of the names (strverscmp: 2.png before 10.png) */
+	VEIL_SLIDESHOW_MTIME, /* oldest first */
+	VEIL_SLIDESHOW_SHUFFLE, /* random, no picture twice until every one was shown */
+};
+
+/* Without `every`, a slideshow changes pictures this often; `every` is 1 s to 24 h. */
+#define VEIL_SLIDESHOW_DEFAULT_EVERY_S 600
+#define VEIL_SLIDESHOW_MAX_EVERY_S (24 * 3600)
+
+/* A directory's words (module/slideshow_words.c): `every`, `order`, `recursive`. */
+struct veil_slideshow_spec {
+	int every_s;
+	enum veil_slideshow_order order;
+	bool recursive;
 };
 
 enum veil_transition_kind {
@@ -40,6 +61,12 @@ struct veil_command {
 	struct veil_transition_spec transition;
 	/* SET: `span`, one picture across the outputs of the setting (module/span.c). */
 	bool span;
+	/* SET: whether a slideshow's words were given (then the path must be a directory). */
+	bool has_slideshow;
+	/* SET: for a directory; the defaults when none of its words were given. */
+	struct veil_slideshow_spec slideshow;
+	/* SET made by a slideshow's step: it does not end the show (module/slideshow.c). */
+	bool from_slideshow;
 };
 
 /*
@@ -55,5 +82,15 @@ int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, c
 void veil_command_finish(struct veil_command *cmd);
 /* "fade", "wipe" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
+
+/*
+ * module/slideshow_words.c: takes `every <n><s|m|h>`, `order <name|mtime|shuffle>` and
+ * `recursive` off the end of a SET's words (*argc shrinks), in any order. spec gets the
+ * defaults first; *given says whether any such word was there. 0, or -EINVAL with *message.
+ */
+int veil_slideshow_words_parse(int *argc, char *argv[], struct veil_slideshow_spec *spec,
+	bool *given, char **message);
+/* "name", "mtime" or "shuffle". */
+const char *veil_slideshow_order_name(enum veil_slideshow_order order);
 
 #endif

@@ -13,6 +13,7 @@
 #include "module/control.h"
 #include "util/message.h"
 #include "module/scene.h"
+#include "module/slideshow.h"
 #include "util/worker.h"
 
 struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
@@ -148,6 +149,7 @@ static void scene_finish(struct veil_scene *scene) {
 	}
 	veil_control_destroy(scene->control);
 	veil_span_finish(scene);
+	veil_slideshow_destroy_all(scene);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -295,6 +297,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
+	wl_list_init(&scene->slideshows);
 	wl_signal_init(&scene->events.changed);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);
@@ -431,6 +434,29 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	return 0;
 }
 
+/* A directory starts a slideshow (module/slideshow.c): 1; 0 for a file; or a negative errno. */
+static int run_directory(struct veil_scene *scene, const char *output_name,
+		const struct veil_command *cmd, int fd, char **message) {
+	if (cmd->from_slideshow || fd >= 0) {
+		return 0;
+	}
+	bool directory;
+	int ret = veil_slideshow_check(cmd, &directory, message);
+	if (ret == 0 && directory) {
+		ret = veil_slideshow_start(scene, output_name, cmd, message);
+		if (ret == 0) {
+			record_error(scene, output_name, NULL);
+			return 1;
+		}
+	}
+	if (ret < 0) {
+		wlr_log(WLR_ERROR, "veil: output %s: %s", output_name,
+			*message != NULL ? *message : "failed");
+		record_error(scene, output_name, *message);
+	}
+	return ret;
+}
+
 static int run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	*message = NULL;
@@ -461,9 +487,18 @@ static int run(struct veil_scene *scene, const char *output_name,
 			veil_message_set(message, "Out of memory");
 		}
 		return ret;
+	case VEIL_COMMAND_NEXT:
+	case VEIL_COMMAND_PREVIOUS:
+		return veil_slideshow_move(scene, output_name, cmd->kind == VEIL_COMMAND_NEXT ?
+			1 : -1, message);
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
+		ret = run_directory(scene, output_name, cmd, fd, message);
+		if (ret != 0) {
+			/* A slideshow started (1), or the words were wrong for the path. */
+			return ret < 0 ? ret : 0;
+		}
 		if (cmd->mode == VEIL_MODE_SOLID_COLOR) {
 			break;
 		}
@@ -497,6 +532,11 @@ static int run(struct veil_scene *scene, const char *output_name,
 			return ret;
 		}
 		break;
+	}
+	if (!cmd->from_slideshow) {
+		/* The name's slideshow ends; `output * veil off` ends them all. */
+		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
+			strcmp(output_name, "*") == 0);
 	}
 	ret = store_setting(scene, output_name, cmd, source);
 	if (ret == -ENOMEM) {
@@ -542,7 +582,12 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	*message = NULL;
 	struct veil_command cmd = {0};
 	int ret = veil_command_parse(argc, argv, &cmd, message);
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR) {
+	bool directory = false;
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET) {
+		ret = veil_slideshow_check(&cmd, &directory, message);
+	}
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
+			!directory) {
 		ret = veil_source_check(cmd.path, message);
 	}
 	veil_command_finish(&cmd);

@@ -42,6 +42,7 @@ struct veil_scene {
 	struct wl_list settings; /* veil_setting.link */
 	/* `veil transition ...`: per output name or "*" (veil_transition_default.link, scene.c) */
 	struct wl_list transition_defaults;
+	struct wl_list slideshows; /* veil_slideshow.link (module/slideshow.c) */
 	struct veil_control *control; /* the control global, NULL unless created */
 	/* The compositor's, for `span` (module/span.c); NULL until given or once destroyed. */
 	struct wlr_output_layout *output_layout;

@@ -10,6 +10,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
 #include "module/scene.h"
+#include "module/slideshow.h"
 
 static enum veil_output_kind kind_of(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
@@ -196,6 +197,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	if (span != NULL) {
 		json_object_object_add(obj, "span", span);
 	}
+	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	return obj;
 }
 

@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
-		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_TRANSITION,
+		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_PREVIOUS,
 			"kind %d", (int)cmd.kind);
 		FUZZ_CHECK(cmd.color <= 0xffffff, "colour 0x%x", cmd.color);
 		if (cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR) {
