@@ -28,6 +28,7 @@ void veil_source_init(struct veil_source *source, const struct veil_source_impl 
 	source->size = st->st_size;
 	source->mtime = st->st_mtim;
 	wl_signal_init(&source->events.frame);
+	wl_signal_init(&source->events.loop);
 	wl_list_insert(&ctx->sources, &source->link);
 }
 
@@ -73,6 +74,7 @@ void veil_source_unref(struct veil_source *source) {
 	}
 	assert(source->viewers == 0);
 	assert(wl_list_empty(&source->events.frame.listener_list));
+	assert(wl_list_empty(&source->events.loop.listener_list));
 	wl_list_remove(&source->link);
 	wlr_buffer_unlock(source->frame);
 	source->frame = NULL;

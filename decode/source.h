@@ -115,6 +115,11 @@ struct veil_source {
 	struct {
 		/* source->frame changed (or source->error was set); data: the source. */
 		struct wl_signal frame;
+		/*
+		 * A video's loop seam: the next frame starts the video again, source->frame is
+		 * still the last of the loop before; data: the source.
+		 */
+		struct wl_signal loop;
 	} events;
 };
 

@@ -17,7 +17,8 @@
 #define SHOWN_SIZE 64
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|none> [<ms>]]`";
+	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] "
+	"[loopfade <ms>]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -354,52 +355,205 @@ const char *veil_transition_name(enum veil_transition_kind kind) {
 		return "fade";
 	case VEIL_TRANSITION_WIPE:
 		return "wipe";
+	case VEIL_TRANSITION_GROW:
+		return "grow";
+	case VEIL_TRANSITION_SLIDE:
+		return "slide";
+	case VEIL_TRANSITION_LOOPFADE:
+		return "loopfade";
 	}
 	return "none";
 }
 
-/* The words after `transition`: a kind, then for fade an optional duration in milliseconds. */
+static const char *const side_names[] = {
+	[VEIL_SIDE_LEFT] = "left",
+	[VEIL_SIDE_RIGHT] = "right",
+	[VEIL_SIDE_TOP] = "top",
+	[VEIL_SIDE_BOTTOM] = "bottom",
+};
+
+const char *veil_side_name(enum veil_side side) {
+	return (unsigned)side < sizeof(side_names) / sizeof(side_names[0]) ?
+		side_names[side] : "left";
+}
+
+static const char transition_usage[] = "`transition <fade|wipe|grow|slide|none> [<ms>] "
+	"[from <left|right|top|bottom>] [at <x>,<y>]`";
+
+/* Milliseconds from 0 to max: false for anything else ("99999999999999999999" is too long). */
+static bool parse_ms(const char *word, int max, int *out) {
+	long ms = 0;
+	bool digits = *word != '\0';
+	for (const char *p = word; *p != '\0' && digits; p++) {
+		digits = *p >= '0' && *p <= '9';
+		/* Stops growing past the bound. */
+		ms = ms > max ? ms : ms * 10 + (*p - '0');
+	}
+	if (!digits || ms > max) {
+		return false;
+	}
+	*out = (int)ms;
+	return true;
+}
+
+/* One coordinate of `at`: digits, optionally followed by %, at most 100000 (100 for %). */
+static bool parse_coord(const char *word, size_t len, struct veil_coord *out) {
+	out->percent = len > 0 && word[len - 1] == '%';
+	if (out->percent) {
+		len--;
+	}
+	if (len == 0 || len > 6) {
+		return false;
+	}
+	int value = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (word[i] < '0' || word[i] > '9') {
+			return false;
+		}
+		value = value * 10 + (word[i] - '0');
+	}
+	if (out->percent && value > 100) {
+		return false;
+	}
+	out->value = value;
+	return true;
+}
+
+/* `at <x>,<y>`: grow's centre. */
+static bool parse_at(const char *word, struct veil_transition_spec *spec) {
+	const char *comma = strchr(word, ',');
+	if (comma == NULL) {
+		return false;
+	}
+	return parse_coord(word, (size_t)(comma - word), &spec->at_x) &&
+		parse_coord(comma + 1, strlen(comma + 1), &spec->at_y);
+}
+
+/*
+ * The words after `transition`: a kind, then in any order a duration in milliseconds, `from
+ * <side>` (wipe, slide) and `at <x>,<y>` (grow). Returns how many words it took (all of them:
+ * argc), or a negative errno with *message set.
+ */
 static int parse_transition(int argc, char *argv[], struct veil_transition_spec *spec,
 		char **message) {
 	char shown[SHOWN_SIZE];
+	*spec = (struct veil_transition_spec){
+		.at_x = { .value = 50, .percent = true },
+		.at_y = { .value = 50, .percent = true },
+	};
 	if (argc < 1) {
-		return fail(message, -EINVAL, "transition needs a kind: "
-			"`transition <fade|wipe|none> [<ms>]`");
+		return fail(message, -EINVAL, "transition needs a kind: %s", transition_usage);
 	}
-	if (strcasecmp(argv[0], "fade") == 0) {
-		spec->kind = VEIL_TRANSITION_FADE;
-	} else if (strcasecmp(argv[0], "wipe") == 0) {
-		spec->kind = VEIL_TRANSITION_WIPE;
-	} else if (strcasecmp(argv[0], "none") == 0) {
-		spec->kind = VEIL_TRANSITION_NONE;
-	} else {
-		return fail(message, -EINVAL, "Unknown transition '%s': expected fade, wipe or none",
-			show(shown, argv[0]));
+	static const struct {
+		const char *name;
+		enum veil_transition_kind kind;
+	} kinds[] = {
+		{ "fade", VEIL_TRANSITION_FADE },
+		{ "wipe", VEIL_TRANSITION_WIPE },
+		{ "grow", VEIL_TRANSITION_GROW },
+		{ "slide", VEIL_TRANSITION_SLIDE },
+		{ "none", VEIL_TRANSITION_NONE },
+	};
+	bool known = false;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !known; i++) {
+		known = strcasecmp(argv[0], kinds[i].name) == 0;
+		spec->kind = kinds[i].kind;
+	}
+	if (!known) {
+		return fail(message, -EINVAL, "Unknown transition '%s': expected fade, wipe, grow, "
+			"slide or none", show(shown, argv[0]));
 	}
 	spec->ms = spec->kind == VEIL_TRANSITION_NONE ? 0 : VEIL_TRANSITION_DEFAULT_MS;
-	if (argc < 2) {
-		return 0;
-	}
-	if (spec->kind == VEIL_TRANSITION_NONE) {
+	spec->side = spec->kind == VEIL_TRANSITION_SLIDE ? VEIL_SIDE_RIGHT : VEIL_SIDE_LEFT;
+	if (argc > 1 && spec->kind == VEIL_TRANSITION_NONE) {
 		return fail(message, -EINVAL, "Unexpected word '%s': `transition none` takes no "
 			"duration", show(shown, argv[1]));
 	}
-	const char *p = argv[1];
-	long ms = 0;
-	bool digits = *p != '\0';
-	for (; *p != '\0' && digits; p++) {
-		digits = *p >= '0' && *p <= '9';
-		/* Stops growing past the bound: "99999999999999999999" is too long, not 0. */
-		ms = ms > VEIL_TRANSITION_MAX_MS ? ms : ms * 10 + (*p - '0');
+	bool has_ms = false, has_side = false, has_at = false;
+	bool sided = spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE;
+	for (int i = 1; i < argc; i++) {
+		const char *word = argv[i];
+		bool keyword = strcasecmp(word, "from") == 0 || strcasecmp(word, "at") == 0;
+		if (!has_ms && !keyword) {
+			if (!parse_ms(word, VEIL_TRANSITION_MAX_MS, &spec->ms)) {
+				return fail(message, -EINVAL, "Invalid transition duration '%s': "
+					"expected milliseconds from 0 to %d", show(shown, word),
+					VEIL_TRANSITION_MAX_MS);
+			}
+			has_ms = true;
+		} else if (sided && !has_side && strcasecmp(word, "from") == 0) {
+			bool found = false;
+			for (size_t s = 0; i + 1 < argc && s < sizeof(side_names) /
+					sizeof(side_names[0]) && !found; s++) {
+				found = strcasecmp(argv[i + 1], side_names[s]) == 0;
+				spec->side = (enum veil_side)s;
+			}
+			if (!found) {
+				return fail(message, -EINVAL, "%s from where? Expected `from <left|right|"
+					"top|bottom>`", veil_transition_name(spec->kind));
+			}
+			has_side = true;
+			i++;
+		} else if (spec->kind == VEIL_TRANSITION_GROW && !has_at &&
+				strcasecmp(word, "at") == 0) {
+			if (i + 1 >= argc || !parse_at(argv[i + 1], spec)) {
+				return fail(message, -EINVAL, "grow at where? Expected `at <x>,<y>` in "
+					"pixels or percent of the output (`at 10%%,90%%`)");
+			}
+			has_at = true;
+			i++;
+		} else {
+			return fail(message, -EINVAL, "Unexpected word '%s' in the transition: %s",
+				show(shown, word), transition_usage);
+		}
 	}
-	if (!digits || ms > VEIL_TRANSITION_MAX_MS) {
-		return fail(message, -EINVAL, "Invalid transition duration '%s': expected "
-			"milliseconds from 0 to %d", show(shown, argv[1]), VEIL_TRANSITION_MAX_MS);
+	return argc;
+}
+
+/* `loopfade <ms>`: the fade at a video's loop seam. */
+static int parse_loopfade(const char *word, int *ms, char **message) {
+	char shown[SHOWN_SIZE];
+	if (!parse_ms(word, VEIL_LOOPFADE_MAX_MS, ms)) {
+		return fail(message, -EINVAL, "Invalid loopfade duration '%s': expected milliseconds "
+			"from 0 to %d", show(shown, word), VEIL_LOOPFADE_MAX_MS);
 	}
-	spec->ms = (int)ms;
-	if (argc > 2) {
-		return fail(message, -EINVAL, "Unexpected word '%s' after the transition",
-			show(shown, argv[2]));
+	return 0;
+}
+
+/*
+ * The options that end a SET, in either order: `loopfade <ms>` (the last two words) and
+ * `transition <kind> ...` (the last `transition` word among the last six: a file name may have
+ * the word in it elsewhere). Shortens *argc to the words before them.
+ */
+static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
+	bool has_loopfade = false;
+	for (int round = 0; round < 2; round++) {
+		int n = *argc;
+		if (!has_loopfade && n >= 4 && strcasecmp(argv[n - 2], "loopfade") == 0) {
+			int ret = parse_loopfade(argv[n - 1], &parsed->loopfade_ms, message);
+			if (ret < 0) {
+				return ret;
+			}
+			has_loopfade = true;
+			*argc = n - 2;
+			continue;
+		}
+		if (parsed->has_transition) {
+			break;
+		}
+		for (int k = n - 1; k >= 2 && k >= n - 6; k--) {
+			if (strcasecmp(argv[k], "transition") != 0) {
+				continue;
+			}
+			int ret = parse_transition(n - k - 1, argv + k + 1, &parsed->transition,
+				message);
+			if (ret < 0) {
+				return ret;
+			}
+			parsed->has_transition = true;
+			*argc = k;
+			break;
+		}
 	}
 	return 0;
 }
@@ -449,7 +603,8 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (strcasecmp(argv[1], "transition") == 0) {
 		struct veil_transition_spec spec;
 		ret = parse_transition(argc - 2, argv + 2, &spec, message);
-		if (ret == 0) {
+		if (ret >= 0) {
+			ret = 0;
 			cmd->kind = VEIL_COMMAND_TRANSITION;
 			cmd->has_transition = true;
 			cmd->transition = spec;
@@ -457,21 +612,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		return ret;
 	}
 	parsed.span = take_span(&argc, argv);
-	/*
-	 * `transition <kind> [<ms>]` ends a SET: the last `transition` word with one or two words
-	 * after it (a file name may have the word in it elsewhere).
-	 */
-	for (int k = argc - 1; k >= 2 && k >= argc - 3; k--) {
-		if (strcasecmp(argv[k], "transition") != 0) {
-			continue;
-		}
-		ret = parse_transition(argc - k - 1, argv + k + 1, &parsed.transition, message);
-		if (ret < 0) {
-			return ret;
-		}
-		parsed.has_transition = true;
-		argc = k;
-		break;
+	ret = parse_tail(&argc, argv, &parsed, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (!parsed.span) {
 		parsed.span = take_span(&argc, argv);
@@ -479,7 +622,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.has_transition || parsed.span) {
+			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span) {
 				return fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}

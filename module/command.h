@@ -39,7 +39,25 @@ struct veil_slideshow_spec {
 enum veil_transition_kind {
 	VEIL_TRANSITION_NONE,
 	VEIL_TRANSITION_FADE,
-	VEIL_TRANSITION_WIPE, /* the new picture revealed from the left */
+	VEIL_TRANSITION_WIPE, /* the new picture revealed from an edge (side) */
+	VEIL_TRANSITION_GROW, /* the new picture in a circle that grows from a point */
+	VEIL_TRANSITION_SLIDE, /* the new picture slides in from an edge (side) */
+	/* Not a word of `transition`: a video's last frame fading into its first (`loopfade`). */
+	VEIL_TRANSITION_LOOPFADE,
+};
+
+/* The edge a wipe or a slide comes from. */
+enum veil_side {
+	VEIL_SIDE_LEFT,
+	VEIL_SIDE_RIGHT,
+	VEIL_SIDE_TOP,
+	VEIL_SIDE_BOTTOM,
+};
+
+/* A coordinate of `at <x>,<y>`: logical pixels from the output's top left, or a percentage. */
+struct veil_coord {
+	int value;
+	bool percent;
 };
 
 /* Without a duration, a transition takes this long; durations are at most MAX. */
@@ -49,7 +67,13 @@ enum veil_transition_kind {
 struct veil_transition_spec {
 	enum veil_transition_kind kind;
 	int ms; /* 0 to VEIL_TRANSITION_MAX_MS */
+	enum veil_side side; /* wipe (default left) and slide (default right) */
+	/* grow: the circle's centre; not given: the output's centre (50%,50%). */
+	struct veil_coord at_x, at_y;
 };
+
+/* `loopfade <ms>`: at most this long. */
+#define VEIL_LOOPFADE_MAX_MS 10000
 
 struct veil_command {
 	enum veil_command_kind kind;
@@ -67,6 +91,8 @@ struct veil_command {
 	struct veil_slideshow_spec slideshow;
 	/* SET made by a slideshow's step: it does not end the show (module/slideshow.c). */
 	bool from_slideshow;
+	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
+	int loopfade_ms;
 };
 
 /*
@@ -80,8 +106,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
  */
 int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
-/* "fade", "wipe" or "none". */
+/* "fade", "wipe", "grow", "slide", "loopfade" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
+/* "left", "right", "top" or "bottom". */
+const char *veil_side_name(enum veil_side side);
 
 /*
  * module/slideshow_words.c: takes `every <n><s|m|h>`, `order <name|mtime|shuffle>` and

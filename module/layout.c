@@ -28,9 +28,9 @@ struct veil_node {
 	struct veil_output *output;
 	struct wlr_scene_buffer *buffer;
 	bool visible; /* the scene shows it on some output */
-	/* Where place_frame put it: a wipe shows its left part only (veil_output_set_reveal). */
+	/* Where place_frame put it: a view may move and cut it (veil_output_set_view). */
 	struct wlr_fbox src;
-	int x, width, height;
+	int x, y, width, height;
 	struct wl_listener outputs_update;
 	struct wl_listener destroy;
 };
@@ -202,42 +202,96 @@ static void color_to_float(uint32_t rgb, float alpha, float out[static 4]) {
 	out[3] = alpha;
 }
 
-/* Of width at x, the part left of the output's reveal line: from 0 to width. */
-static int revealed(const struct veil_output *output, int x, int width) {
-	if (output->reveal >= 1.0f) {
-		return width;
+bool veil_piece_clip(const struct veil_piece *piece, int dx, int dy, const struct wlr_box *clip,
+		struct veil_piece *out) {
+	int x0 = piece->x + dx, y0 = piece->y + dy;
+	int x1 = x0 + piece->width, y1 = y0 + piece->height;
+	int cx0 = x0 > clip->x ? x0 : clip->x;
+	int cy0 = y0 > clip->y ? y0 : clip->y;
+	int cx1 = x1 < clip->x + clip->width ? x1 : clip->x + clip->width;
+	int cy1 = y1 < clip->y + clip->height ? y1 : clip->y + clip->height;
+	if (cx1 <= cx0 || cy1 <= cy0 || piece->width <= 0 || piece->height <= 0) {
+		return false;
 	}
-	int line = (int)(output->reveal * (float)output->rect_width + 0.5f);
-	int shown = line - x;
-	return shown < 0 ? 0 : shown > width ? width : shown;
+	/* Buffer pixels per logical pixel: the cut keeps the scale. */
+	double sx = piece->src.width / piece->width, sy = piece->src.height / piece->height;
+	*out = (struct veil_piece){
+		.buffer = piece->buffer,
+		.src = {
+			.x = piece->src.x + (cx0 - x0) * sx,
+			.y = piece->src.y + (cy0 - y0) * sy,
+			.width = (cx1 - cx0) * sx,
+			.height = (cy1 - cy0) * sy,
+		},
+		.x = cx0, .y = cy0, .width = cx1 - cx0, .height = cy1 - cy0,
+	};
+	return true;
 }
 
-static void reveal_node(struct veil_output *output, struct veil_node *node) {
-	int width = revealed(output, node->x, node->width);
-	/* A dest width of 0 would mean the buffer's own: a node wholly right of the line goes. */
-	wlr_scene_node_set_enabled(&node->buffer->node, width > 0);
-	if (width <= 0) {
+static void view_node(struct veil_output *output, struct veil_node *node) {
+	struct veil_piece piece = {
+		.src = node->src, .x = node->x, .y = node->y,
+		.width = node->width, .height = node->height,
+	};
+	struct veil_piece cut = piece;
+	bool shown = !output->clipped || veil_piece_clip(&piece, output->view_dx,
+		output->view_dy, &output->view_clip, &cut);
+	/* A dest size of 0 would mean the buffer's own: a node wholly cut away goes. */
+	wlr_scene_node_set_enabled(&node->buffer->node, shown);
+	if (!shown) {
 		return;
 	}
-	struct wlr_fbox src = node->src;
-	src.width = src.width * width / node->width;
-	wlr_scene_buffer_set_source_box(node->buffer, &src);
-	wlr_scene_buffer_set_dest_size(node->buffer, width, node->height);
+	wlr_scene_buffer_set_source_box(node->buffer, &cut.src);
+	wlr_scene_buffer_set_dest_size(node->buffer, cut.width, cut.height);
+	wlr_scene_node_set_position(&node->buffer->node, cut.x, cut.y);
 }
 
-void veil_output_set_reveal(struct veil_output *output, float reveal) {
-	output->reveal = reveal;
+/* The rect: at (0, 0), rect_width x rect_height, cut by the view. */
+static void view_rect(struct veil_output *output) {
+	struct veil_piece piece = {
+		.src = { .width = 1, .height = 1 },
+		.width = output->rect_width, .height = output->rect_height,
+	};
+	struct veil_piece cut = piece;
+	if (output->clipped && !veil_piece_clip(&piece, output->view_dx, output->view_dy,
+			&output->view_clip, &cut)) {
+		cut.width = cut.height = 0;
+	}
+	wlr_scene_node_set_position(&output->rect->node, cut.x, cut.y);
+	wlr_scene_rect_set_size(output->rect, cut.width, cut.height);
+}
+
+void veil_output_set_view(struct veil_output *output, const struct wlr_box *clip, int dx,
+		int dy) {
+	output->clipped = clip != NULL;
+	output->view_clip = clip != NULL ? *clip : (struct wlr_box){0};
+	output->view_dx = clip != NULL ? dx : 0;
+	output->view_dy = clip != NULL ? dy : 0;
 	if (output->tree == NULL) {
 		return;
 	}
 	struct veil_node *node;
 	wl_list_for_each(node, &output->nodes, link) {
 		if (node->width > 0) {
-			reveal_node(output, node);
+			view_node(output, node);
 		}
 	}
-	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x,
-		output->rect_width), output->rect->height);
+	view_rect(output);
+}
+
+int veil_output_get_pieces(struct veil_output *output, struct veil_piece *pieces, int max) {
+	int n = 0;
+	struct veil_node *node;
+	wl_list_for_each(node, &output->nodes, link) {
+		if (n < max) {
+			pieces[n] = (struct veil_piece){
+				.buffer = node->buffer->buffer, .src = node->src, .x = node->x,
+				.y = node->y, .width = node->width, .height = node->height,
+			};
+		}
+		n++;
+	}
+	return n;
 }
 
 void veil_output_set_opacity(struct veil_output *output, float opacity) {
@@ -278,8 +332,8 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 	float color[4];
 	color_to_float(output->setting->color, output->opacity, color);
 	output->rect_width = cover.width;
-	wlr_scene_rect_set_size(output->rect, revealed(output, output->rect->node.x, cover.width),
-		cover.height);
+	output->rect_height = cover.height;
+	view_rect(output);
 	wlr_scene_rect_set_color(output->rect, color);
 	enum veil_mode mode = output->setting->mode;
 	bool bars = mode != VEIL_MODE_STRETCH && mode != VEIL_MODE_FILL;
@@ -327,10 +381,10 @@ static void place_frame(struct veil_output *output, const struct veil_geometry_i
 		veil_node_set_frame(node->buffer, frame);
 		node->src = src;
 		node->x = t->x;
+		node->y = t->y;
 		node->width = t->width;
 		node->height = t->height;
-		wlr_scene_node_set_position(&node->buffer->node, t->x, t->y);
-		reveal_node(output, node);
+		view_node(output, node);
 	}
 	output->frames++;
 

@@ -34,6 +34,29 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 }
 
 /*
+ * A video's loop seam, before its first frame of the new loop comes: with `loopfade`, its last
+ * frame stays below and the new loop fades in over it.
+ */
+static void handle_source_loop(struct wl_listener *listener, void *data) {
+	struct veil_output *output = wl_container_of(listener, output, source_loop);
+	const struct veil_setting *setting = output->setting;
+	if (setting == NULL || setting->loopfade_ms <= 0 || output->transition != NULL ||
+			!output->viewing) {
+		return;
+	}
+	struct veil_transition_spec spec = {
+		.kind = VEIL_TRANSITION_LOOPFADE,
+		.ms = setting->loopfade_ms,
+	};
+	output->transition = veil_transition_create(output, &spec);
+	if (output->transition == NULL) {
+		return;
+	}
+	veil_transition_begin(output->transition);
+	wlr_output_schedule_frame(output->output);
+}
+
+/*
  * Whether the output owes a frame event to the source it shows: a video's next frame then waits
  * for that event instead of waking the compositor (the output cannot show it sooner).
  */
@@ -65,14 +88,17 @@ static void set_source(struct veil_output *output, struct veil_source *source) {
 			output->viewing = false;
 		}
 		wl_list_remove(&output->source_frame.link);
+		wl_list_remove(&output->source_loop.link);
 		veil_source_unref(output->source);
 	}
 	output->source = source;
 	if (source != NULL) {
 		veil_source_ref(source);
 		wl_signal_add(&source->events.frame, &output->source_frame);
+		wl_signal_add(&source->events.loop, &output->source_loop);
 	} else {
 		wl_list_init(&output->source_frame.link);
+		wl_list_init(&output->source_loop.link);
 	}
 	/* Nodes still show the old frame; the layout that follows replaces it and counts viewing. */
 	veil_output_recount_visible(output, true);
@@ -85,7 +111,7 @@ void veil_output_end_transition(struct veil_output *output) {
 	veil_transition_destroy(output->transition);
 	output->transition = NULL;
 	veil_output_set_opacity(output, 1.0f);
-	veil_output_set_reveal(output, 1.0f);
+	veil_output_set_view(output, NULL, 0, 0);
 }
 
 /* Whether the output shows a wallpaper or a colour now, which a transition could leave. */
@@ -259,7 +285,8 @@ static void handle_tree_destroy(struct wl_listener *listener, void *data) {
 	/* Before the tree forgets its children: the transition's sub-tree goes first. */
 	veil_transition_destroy(output->transition);
 	output->transition = NULL;
-	output->opacity = output->reveal = 1.0f;
+	output->opacity = 1.0f;
+	output->clipped = false;
 	/* The compositor destroyed the parent: the nodes go with it (each frees itself). */
 	wl_list_remove(&output->tree_destroy.link);
 	wl_list_init(&output->tree_destroy.link);
@@ -305,7 +332,6 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 	output->scene = scene;
 	output->output = wlr_output;
 	output->opacity = 1.0f;
-	output->reveal = 1.0f;
 	wl_list_init(&output->nodes);
 	output->tree = wlr_scene_tree_create(parent);
 	if (output->tree == NULL) {
@@ -323,6 +349,8 @@ struct veil_output *veil_output_create(struct veil_scene *scene, struct wlr_outp
 
 	wl_list_init(&output->source_frame.link);
 	output->source_frame.notify = handle_source_frame;
+	wl_list_init(&output->source_loop.link);
+	output->source_loop.notify = handle_source_loop;
 	wl_list_init(&output->pending_frame.link);
 	output->pending_frame.notify = handle_pending_frame;
 	output->output_commit.notify = handle_output_commit;
@@ -356,6 +384,7 @@ void veil_output_destroy(struct veil_output *output) {
 	output->setting = NULL;
 	veil_output_release_tiled(output);
 	wl_list_remove(&output->source_frame.link);
+	wl_list_remove(&output->source_loop.link);
 	wl_list_remove(&output->pending_frame.link);
 	wl_list_remove(&output->output_commit.link);
 	wl_list_remove(&output->output_frame.link);

@@ -200,6 +200,7 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->off = setting->off;
 	copy->mode = setting->mode;
 	copy->color = setting->color;
+	copy->loopfade_ms = setting->loopfade_ms;
 	/* The same picture from a new renderer: no reason to fade. */
 	copy->has_transition = true;
 	copy->transition.kind = VEIL_TRANSITION_NONE;
@@ -404,6 +405,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	setting->has_transition = cmd->has_transition;
 	setting->transition = cmd->transition;
 	setting->span = cmd->span;
+	setting->loopfade_ms = cmd->loopfade_ms;
 	setting->source = source;
 
 	/* Errors of the commands before are void; the layout below may record new ones. */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
+#include <wlr/util/box.h>
 #include "decode/source.h"
 #include "module/command.h"
 #include "scene/geometry.h"
@@ -32,6 +33,7 @@ struct veil_setting {
 	bool has_transition;
 	struct veil_transition_spec transition;
 	bool span; /* one picture across the outputs that use this setting (module/span.c) */
+	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
 };
 
 struct veil_scene {
@@ -92,15 +94,21 @@ struct veil_output {
 	bool owes_frame;
 	/* The rect's and nodes' opacity: 1, or lower while a transition fades them in. */
 	float opacity;
-	/* The share of the width shown from the left: 1, or lower while a wipe reveals them. */
-	float reveal;
-	int rect_width; /* the rect's whole width, which a wipe cuts */
+	/*
+	 * Where the rect and nodes show (veil_output_set_view): moved by (view_dx, view_dy) and
+	 * cut to view_clip, while a wipe, a slide or a grow reveals them; not when !clipped.
+	 */
+	bool clipped;
+	int view_dx, view_dy;
+	struct wlr_box view_clip;
+	int rect_width, rect_height; /* the rect's whole size, which a view cuts */
 	/* Running: the old picture below the nodes (module/transition.c); NULL otherwise. */
 	struct veil_transition *transition;
 	/* `span`: the canvas the nodes were placed on; all 0 when they were not (module/span.c). */
 	struct veil_canvas canvas;
 
 	struct wl_listener source_frame;
+	struct wl_listener source_loop; /* a video's loop seam: loopfade (module/transition.c) */
 	struct wl_listener pending_frame; /* on pending->source */
 	struct wl_listener output_commit;
 	struct wl_listener output_frame;
@@ -125,8 +133,26 @@ void veil_output_recount_visible(struct veil_output *output, bool reset);
 void veil_output_release_tiled(struct veil_output *output);
 /* Sets the opacity of the rect and the nodes (and of nodes made later). */
 void veil_output_set_opacity(struct veil_output *output, float opacity);
-/* Shows the left share (0 to 1) of the rect and the nodes (and of nodes placed later). */
-void veil_output_set_reveal(struct veil_output *output, float reveal);
+/*
+ * Moves the rect and the nodes by (dx, dy) and shows only what falls in clip, in the output's
+ * logical coordinates (also for nodes placed later); clip NULL: where they belong, whole.
+ */
+void veil_output_set_view(struct veil_output *output, const struct wlr_box *clip, int dx, int dy);
+
+/* A node's place, as the layout put it: at (x, y), width x height, showing src of buffer. */
+struct veil_piece {
+	struct wlr_buffer *buffer;
+	struct wlr_fbox src;
+	int x, y, width, height;
+};
+/*
+ * The output's buffer nodes as the layout placed them (not as a view cuts them): fills up to
+ * max pieces, returns how many nodes there are.
+ */
+int veil_output_get_pieces(struct veil_output *output, struct veil_piece *pieces, int max);
+/* A piece moved by (dx, dy) and cut to clip: false when nothing of it is left. */
+bool veil_piece_clip(const struct veil_piece *piece, int dx, int dy, const struct wlr_box *clip,
+	struct veil_piece *out);
 /* Puts a frame on a buffer node; a YUV dmabuf also tells the renderer how to convert it. */
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame);
 /* Ends a running transition at once (the new picture alone shows); no transition is fine. */
@@ -239,6 +265,7 @@ struct veil_output_state {
 	bool has_transition; /* one runs: the two fields below say which and how far */
 	enum veil_transition_kind transition;
 	float transition_progress; /* 0 to 1 */
+	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

@@ -1,9 +1,13 @@
 /*
  * A change of wallpaper drawn in the scene: the old picture stays in a sub-tree below the
- * output's rect and nodes, which show the new one with an opacity that rises from 0 to 1 (fade)
- * or cut at a line that moves from the left edge to the right (wipe), once per output frame.
- * When it is whole, the sub-tree goes. No timer: the output's frame events, which the damage of
- * each step brings, drive it; once it ends nothing asks for another frame.
+ * output's rect and nodes, which show the new one as the kind says (transition_<kind>.c), once
+ * per output frame: an opacity that rises from 0 to 1 (fade, loopfade), a cut at a line that
+ * moves from an edge (wipe), a move in from an edge (slide), a circle that grows (grow). When
+ * it is whole, the sub-tree goes. No timer: the output's frame events, which the damage of each
+ * step brings, drive it; once it ends nothing asks for another frame.
+ *
+ * A loopfade is a fade whose old picture is a video's last frame before its loop seam: the
+ * copies hold that frame (they do not follow the video) while the new loop fades in above.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -12,26 +16,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include "module/scene.h"
-
-struct veil_transition {
-	struct veil_output *output;
-	struct veil_transition_spec spec;
-	struct timespec start;
-	float progress;
-
-	/* A child of the output's tree, below its rect and nodes; NULL once destroyed. */
-	struct wlr_scene_tree *old;
-	/* Copies of the old buffer nodes, in old; they go with it. */
-	struct wlr_scene_buffer **buffers;
-	int n_buffers;
-	/* A video shown before: it plays on under the new picture (our reference). */
-	struct veil_source *source;
-	int width, height; /* of the old frames: a frame of another size is not put on them */
-	bool viewing; /* counted in source->viewers */
-
-	struct wl_listener source_frame;
-	struct wl_listener old_destroy;
-};
+#include "module/transition.h"
 
 static void handle_source_frame(struct wl_listener *listener, void *data) {
 	struct veil_transition *transition = wl_container_of(listener, transition, source_frame);
@@ -128,6 +113,22 @@ struct veil_transition *veil_transition_create(struct veil_output *output,
 	}
 	transition->output = output;
 	transition->spec = *spec;
+	switch (spec->kind) {
+	case VEIL_TRANSITION_WIPE:
+		transition->impl = &veil_transition_wipe_impl;
+		break;
+	case VEIL_TRANSITION_SLIDE:
+		transition->impl = &veil_transition_slide_impl;
+		break;
+	case VEIL_TRANSITION_GROW:
+		transition->impl = &veil_transition_grow_impl;
+		break;
+	case VEIL_TRANSITION_FADE:
+	case VEIL_TRANSITION_LOOPFADE:
+	case VEIL_TRANSITION_NONE:
+		transition->impl = &veil_transition_fade_impl;
+		break;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &transition->start);
 	wl_list_init(&transition->source_frame.link);
 	wl_list_init(&transition->old_destroy.link);
@@ -143,9 +144,10 @@ struct veil_transition *veil_transition_create(struct veil_output *output,
 		goto error;
 	}
 
+	/* A loopfade's copies hold the last frame of the loop: the new loop plays above. */
 	struct veil_source *source = output->source;
 	if (source != NULL && source->impl->kind == VEIL_SOURCE_VIDEO &&
-			transition->n_buffers > 0) {
+			transition->n_buffers > 0 && spec->kind != VEIL_TRANSITION_LOOPFADE) {
 		transition->source = veil_source_ref(source);
 		transition->source_frame.notify = handle_source_frame;
 		wl_signal_add(&source->events.frame, &transition->source_frame);
@@ -165,6 +167,9 @@ error:
 void veil_transition_destroy(struct veil_transition *transition) {
 	if (transition == NULL) {
 		return;
+	}
+	if (transition->impl != NULL && transition->impl->finish != NULL) {
+		transition->impl->finish(transition);
 	}
 	if (transition->source != NULL) {
 		if (transition->viewing) {
@@ -209,22 +214,19 @@ bool veil_transition_visible(struct veil_transition *transition) {
 	return !any_buffer;
 }
 
-/* The new picture's look at a point of the transition. */
-static void apply(struct veil_transition *transition, float progress) {
-	switch (transition->spec.kind) {
-	case VEIL_TRANSITION_WIPE:
-		veil_output_set_reveal(transition->output, progress);
-		break;
-	case VEIL_TRANSITION_FADE:
-	case VEIL_TRANSITION_NONE:
-		veil_output_set_opacity(transition->output, progress);
-		break;
-	}
+void veil_transition_output_size(const struct veil_transition *transition, int *width,
+		int *height) {
+	const struct veil_output *output = transition->output;
+	*width = output->rect_width > 0 ? output->rect_width : 1;
+	*height = output->rect_height > 0 ? output->rect_height : 1;
 }
 
 void veil_transition_begin(struct veil_transition *transition) {
+	if (transition->impl->begin != NULL) {
+		transition->impl->begin(transition);
+	}
 	transition->progress = 0.0f;
-	apply(transition, 0.0f);
+	transition->impl->apply(transition, 0.0f);
 }
 
 bool veil_transition_step(struct veil_transition *transition) {
@@ -236,7 +238,12 @@ bool veil_transition_step(struct veil_transition *transition) {
 	}
 	/* A tiny first step still changes the look from 0, so its damage brings a frame. */
 	transition->progress = progress > 0.0f ? progress : 0.001f;
-	apply(transition, transition->progress);
+	transition->impl->apply(transition, transition->progress);
+	/*
+	 * The damage of a step brings the next frame event, but a step may move no pixel (a slow
+	 * wipe on a fast output): ask for the event anyway, while the transition runs.
+	 */
+	wlr_output_schedule_frame(transition->output->output);
 	return true;
 }
 

@@ -15,7 +15,7 @@
  */
 
 int veil_video_mailbox_init(struct veil_video_mailbox *mailbox) {
-	*mailbox = (struct veil_video_mailbox){0};
+	*mailbox = (struct veil_video_mailbox){ .last_pts = GST_CLOCK_TIME_NONE };
 	pthread_mutex_init(&mailbox->lock, NULL);
 	mailbox->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return mailbox->wake_fd >= 0 ? 0 : -errno;
@@ -31,12 +31,22 @@ void veil_video_mailbox_finish(struct veil_video_mailbox *mailbox) {
 	pthread_mutex_destroy(&mailbox->lock);
 }
 
-GstSample *veil_video_mailbox_take(struct veil_video_mailbox *mailbox) {
+GstSample *veil_video_mailbox_take_seam(struct veil_video_mailbox *mailbox, bool *seam) {
 	pthread_mutex_lock(&mailbox->lock);
 	GstSample *sample = mailbox->sample;
 	mailbox->sample = NULL;
+	if (seam != NULL) {
+		*seam = mailbox->seam && sample != NULL;
+	}
+	if (sample != NULL) {
+		mailbox->seam = false;
+	}
 	pthread_mutex_unlock(&mailbox->lock);
 	return sample;
+}
+
+GstSample *veil_video_mailbox_take(struct veil_video_mailbox *mailbox) {
+	return veil_video_mailbox_take_seam(mailbox, NULL);
 }
 
 void veil_video_mailbox_reset(struct veil_video_mailbox *mailbox) {
@@ -44,6 +54,8 @@ void veil_video_mailbox_reset(struct veil_video_mailbox *mailbox) {
 	GstSample *sample = mailbox->sample;
 	mailbox->sample = NULL;
 	mailbox->last_buffer = NULL;
+	mailbox->last_pts = GST_CLOCK_TIME_NONE;
+	mailbox->seam = false;
 	pthread_mutex_unlock(&mailbox->lock);
 	if (sample != NULL) {
 		gst_sample_unref(sample);
@@ -76,6 +88,15 @@ static void deliver(struct video_source *src, GstSample *sample) {
 	pthread_mutex_lock(&mailbox->lock);
 	/* A prerolled frame is rendered again when the pipeline plays: hand it over once. */
 	bool again = buffer == mailbox->last_buffer && pts == mailbox->last_pts;
+	/*
+	 * Frames come in presentation order: one earlier than the last is the video's start
+	 * again, after a loop's seek (segment or flushing). The first frame again after the seek
+	 * that arms looping has the same time as before: no seam.
+	 */
+	if (!again && GST_CLOCK_TIME_IS_VALID(pts) && GST_CLOCK_TIME_IS_VALID(mailbox->last_pts) &&
+			pts < mailbox->last_pts) {
+		mailbox->seam = true;
+	}
 	mailbox->last_buffer = buffer;
 	mailbox->last_pts = pts;
 	pthread_mutex_unlock(&mailbox->lock);
@@ -183,7 +204,8 @@ void veil_video_take_waiting_frame(struct video_source *src) {
 	if (src->failed || !src->created) {
 		return;
 	}
-	GstSample *sample = veil_video_mailbox_take(&src->mailbox);
+	bool seam = false;
+	GstSample *sample = veil_video_mailbox_take_seam(&src->mailbox, &seam);
 	if (sample == NULL) {
 		veil_video_log_decoder(src);
 		return;
@@ -198,6 +220,10 @@ void veil_video_take_waiting_frame(struct video_source *src) {
 	}
 	src->frames++;
 	veil_video_log_decoder(src);
+	if (seam && src->base.frame != NULL) {
+		/* Holders see the loop's last frame still (a loopfade keeps it). */
+		wl_signal_emit_mutable(&src->base.events.loop, &src->base);
+	}
 	/* Sets width and height from the frame: holders re-layout when the size changed. */
 	veil_source_set_frame(&src->base, frame);
 	wlr_buffer_drop(frame);

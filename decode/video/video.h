@@ -54,6 +54,11 @@ struct veil_video_mailbox {
 	/* The buffer put in last (identity only, no reference): a preroll is rendered again. */
 	const GstBuffer *last_buffer;
 	GstClockTime last_pts;
+	/*
+	 * A sample put in since the last take went back in time: the video started again (a
+	 * loop's seam). Kept through dropped samples until a take.
+	 */
+	bool seam;
 };
 
 /* The udmabuf pool offered to decoders; the streaming thread that negotiates allocation's. */
@@ -191,6 +196,8 @@ int veil_video_mailbox_init(struct veil_video_mailbox *mailbox);
 void veil_video_mailbox_finish(struct veil_video_mailbox *mailbox);
 /* Any thread: the waiting sample (a reference), NULL for none. */
 GstSample *veil_video_mailbox_take(struct veil_video_mailbox *mailbox);
+/* The same, and whether a loop's seam came since the last take (seam may be NULL). */
+GstSample *veil_video_mailbox_take_seam(struct veil_video_mailbox *mailbox, bool *seam);
 /* Streaming threads gone: forgets the sample and the last buffer (a load starts again). */
 void veil_video_mailbox_reset(struct veil_video_mailbox *mailbox);
 /* Any thread: consumes the wake-up, so that the next sample writes one again. */

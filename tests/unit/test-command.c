@@ -163,7 +163,7 @@ static void test_transitions(void) {
 
 	expect_error(ARGV("veil", "transition"), -EINVAL, "needs a kind");
 	expect_error(ARGV("veil", "a.png", "transition"), -EINVAL, "needs a kind");
-	expect_error(ARGV("veil", "transition", "slide"), -EINVAL, "Unknown transition 'slide'");
+	expect_error(ARGV("veil", "transition", "spin"), -EINVAL, "Unknown transition 'spin'");
 	expect_transition(ARGV("veil", "a.png", "transition", "wipe", "800"), set, "a.png", fill,
 		VEIL_TRANSITION_WIPE, 800);
 	expect_transition(ARGV("veil", "transition", "Wipe"), dflt, NULL, fill,
@@ -187,6 +187,76 @@ static void test_transitions(void) {
 		"Unexpected word 'x'");
 	expect_error(ARGV("veil", "off", "transition", "fade"), -EINVAL, "takes no arguments");
 	expect_error(ARGV("veil", "transition", "fade\x01"), -EINVAL, "Unknown transition 'fade?'");
+}
+
+/* `from <side>`, `at <x>,<y>` and `loopfade <ms>`. */
+static void test_transition_options(void) {
+	struct veil_command cmd;
+	char *message = NULL;
+
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "transition", "wipe", "800", "from",
+		"Top"), &cmd, &message) == 0, "%s", message ? message : "");
+	CHECK(cmd.transition.kind == VEIL_TRANSITION_WIPE && cmd.transition.ms == 800 &&
+		cmd.transition.side == VEIL_SIDE_TOP && cmd.mode == VEIL_MODE_FIT);
+	CHECK(strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	/* The words after the kind in any order; each kind's default side. */
+	CHECK(veil_command_parse(ARGV("veil", "transition", "slide", "from", "bottom", "300"),
+		&cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_TRANSITION && cmd.transition.kind == VEIL_TRANSITION_SLIDE &&
+		cmd.transition.ms == 300 && cmd.transition.side == VEIL_SIDE_BOTTOM);
+	CHECK(veil_command_parse(ARGV("veil", "transition", "slide"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.side == VEIL_SIDE_RIGHT);
+	CHECK(veil_command_parse(ARGV("veil", "transition", "wipe"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.side == VEIL_SIDE_LEFT);
+
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "transition", "grow", "4000", "at",
+		"10,20%"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.kind == VEIL_TRANSITION_GROW && cmd.transition.ms == 4000 &&
+		cmd.transition.at_x.value == 10 && !cmd.transition.at_x.percent &&
+		cmd.transition.at_y.value == 20 && cmd.transition.at_y.percent);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "transition", "grow"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.at_x.value == 50 && cmd.transition.at_x.percent &&
+		cmd.transition.at_y.value == 50 && cmd.transition.at_y.percent);
+
+	expect_error(ARGV("veil", "transition", "wipe", "from"), -EINVAL, "wipe from where?");
+	expect_error(ARGV("veil", "transition", "wipe", "from", "up"), -EINVAL,
+		"wipe from where?");
+	expect_error(ARGV("veil", "transition", "fade", "from", "top"), -EINVAL,
+		"Unexpected word 'from'");
+	expect_error(ARGV("veil", "transition", "grow", "from", "top"), -EINVAL,
+		"Unexpected word 'from'");
+	expect_error(ARGV("veil", "transition", "slide", "at", "1,2"), -EINVAL,
+		"Unexpected word 'at'");
+	expect_error(ARGV("veil", "transition", "grow", "at", "12"), -EINVAL, "grow at where?");
+	expect_error(ARGV("veil", "transition", "grow", "at", "101%,1"), -EINVAL,
+		"grow at where?");
+	expect_error(ARGV("veil", "transition", "grow", "at", "-1,1"), -EINVAL, "grow at where?");
+	expect_error(ARGV("veil", "transition", "grow", "at", ",1"), -EINVAL, "grow at where?");
+	expect_error(ARGV("veil", "transition", "wipe", "1", "2"), -EINVAL, "Unexpected word '2'");
+
+	/* loopfade, before or after the transition. */
+	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "fill", "loopfade", "600"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.loopfade_ms == 600 && !cmd.has_transition && cmd.mode == VEIL_MODE_FILL &&
+		strcmp(cmd.path, "v.mp4") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "loopfade", "600", "transition", "grow",
+		"900", "at", "1,2"), &cmd, NULL) == 0);
+	CHECK(cmd.loopfade_ms == 600 && cmd.has_transition && cmd.transition.ms == 900 &&
+		strcmp(cmd.path, "v.mp4") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "transition", "fade", "loopfade", "10"),
+		&cmd, NULL) == 0);
+	CHECK(cmd.loopfade_ms == 10 && cmd.has_transition &&
+		cmd.transition.ms == VEIL_TRANSITION_DEFAULT_MS);
+	veil_command_finish(&cmd);
+	expect_error(ARGV("veil", "v.mp4", "loopfade", "10001"), -EINVAL,
+		"Invalid loopfade duration '10001'");
+	expect_error(ARGV("veil", "v.mp4", "loopfade", "x"), -EINVAL, "Invalid loopfade duration");
+	expect_error(ARGV("veil", "pause", "loopfade", "100"), -EINVAL, "takes no arguments");
+	free(message);
 }
 
 static void test_colors(void) {
@@ -276,7 +346,7 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[span] [transition <fade|wipe|none> [<ms>]]`");
+		"[span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] [loopfade <ms>]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -618,6 +688,7 @@ int main(void) {
 	test_span();
 	test_forms();
 	test_transitions();
+	test_transition_options();
 	test_errors();
 	test_spaces();
 	test_expansion();

@@ -1,0 +1,62 @@
+/*
+ * Inside module/transition.c and the files of each kind (transition_<kind>.c): the state of a
+ * running transition and what a kind does with it.
+ */
+#ifndef VEIL_MODULE_TRANSITION_H
+#define VEIL_MODULE_TRANSITION_H
+
+#include <stdbool.h>
+#include <time.h>
+#include <wayland-server-core.h>
+#include "module/scene.h"
+
+struct veil_transition;
+
+/*
+ * A kind of transition: how the new picture (the output's own rect and nodes, above the old
+ * picture's copies) looks at a point of it.
+ */
+struct veil_transition_impl {
+	/* Optional. Once the new picture is laid out: makes what apply() moves (kind_data). */
+	void (*begin)(struct veil_transition *transition);
+	/* The new picture at progress, from 0 (the old one alone shows) to 1 (never called). */
+	void (*apply)(struct veil_transition *transition, float progress);
+	/*
+	 * Optional. Frees kind_data; the old tree and what begin() made in it are destroyed
+	 * after (or were already, with the output's tree: then transition->old is NULL).
+	 */
+	void (*finish)(struct veil_transition *transition);
+};
+
+extern const struct veil_transition_impl veil_transition_fade_impl;
+extern const struct veil_transition_impl veil_transition_wipe_impl;
+extern const struct veil_transition_impl veil_transition_slide_impl;
+extern const struct veil_transition_impl veil_transition_grow_impl;
+
+struct veil_transition {
+	struct veil_output *output;
+	struct veil_transition_spec spec;
+	const struct veil_transition_impl *impl;
+	void *kind_data; /* the kind's own, made by begin() */
+	struct timespec start;
+	float progress;
+
+	/* A child of the output's tree, below its rect and nodes; NULL once destroyed. */
+	struct wlr_scene_tree *old;
+	/* Copies of the old buffer nodes, in old; they go with it. */
+	struct wlr_scene_buffer **buffers;
+	int n_buffers;
+	/* A video shown before: it plays on under the new picture (our reference). */
+	struct veil_source *source;
+	int width, height; /* of the old frames: a frame of another size is not put on them */
+	bool viewing; /* counted in source->viewers */
+
+	struct wl_listener source_frame;
+	struct wl_listener old_destroy;
+};
+
+/* The output's whole logical size, as its rect covers it (at least 1x1). */
+void veil_transition_output_size(const struct veil_transition *transition, int *width,
+	int *height);
+
+#endif
