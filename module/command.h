@@ -13,7 +13,20 @@ enum veil_command_kind {
 	VEIL_COMMAND_RESUME,
 	/* `veil transition <kind> [<ms>]`: the default for later changes on these outputs. */
 	VEIL_COMMAND_TRANSITION,
+	/* `veil fps <N>|off`: a cap on a video's frame rate (module/policy_words.c). */
+	VEIL_COMMAND_FPS,
+	/* `veil battery <play|pause|fps N>`: what videos do on battery (module/policy_words.c). */
+	VEIL_COMMAND_BATTERY,
 };
+
+enum veil_battery_action {
+	VEIL_BATTERY_PLAY, /* as on mains power */
+	VEIL_BATTERY_PAUSE,
+	VEIL_BATTERY_FPS, /* at most battery_fps frames a second */
+};
+
+/* Frame rate caps are 1 to this; 0 is no cap. */
+#define VEIL_FPS_MAX 240
 
 enum veil_transition_kind {
 	VEIL_TRANSITION_NONE,
@@ -38,6 +51,9 @@ struct veil_command {
 	/* SET: whether `transition ...` was given; always true for TRANSITION. */
 	bool has_transition;
 	struct veil_transition_spec transition;
+	int fps; /* FPS: the cap, 0 for `fps off` */
+	enum veil_battery_action battery; /* BATTERY */
+	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
 };
 
 /*
@@ -46,6 +62,11 @@ struct veil_command {
  */
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
+/*
+ * module/policy_words.c: the words after `veil` when the first is `fps` or `battery` (argv[0]
+ * is that word). Same contract as veil_command_parse.
+ */
+int veil_policy_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 /* "fade", "wipe" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 

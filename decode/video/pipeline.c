@@ -191,6 +191,7 @@ int veil_video_build_pipeline(struct video_source *src, char **message) {
 	 * the threads idle when videoconvert passes frames through.
 	 */
 	g_object_set(src->convert, "n-threads", 2, NULL);
+	veil_video_rate_install(src);
 
 	/*
 	 * sync paces frames at their presentation time; no last-sample and a short queue keep

@@ -65,6 +65,16 @@ struct veil_video_pool {
 	bool logged_upload;
 };
 
+/* The frame rate cap (rate.c): videoconvert's sink pad's streaming thread, but fps. */
+struct veil_video_rate {
+	int fps; /* atomic: set on the compositor thread; 0 for no cap */
+	bool decoder_skip; /* tell the decoder (QoS) which frames are not wanted; fixed */
+	GstSegment segment;
+	bool have_segment;
+	GstClockTime next; /* running time of the next frame to keep; NONE: the next one */
+	bool qos_sent; /* the decoder was told frames are late */
+};
+
 struct video_source {
 	struct veil_source base;
 
@@ -102,6 +112,8 @@ struct video_source {
 	bool have_segment;
 	GstClockTime end_running_time; /* of the last buffer */
 	bool logged_base_fix;
+
+	struct veil_video_rate rate;
 
 	/* The streaming thread that answers appsink's allocation queries. */
 	struct veil_video_pool pool;
@@ -218,6 +230,12 @@ GstPadProbeReturn veil_video_handle_sink_probe(GstPad *pad, GstPadProbeInfo *inf
 void veil_video_start_looping(struct video_source *src);
 /* Compositor thread: the end of a loop came from the bus (EOS or SEGMENT_DONE). */
 void veil_video_handle_loop_end(struct video_source *src, bool eos);
+
+/* rate.c */
+/* The load job, building the pipeline: the probe that caps the frame rate. */
+void veil_video_rate_install(struct video_source *src);
+/* Any thread: at most fps frames a second from now on (0: all). */
+void veil_video_rate_set_fps(struct video_source *src, int fps);
 
 /* pool.c, the streaming thread that negotiates allocation */
 /*
