@@ -23,6 +23,7 @@ static void handle_deep_element_added(GstBin *bin, GstBin *sub_bin, GstElement *
 		veil_video_proxy_bus(src, element);
 	}
 	veil_video_note_decoder(src, element);
+	veil_video_rate_watch_decoder(src, element);
 }
 
 /*

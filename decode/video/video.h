@@ -65,14 +65,26 @@ struct veil_video_pool {
 	bool logged_upload;
 };
 
-/* The frame rate cap (rate.c): videoconvert's sink pad's streaming thread, but fps. */
+/* The frame rate cap (rate.c). */
 struct veil_video_rate {
 	int fps; /* atomic: set on the compositor thread; 0 for no cap */
-	bool decoder_skip; /* tell the decoder (QoS) which frames are not wanted; fixed */
+	bool decoder_skip; /* whether libav may skip non-reference frames; fixed when built */
+	bool decoder_watched; /* atomic: the decoder is avdec and its probe is on */
+	bool skip; /* atomic: the decoder should skip non-reference frames now */
+	/* videoconvert's sink pad's streaming thread */
 	GstSegment segment;
+	guint32 segment_seqnum;
 	bool have_segment;
 	GstClockTime next; /* running time of the next frame to keep; NONE: the next one */
-	bool qos_sent; /* the decoder was told frames are late */
+	int stream_fps_n, stream_fps_d; /* 0/0 when unknown */
+	bool skip_failed; /* skipping left fewer frames than the cap: never again */
+	GstClockTime check_start;
+	guint64 check_frames;
+	/* the decoder's sink pad's streaming thread */
+	GstSegment decoder_segment;
+	guint32 decoder_seqnum;
+	bool have_decoder_segment;
+	bool decoder_skipping; /* the last segment the decoder got says so */
 };
 
 struct video_source {
@@ -234,6 +246,8 @@ void veil_video_handle_loop_end(struct video_source *src, bool eos);
 /* rate.c */
 /* The load job, building the pipeline: the probe that caps the frame rate. */
 void veil_video_rate_install(struct video_source *src);
+/* The thread that adds it: a libav decoder may skip frames for the cap. */
+void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder);
 /* Any thread: at most fps frames a second from now on (0: all). */
 void veil_video_rate_set_fps(struct video_source *src, int fps);
 
