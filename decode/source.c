@@ -85,7 +85,7 @@ void veil_source_unref(struct veil_source *source) {
 }
 
 static void update_decoding(struct veil_source *source, bool was_running) {
-	bool running = source->viewers > 0 && !source->paused;
+	bool running = source->viewers > 0 && !source->paused && !source->held;
 	if (running == was_running) {
 		return;
 	}
@@ -95,19 +95,38 @@ static void update_decoding(struct veil_source *source, bool was_running) {
 }
 
 void veil_source_add_viewers(struct veil_source *source, int delta) {
-	bool was_running = source->viewers > 0 && !source->paused;
+	bool was_running = source->viewers > 0 && !source->paused && !source->held;
 	source->viewers += delta;
 	assert(source->viewers >= 0);
 	update_decoding(source, was_running);
 }
 
 void veil_source_set_paused(struct veil_source *source, bool paused) {
-	bool was_running = source->viewers > 0 && !source->paused;
+	bool was_running = source->viewers > 0 && !source->paused && !source->held;
 	source->paused = paused;
 	if (source->impl->set_paused != NULL) {
 		source->impl->set_paused(source, paused);
 	}
 	update_decoding(source, was_running);
+}
+
+void veil_source_set_held(struct veil_source *source, bool held) {
+	if (held == source->held) {
+		return;
+	}
+	bool was_running = source->viewers > 0 && !source->paused && !source->held;
+	source->held = held;
+	update_decoding(source, was_running);
+}
+
+void veil_source_set_fps(struct veil_source *source, int fps) {
+	if (fps == source->fps) {
+		return;
+	}
+	source->fps = fps;
+	if (source->impl->set_fps != NULL) {
+		source->impl->set_fps(source, fps);
+	}
 }
 
 void veil_source_add_owed(struct veil_source *source, int delta) {

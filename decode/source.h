@@ -68,6 +68,11 @@ struct veil_source_impl {
 	 * one reference, or NULL when that failed.
 	 */
 	struct veil_source *(*reopen)(struct veil_source *source);
+	/*
+	 * Optional. At most fps frames a second (0: every frame): frames beyond the cap are
+	 * dropped before they are converted, and not decoded where the decoder can skip them.
+	 */
+	void (*set_fps)(struct veil_source *source, int fps);
 };
 
 /* What every source needs from the compositor side. Owned by the scene. */
@@ -89,6 +94,8 @@ struct veil_source {
 	int viewers; /* outputs on which the source is visible now */
 	int owed; /* outputs showing the source that owe a frame event */
 	bool paused; /* by the user */
+	bool held; /* paused by a policy (on battery): decodes only when neither is set */
+	int fps; /* the frame rate cap, 0 for none (module/policy.c) */
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
 	bool shrunk;
 	/* Made for a renderer the compositor replaced: new commands get a new source. */
@@ -161,6 +168,10 @@ void veil_source_unref(struct veil_source *source);
 /* One more (delta 1) or one fewer (-1) output shows the source; decoding follows. */
 void veil_source_add_viewers(struct veil_source *source, int delta);
 void veil_source_set_paused(struct veil_source *source, bool paused);
+/* Paused by a policy rather than by the user (module/policy.c): the status tells them apart. */
+void veil_source_set_held(struct veil_source *source, bool held);
+/* A cap on the frames a second a video decodes and shows; 0 for none. */
+void veil_source_set_fps(struct veil_source *source, int fps);
 /*
  * An output showing the source committed (delta 1) and owes a frame event, or no longer does
  * (-1: its frame event came, or it stopped showing the source).

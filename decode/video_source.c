@@ -290,6 +290,10 @@ static void video_source_set_paused(struct veil_source *source, bool paused) {
 	update_state(src);
 }
 
+static void video_source_set_fps(struct veil_source *source, int fps) {
+	veil_video_rate_set_fps(video_source_from_source(source), fps);
+}
+
 static void video_source_frame_event(struct veil_source *source) {
 	veil_video_take_waiting_frame(video_source_from_source(source));
 }
@@ -396,6 +400,7 @@ static const struct veil_source_impl video_source_impl = {
 	.reopen = video_source_reopen,
 	.set_frame_owed = video_source_set_frame_owed,
 	.frame_event = video_source_frame_event,
+	.set_fps = video_source_set_fps,
 };
 
 struct veil_source *veil_video_source_create_with_allocator(struct veil_source_context *ctx,

@@ -600,6 +600,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		return fail(message, -EINVAL, "Missing file name: use %s", usage);
 	}
 
+	if (strcasecmp(argv[1], "fps") == 0 || strcasecmp(argv[1], "battery") == 0) {
+		return veil_policy_words_parse(argc - 1, argv + 1, cmd, message);
+	}
 	if (strcasecmp(argv[1], "transition") == 0) {
 		struct veil_transition_spec spec;
 		ret = parse_transition(argc - 2, argv + 2, &spec, message);

@@ -16,6 +16,10 @@ enum veil_command_kind {
 	/* `veil next` and `veil previous`: the slideshow on these outputs moves on or back. */
 	VEIL_COMMAND_NEXT,
 	VEIL_COMMAND_PREVIOUS,
+	/* `veil fps <N>|off`: a cap on a video's frame rate (module/policy_words.c). */
+	VEIL_COMMAND_FPS,
+	/* `veil battery <play|pause|fps N>`: what videos do on battery (module/policy_words.c). */
+	VEIL_COMMAND_BATTERY,
 };
 
 /* The order of a slideshow's pictures (module/slideshow_order.c). */
@@ -35,6 +39,15 @@ struct veil_slideshow_spec {
 	enum veil_slideshow_order order;
 	bool recursive;
 };
+
+enum veil_battery_action {
+	VEIL_BATTERY_PLAY, /* as on mains power */
+	VEIL_BATTERY_PAUSE,
+	VEIL_BATTERY_FPS, /* at most battery_fps frames a second */
+};
+
+/* Frame rate caps are 1 to this; 0 is no cap. */
+#define VEIL_FPS_MAX 240
 
 enum veil_transition_kind {
 	VEIL_TRANSITION_NONE,
@@ -93,6 +106,9 @@ struct veil_command {
 	bool from_slideshow;
 	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
 	int loopfade_ms;
+	int fps; /* FPS: the cap, 0 for `fps off` */
+	enum veil_battery_action battery; /* BATTERY */
+	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
 };
 
 /*
@@ -106,6 +122,11 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
  */
 int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
+/*
+ * module/policy_words.c: the words after `veil` when the first is `fps` or `battery` (argv[0]
+ * is that word). Same contract as veil_command_parse.
+ */
+int veil_policy_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 /* "fade", "wipe", "grow", "slide", "loopfade" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 /* "left", "right", "top" or "bottom". */

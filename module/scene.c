@@ -11,6 +11,7 @@
 #include "decode/gst.h"
 #include "module/command.h"
 #include "module/control.h"
+#include "module/policy.h"
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
@@ -104,6 +105,8 @@ static int set_default(struct veil_scene *scene, const char *name,
 }
 
 void veil_scene_changed(struct veil_scene *scene) {
+	/* What outputs show changed: the videos' caps and holds follow. */
+	veil_policy_apply(scene);
 	wl_signal_emit_mutable(&scene->events.changed, scene);
 }
 
@@ -162,6 +165,7 @@ static void scene_finish(struct veil_scene *scene) {
 	wl_list_for_each_safe(dflt, tmp_dflt, &scene->transition_defaults, link) {
 		default_destroy(dflt);
 	}
+	veil_policy_finish(scene);
 	/* Waits for the jobs that still run and the teardowns of the sources just released. */
 	veil_worker_destroy(scene->ctx.worker);
 	scene->ctx.worker = NULL;
@@ -302,6 +306,12 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_signal_init(&scene->events.changed);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);
+	if (!veil_policy_init(scene)) {
+		veil_policy_finish(scene);
+		veil_worker_destroy(scene->ctx.worker);
+		free(scene);
+		return NULL;
+	}
 
 	scene->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(display, &scene->display_destroy);
@@ -493,6 +503,13 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_PREVIOUS:
 		return veil_slideshow_move(scene, output_name, cmd->kind == VEIL_COMMAND_NEXT ?
 			1 : -1, message);
+	case VEIL_COMMAND_FPS:
+	case VEIL_COMMAND_BATTERY:
+		ret = veil_policy_set(scene, output_name, cmd);
+		if (ret < 0) {
+			veil_message_set(message, "Out of memory");
+		}
+		return ret;
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:

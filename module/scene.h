@@ -48,6 +48,9 @@ struct veil_scene {
 	struct veil_control *control; /* the control global, NULL unless created */
 	/* The compositor's, for `span` (module/span.c); NULL until given or once destroyed. */
 	struct wlr_output_layout *output_layout;
+	/* `veil fps ...`, `veil battery ...` (module/policy.c); the power supply (power.c) */
+	struct wl_list policies;
+	struct veil_power *power;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
@@ -256,7 +259,8 @@ struct veil_output_state {
 	struct veil_source *source; /* shown, or NULL; the fields below only with it */
 	const char *file;
 	int width, height; /* of the frames */
-	bool paused;
+	bool paused; /* by the user */
+	bool held; /* by a policy: on battery */
 	int viewers; /* outputs on which the source is visible */
 	struct veil_source_info info;
 	int nodes;

@@ -40,7 +40,7 @@ static enum veil_output_shown shown_of(const struct veil_output *output) {
 	if (output->source == NULL) {
 		return VEIL_SHOWN_SHOWN;
 	}
-	if (output->source->paused) {
+	if (output->source->paused || output->source->held) {
 		return VEIL_SHOWN_PAUSED;
 	}
 	return output->viewing ? VEIL_SHOWN_SHOWN : VEIL_SHOWN_HIDDEN;
@@ -78,6 +78,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->width = source->width;
 		state->height = source->height;
 		state->paused = source->paused;
+		state->held = source->held;
 		state->viewers = source->viewers;
 		if (state->error == NULL) {
 			state->error = source->error;
@@ -179,7 +180,12 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	if (state.source != NULL) {
 		json_object_object_add(obj, "file", json_object_new_string(state.file));
 		json_object_object_add(obj, "source_size", size_object(state.width, state.height));
-		json_object_object_add(obj, "paused", json_object_new_boolean(state.paused));
+		/* Why it is paused: the user's command, or the battery policy; false: it is not. */
+		json_object_object_add(obj, "paused", state.paused ?
+			json_object_new_string("command") : state.held ?
+			json_object_new_string("battery") : json_object_new_boolean(false));
+		json_object_object_add(obj, "fps", state.source->fps > 0 ?
+			json_object_new_int(state.source->fps) : NULL);
 		json_object_object_add(obj, "source", source_status(&state));
 	}
 	json_object_object_add(obj, "nodes", json_object_new_int(state.nodes));

@@ -23,6 +23,7 @@ static void handle_deep_element_added(GstBin *bin, GstBin *sub_bin, GstElement *
 		veil_video_proxy_bus(src, element);
 	}
 	veil_video_note_decoder(src, element);
+	veil_video_rate_watch_decoder(src, element);
 }
 
 /*
@@ -191,6 +192,7 @@ int veil_video_build_pipeline(struct video_source *src, char **message) {
 	 * the threads idle when videoconvert passes frames through.
 	 */
 	g_object_set(src->convert, "n-threads", 2, NULL);
+	veil_video_rate_install(src);
 
 	/*
 	 * sync paces frames at their presentation time; no last-sample and a short queue keep

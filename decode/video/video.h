@@ -70,6 +70,28 @@ struct veil_video_pool {
 	bool logged_upload;
 };
 
+/* The frame rate cap (rate.c). */
+struct veil_video_rate {
+	int fps; /* atomic: set on the compositor thread; 0 for no cap */
+	bool decoder_skip; /* whether libav may skip non-reference frames; fixed when built */
+	bool decoder_watched; /* atomic: the decoder is avdec and its probe is on */
+	bool skip; /* atomic: the decoder should skip non-reference frames now */
+	/* videoconvert's sink pad's streaming thread */
+	GstSegment segment;
+	guint32 segment_seqnum;
+	bool have_segment;
+	GstClockTime next; /* running time of the next frame to keep; NONE: the next one */
+	int stream_fps_n, stream_fps_d; /* 0/0 when unknown */
+	bool skip_failed; /* skipping left fewer frames than the cap: never again */
+	GstClockTime check_start;
+	guint64 check_frames;
+	/* the decoder's sink pad's streaming thread */
+	GstSegment decoder_segment;
+	guint32 decoder_seqnum;
+	bool have_decoder_segment;
+	bool decoder_skipping; /* the last segment the decoder got says so */
+};
+
 struct video_source {
 	struct veil_source base;
 
@@ -107,6 +129,8 @@ struct video_source {
 	bool have_segment;
 	GstClockTime end_running_time; /* of the last buffer */
 	bool logged_base_fix;
+
+	struct veil_video_rate rate;
 
 	/* The streaming thread that answers appsink's allocation queries. */
 	struct veil_video_pool pool;
@@ -225,6 +249,14 @@ GstPadProbeReturn veil_video_handle_sink_probe(GstPad *pad, GstPadProbeInfo *inf
 void veil_video_start_looping(struct video_source *src);
 /* Compositor thread: the end of a loop came from the bus (EOS or SEGMENT_DONE). */
 void veil_video_handle_loop_end(struct video_source *src, bool eos);
+
+/* rate.c */
+/* The load job, building the pipeline: the probe that caps the frame rate. */
+void veil_video_rate_install(struct video_source *src);
+/* The thread that adds it: a libav decoder may skip frames for the cap. */
+void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder);
+/* Any thread: at most fps frames a second from now on (0: all). */
+void veil_video_rate_set_fps(struct video_source *src, int fps);
 
 /* pool.c, the streaming thread that negotiates allocation */
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <veil/veil.h>
 #include <wlr/util/log.h>
 #include "tinywl.h"
 
@@ -195,6 +196,19 @@ static struct cmd_result cmd_exit(struct tw_server *server, int argc, char **arg
 	return cmd_result_new(CMD_SUCCESS, NULL);
 }
 
+/*
+ * `power_source battery|mains`: what a compositor that follows UPower would tell veil
+ * (veil_scene_set_on_battery); veil stops reading sysfs from then on.
+ */
+static struct cmd_result cmd_power_source(struct tw_server *server, int argc, char **argv) {
+	if (argc != 1 || (strcasecmp(argv[0], "battery") != 0 &&
+			strcasecmp(argv[0], "mains") != 0)) {
+		return cmd_result_new(CMD_INVALID, "Expected `power_source battery|mains`");
+	}
+	veil_scene_set_on_battery(server->veil, strcasecmp(argv[0], "battery") == 0);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
 static const struct {
 	const char *name;
 	struct cmd_result (*handle)(struct tw_server *server, int argc, char **argv);
@@ -202,6 +216,7 @@ static const struct {
 	{ "create_output", cmd_create_output },
 	{ "exit", cmd_exit },
 	{ "output", cmd_output },
+	{ "power_source", cmd_power_source },
 };
 
 /* argv[0] is the command's name; quotes are already gone from the arguments. */

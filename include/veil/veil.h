@@ -82,10 +82,18 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  *   veil <#rrggbb> solid_color [transition <fade|wipe|none> [<ms>]]
  *   veil transition <fade|wipe|none> [<ms>]
  *   veil off | pause | resume
+ *   veil fps <1-240>|off
+ *   veil battery play|pause|fps <1-240>
  * output_name is an output's name or "*" (every output without a setting of its own).
  *
  * `span` places one picture across the outputs that use the setting (see
  * veil_scene_set_output_layout()), each showing its part of the same frame from one decode.
+ * `fps <N>` caps the frames a second of the videos on these outputs: frames beyond it are
+ * neither converted nor shown, and software decoders skip those no other frame needs. A video
+ * shown on several outputs plays at the highest cap among them (uncapped if one has none).
+ * `battery` says what videos do while the machine runs on battery: play on, pause (the status
+ * says "paused": "battery"), or play at most N frames a second. veil reads the power supply
+ * from sysfs by itself (see veil_scene_set_on_battery()).
  *
  * `transition fade <ms>` cross-fades from what the output shows to the new wallpaper once its
  * first frame is ready, over <ms> milliseconds (500 when not given, at most 10000), drawn in
@@ -108,6 +116,14 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  */
 int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int argc, char *argv[], char **message);
+
+/*
+ * The compositor tells veil whether the machine runs on battery (it follows UPower, say), for
+ * `veil battery ...`. From the first call on, veil stops reading the power supply itself (sysfs
+ * power_supply, at most once a minute and only while a video is shown and some output has a
+ * battery policy) and trusts these calls alone.
+ */
+void veil_scene_set_on_battery(struct veil_scene *scene, bool on_battery);
 
 /*
  * Checks the words of a command without running it, for a compositor that validates its

@@ -115,9 +115,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
-		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_PREVIOUS,
+		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_BATTERY,
 			"kind %d", (int)cmd.kind);
 		FUZZ_CHECK(cmd.color <= 0xffffff, "colour 0x%x", cmd.color);
+		FUZZ_CHECK(cmd.fps >= 0 && cmd.fps <= VEIL_FPS_MAX && cmd.battery_fps >= 0 &&
+			cmd.battery_fps <= VEIL_FPS_MAX, "fps %d, battery fps %d", cmd.fps,
+			cmd.battery_fps);
 		if (cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR) {
 			FUZZ_CHECK(cmd.path != NULL && cmd.path[0] != '\0', "SET without a path");
 			FUZZ_CHECK(strlen(cmd.path) < PATH_MAX, "path of %zu bytes",

@@ -336,7 +336,7 @@ with t.compositor(outputs=1) as c:
             bad_over(c, video_baseline, 'paused', good_video, label, path, pattern)
     with t.case('over a paused video: it resumes'):
         a = counters(c)
-        t.check(c.veil(OUT).get('paused') is True, 'still paused after the bad files')
+        t.check(c.veil(OUT).get('paused') == 'command', 'still paused after the bad files')
         ok, err = c.msg(f'output {OUT} veil resume')
         t.check(ok, '`veil resume` accepted', err)
         c.wait_veil(OUT, 'shown', file=good_video)

@@ -78,7 +78,7 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} veil pause')
         t.check(ok, '`veil pause` accepted', err)
         v = c.wait_veil(OUT, 'paused')
-        t.check(v.get('paused') is True, 'status paused: true', str(v.get('paused')))
+        t.check(v.get('paused') == 'command', 'status paused: "command"', str(v.get('paused')))
         wait_still(c, 'paused')
         a = counters(c)
         shot_a = c.screenshot(OUT)
