@@ -35,6 +35,10 @@ struct veil_source_info {
 	uint64_t frames, dropped, loops, wakeups;
 	char pipeline[32]; /* "" when none */
 	char format[64]; /* of the frames handed to the renderer, "" before the first */
+	/* A video's frames copied on the way to the renderer (a decoder that ignored veil's pool). */
+	uint64_t copies;
+	/* Factory names of the pipeline's elements that work on frames, space-separated. */
+	char elements[256];
 };
 
 struct veil_source_impl {

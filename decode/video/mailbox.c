@@ -84,9 +84,11 @@ static void deliver(struct video_source *src, GstSample *sample) {
 		return;
 	}
 
-	sample = veil_video_pool_upload(&src->pool, sample, src->name);
+	bool copied;
+	sample = veil_video_pool_upload(&src->pool, sample, src->name, &copied);
 
 	pthread_mutex_lock(&mailbox->lock);
+	mailbox->copies += copied;
 	GstSample *older = mailbox->sample;
 	mailbox->sample = sample;
 	mailbox->delivered++;

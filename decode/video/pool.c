@@ -89,7 +89,8 @@ void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator
  * use the pool we offered): one copy into a udmabuf of that pool.
  */
 GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sample,
-		const char *name) {
+		const char *name, bool *copied_out) {
+	*copied_out = false;
 	GstBuffer *in = gst_sample_get_buffer(sample);
 	GstCaps *caps = gst_sample_get_caps(sample);
 	/* Single-plane RGB reaches the renderer as data just as well. */
@@ -132,6 +133,7 @@ GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sampl
 	GstSample *uploaded = gst_sample_new(out, caps, gst_sample_get_segment(sample), NULL);
 	gst_buffer_unref(out);
 	gst_sample_unref(sample);
+	*copied_out = true;
 	return uploaded;
 }
 
