@@ -231,10 +231,11 @@ void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator
 	const uint32_t *linear_formats, size_t n_linear_formats, GstQuery *query,
 	const char *name);
 /*
- * Copies a frame that did not come from the pool into it; returns the sample to show, and
- * whether it is a copy in *copied.
+ * Copies a frame that did not come from the pool into it (into a pool of its own caps when no
+ * element asked for one); returns the sample to show, and whether it is a copy in *copied.
  */
-GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sample,
+GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *allocator,
+	const uint32_t *linear_formats, size_t n_linear_formats, GstSample *sample,
 	const char *name, bool *copied);
 /* Any thread, once no streaming thread uses the pool. */
 void veil_video_pool_finish(struct veil_video_pool *pool);
