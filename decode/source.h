@@ -42,6 +42,10 @@ struct veil_source_info {
 	 */
 	const char *animation;
 	int anim_frames, anim_kept, anim_plays, anim_budget_mib;
+	/* A video's frames copied on the way to the renderer (a decoder that ignored veil's pool). */
+	uint64_t copies;
+	/* Factory names of the pipeline's elements that work on frames, space-separated. */
+	char elements[256];
 };
 
 struct veil_source_impl {

@@ -321,6 +321,7 @@ static void video_source_get_info(struct veil_source *source, struct veil_source
 	pthread_mutex_unlock(&src->lock);
 	pthread_mutex_lock(&src->mailbox.lock);
 	info->dropped = src->mailbox.dropped;
+	info->copies = src->mailbox.copies;
 	pthread_mutex_unlock(&src->mailbox.lock);
 
 	info->state = state_name(src);
@@ -332,6 +333,7 @@ static void video_source_get_info(struct veil_source *source, struct veil_source
 	if (!src->loading && src->pipeline != NULL) {
 		snprintf(info->pipeline, sizeof(info->pipeline), "%s",
 			GST_OBJECT_NAME(src->pipeline));
+		veil_video_describe_elements(src, info->elements, sizeof(info->elements));
 	}
 	if (src->caps != NULL) {
 		char *format = src->format.dma_drm ?

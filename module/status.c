@@ -128,6 +128,20 @@ static struct json_object *animation_status(const struct veil_source_info *info)
 	return obj;
 }
 
+/* "a b c" -> ["a", "b", "c"] */
+static struct json_object *words_array(const char *words) {
+	struct json_object *array = json_object_new_array();
+	const char *p = words;
+	while (*p != '\0') {
+		size_t len = strcspn(p, " ");
+		if (len > 0) {
+			json_object_array_add(array, json_object_new_string_len(p, (int)len));
+		}
+		p += len + (p[len] == ' ');
+	}
+	return array;
+}
+
 /* The source's own fields: a still's decoder and size, a video's decoder and counters. */
 static struct json_object *source_status(const struct veil_output_state *state) {
 	const struct veil_source_info *info = &state->info;
@@ -140,6 +154,7 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "dropped", json_object_new_uint64(info->dropped));
 		json_object_object_add(obj, "loops", json_object_new_uint64(info->loops));
 		json_object_object_add(obj, "wakeups", json_object_new_uint64(info->wakeups));
+		json_object_object_add(obj, "copies", json_object_new_uint64(info->copies));
 	} else if (info->decoder[0] != '\0') {
 		json_object_object_add(obj, "decoder", json_object_new_string(info->decoder));
 		json_object_object_add(obj, "original_size",
@@ -156,6 +171,9 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 	}
 	if (info->format[0] != '\0') {
 		json_object_object_add(obj, "format", json_object_new_string(info->format));
+	}
+	if (info->elements[0] != '\0') {
+		json_object_object_add(obj, "elements", words_array(info->elements));
 	}
 	return obj;
 }

@@ -10,6 +10,7 @@
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/util/log.h>
+#include "decode/video/choose.h"
 #include "decode/video/video.h"
 #include "util/message.h"
 
@@ -48,22 +49,12 @@ static char *drm_device_of_path(const char *path) {
 	return drm_device_of_rdev(st.st_rdev);
 }
 
-static bool is_hardware_decoder(GstElementFactory *factory) {
-	const char *klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
-	if (klass == NULL || strstr(klass, "Decoder") == NULL) {
-		return false;
-	}
-	const char *name = GST_OBJECT_NAME(factory);
-	return strstr(klass, "Hardware") != NULL || g_str_has_prefix(name, "va") ||
-		g_str_has_prefix(name, "v4l2") || g_str_has_prefix(name, "nv");
+static const char *factory_klass(GstElementFactory *factory) {
+	return gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
 }
 
-/* Elements of GStreamer's va plugin (not the old vaapi one). */
-static bool is_va_decoder(GstElementFactory *factory) {
-	const char *name = GST_OBJECT_NAME(factory);
-	const char *klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
-	return g_str_has_prefix(name, "va") && !g_str_has_prefix(name, "vaapi") &&
-		klass != NULL && strstr(klass, "Decoder") != NULL;
+static bool is_hardware_decoder(GstElementFactory *factory) {
+	return veil_decoder_is_hardware(GST_OBJECT_NAME(factory), factory_klass(factory));
 }
 
 /*
@@ -89,29 +80,6 @@ static char *va_device_path(GstElementFactory *factory) {
 		}
 	}
 	return path;
-}
-
-/* Streaming thread. Returns why a va decoder can't be used, NULL when it can. */
-static char *va_decoder_mismatch(struct video_source *src, GstElementFactory *factory) {
-	char *path = va_device_path(factory);
-	char *why = NULL;
-	if (src->render_device == NULL) {
-		/* No DRM renderer: frames are copied to system memory anyway; any one GPU does. */
-		if (strstr(GST_OBJECT_NAME(factory), "renderD") != NULL) {
-			why = veil_message("not the first VA device (%s) and the renderer has none",
-				path != NULL ? path : "unknown");
-		}
-	} else if (path == NULL) {
-		why = veil_message("its device is unknown");
-	} else {
-		char *device = drm_device_of_path(path);
-		if (device == NULL || strcmp(device, src->render_device) != 0) {
-			why = veil_message("it runs on %s, the renderer on %s", path, src->render_device);
-		}
-		free(device);
-	}
-	g_free(path);
-	return why;
 }
 
 /* Streaming thread. Caps of any video stream (coded or raw) that give a size are checked. */
@@ -142,25 +110,31 @@ static gboolean handle_autoplug_continue(GstElement *decodebin, GstPad *pad, Gst
 }
 
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-/* decodebin, streaming thread: hardware decoders first, rank order otherwise. */
+/* decodebin, streaming thread: hardware decoders first, rank order otherwise (choose.c). */
 static GValueArray *handle_autoplug_sort(GstElement *decodebin, GstPad *pad, GstCaps *caps,
 		GValueArray *factories, gpointer data) {
-	bool any = false;
-	for (guint i = 0; i < factories->n_values && !any; i++) {
-		any = is_hardware_decoder(g_value_get_object(g_value_array_get_nth(factories, i)));
+	guint n = factories->n_values;
+	struct veil_decoder_candidate *candidates = calloc(n, sizeof(*candidates));
+	size_t *order = calloc(n, sizeof(*order));
+	GValueArray *sorted = NULL;
+	if (candidates == NULL || order == NULL) {
+		goto out; /* decodebin's own order */
 	}
-	if (!any) {
-		return NULL; /* decodebin's own order */
+	for (guint i = 0; i < n; i++) {
+		GstElementFactory *factory = g_value_get_object(g_value_array_get_nth(factories, i));
+		candidates[i].name = GST_OBJECT_NAME(factory);
+		candidates[i].klass = factory_klass(factory);
 	}
-	GValueArray *sorted = g_value_array_new(factories->n_values);
-	for (int hw = 1; hw >= 0; hw--) {
-		for (guint i = 0; i < factories->n_values; i++) {
-			GValue *value = g_value_array_get_nth(factories, i);
-			if (is_hardware_decoder(g_value_get_object(value)) == (bool)hw) {
-				g_value_array_append(sorted, value);
-			}
-		}
+	if (!veil_decoder_order(candidates, n, order)) {
+		goto out;
 	}
+	sorted = g_value_array_new(n);
+	for (guint i = 0; i < n; i++) {
+		g_value_array_append(sorted, g_value_array_get_nth(factories, order[i]));
+	}
+out:
+	free(candidates);
+	free(order);
 	return sorted;
 }
 G_GNUC_END_IGNORE_DEPRECATIONS
@@ -169,11 +143,20 @@ G_GNUC_END_IGNORE_DEPRECATIONS
 static int handle_autoplug_select(GstElement *decodebin, GstPad *pad, GstCaps *caps,
 		GstElementFactory *factory, gpointer data) {
 	struct video_source *src = data;
-	if (!is_va_decoder(factory)) {
+	struct veil_decoder_candidate candidate = {
+		.name = GST_OBJECT_NAME(factory),
+		.klass = factory_klass(factory),
+	};
+	if (veil_decoder_family(candidate.name, candidate.klass) != VEIL_DECODER_VA) {
 		return AUTOPLUG_SELECT_TRY;
 	}
-	/* A VA decoder on another GPU would hand dmabufs the renderer can't import. */
-	char *why = va_decoder_mismatch(src, factory);
+	char *path = va_device_path(factory);
+	char *device = path != NULL ? drm_device_of_path(path) : NULL;
+	candidate.device_path = path;
+	candidate.device = device;
+	char *why = veil_decoder_skip_reason(&candidate, src->render_device);
+	free(device);
+	g_free(path);
 	if (why == NULL) {
 		return AUTOPLUG_SELECT_TRY;
 	}

@@ -105,9 +105,12 @@ static void deliver(struct video_source *src, GstSample *sample) {
 		return;
 	}
 
-	sample = veil_video_pool_upload(&src->pool, sample, src->name);
+	bool copied;
+	sample = veil_video_pool_upload(&src->pool, src->udmabuf, src->linear_formats,
+		src->n_linear_formats, sample, src->name, &copied);
 
 	pthread_mutex_lock(&mailbox->lock);
+	mailbox->copies += copied;
 	GstSample *older = mailbox->sample;
 	mailbox->sample = sample;
 	mailbox->delivered++;

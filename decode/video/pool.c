@@ -33,6 +33,52 @@ static void drop_pool(struct veil_video_pool *pool) {
 }
 
 /*
+ * A pool of dmabuf memory from allocator for frames of caps, when they are in system memory and
+ * in a format the renderer imports linearly; NULL otherwise. Fills info.
+ */
+static GstBufferPool *make_pool(GstAllocator *allocator, const uint32_t *linear_formats,
+		size_t n_linear_formats, GstCaps *caps, GstVideoInfo *info, const char *name) {
+	if (allocator == NULL || caps == NULL || gst_caps_get_size(caps) != 1) {
+		return NULL;
+	}
+	GstCapsFeatures *features = gst_caps_get_features(caps, 0);
+	if (features != NULL && !gst_caps_features_is_equal(features,
+			GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) {
+		return NULL;
+	}
+	if (!gst_video_info_from_caps(info, caps)) {
+		return NULL;
+	}
+	uint32_t drm_format = gst_video_dma_drm_fourcc_from_format(GST_VIDEO_INFO_FORMAT(info));
+	if (!contains_format(linear_formats, n_linear_formats, drm_format)) {
+		return NULL;
+	}
+	GstBufferPool *pool = gst_video_buffer_pool_new();
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	GstAllocationParams params;
+	gst_allocation_params_init(&params);
+	gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(info), HELD_FRAMES, 0);
+	gst_buffer_pool_config_set_allocator(config, allocator, &params);
+	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+	if (!gst_buffer_pool_set_config(pool, config)) {
+		wlr_log(WLR_ERROR, "veil: %s: udmabuf pool refused its configuration", name);
+		gst_object_unref(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+/* The pool for frames of caps from now on, replacing the one for the caps before. */
+static void set_pool(struct veil_video_pool *pool, GstBufferPool *new_pool, GstCaps *caps,
+		const GstVideoInfo *info) {
+	/* The previous pool belongs to the caps before: the decoder has let go of it. */
+	drop_pool(pool);
+	pool->pool = new_pool;
+	pool->caps = gst_caps_ref(caps);
+	pool->info = *info;
+}
+
+/*
  * Frames in system memory that the renderer imports as dmabufs: the decoder writes where the GPU
  * reads. Without /dev/udmabuf, allocator is NULL and this steps aside.
  */
@@ -42,44 +88,18 @@ void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator
 	GstCaps *caps = NULL;
 	gboolean need_pool = FALSE;
 	gst_query_parse_allocation(query, &caps, &need_pool);
-	if (allocator == NULL || caps == NULL || gst_caps_get_size(caps) != 1) {
-		return;
-	}
-	GstCapsFeatures *features = gst_caps_get_features(caps, 0);
-	if (features != NULL && !gst_caps_features_is_equal(features,
-			GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) {
-		return;
-	}
 	GstVideoInfo info;
-	if (!gst_video_info_from_caps(&info, caps)) {
+	GstBufferPool *new_pool = make_pool(allocator, linear_formats, n_linear_formats, caps,
+		&info, name);
+	if (new_pool == NULL) {
 		return;
 	}
-	uint32_t drm_format = gst_video_dma_drm_fourcc_from_format(GST_VIDEO_INFO_FORMAT(&info));
-	if (!contains_format(linear_formats, n_linear_formats, drm_format)) {
-		return;
-	}
-
-	GstBufferPool *new_pool = gst_video_buffer_pool_new();
-	GstStructure *config = gst_buffer_pool_get_config(new_pool);
 	GstAllocationParams params;
 	gst_allocation_params_init(&params);
-	gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), HELD_FRAMES, 0);
-	gst_buffer_pool_config_set_allocator(config, allocator, &params);
-	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-	if (!gst_buffer_pool_set_config(new_pool, config)) {
-		wlr_log(WLR_ERROR, "veil: %s: udmabuf pool refused its configuration", name);
-		gst_object_unref(new_pool);
-		return;
-	}
 	gst_query_add_allocation_pool(query, new_pool, GST_VIDEO_INFO_SIZE(&info), HELD_FRAMES,
 		0);
 	gst_query_add_allocation_param(query, allocator, &params);
-
-	/* The previous pool belongs to the caps before: the decoder has let go of it. */
-	drop_pool(pool);
-	pool->pool = new_pool;
-	pool->caps = gst_caps_ref(caps);
-	pool->info = info;
+	set_pool(pool, new_pool, caps, &info);
 	wlr_log(WLR_DEBUG, "veil: %s: offered a udmabuf pool for %s", name,
 		gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
 }
@@ -88,10 +108,26 @@ void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator
  * A system-memory frame in a format only a dmabuf carries to the renderer (a decoder that didn't
  * use the pool we offered): one copy into a udmabuf of that pool.
  */
-GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sample,
-		const char *name) {
+GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *allocator,
+		const uint32_t *linear_formats, size_t n_linear_formats, GstSample *sample,
+		const char *name, bool *copied_out) {
+	*copied_out = false;
 	GstBuffer *in = gst_sample_get_buffer(sample);
 	GstCaps *caps = gst_sample_get_caps(sample);
+	/*
+	 * Frames whose element asked for no allocation (raw video straight from its demuxer) or
+	 * for other caps than theirs: a pool for their caps, which only veil writes into.
+	 */
+	if (in != NULL && caps != NULL && gst_buffer_n_memory(in) > 0 &&
+			!gst_is_dmabuf_memory(gst_buffer_peek_memory(in, 0)) &&
+			(pool->caps == NULL || !gst_caps_is_equal(caps, pool->caps))) {
+		GstVideoInfo info;
+		GstBufferPool *new_pool = make_pool(allocator, linear_formats, n_linear_formats,
+			caps, &info, name);
+		if (new_pool != NULL) {
+			set_pool(pool, new_pool, caps, &info);
+		}
+	}
 	/* Single-plane RGB reaches the renderer as data just as well. */
 	if (pool->pool == NULL || in == NULL || caps == NULL ||
 			GST_VIDEO_INFO_IS_RGB(&pool->info) ||
@@ -132,6 +168,7 @@ GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sampl
 	GstSample *uploaded = gst_sample_new(out, caps, gst_sample_get_segment(sample), NULL);
 	gst_buffer_unref(out);
 	gst_sample_unref(sample);
+	*copied_out = true;
 	return uploaded;
 }
 

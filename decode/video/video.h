@@ -20,7 +20,8 @@
  *
  * Files: decoder.c (what the renderer takes, which decoder), pipeline.c (building it and its
  * streaming-thread callbacks), bus.c (errors, preroll), mailbox.c (frames between threads),
- * loop.c (looping), pool.c (udmabuf pool), ../video_source.c (vtable, state, lifetime).
+ * loop.c (looping), pool.c (udmabuf pool), elements.c (what the pipeline is made of, for the
+ * status), ../video_source.c (vtable, state, lifetime).
  */
 #ifndef VEIL_DECODE_VIDEO_VIDEO_H
 #define VEIL_DECODE_VIDEO_VIDEO_H
@@ -48,6 +49,8 @@ struct veil_video_mailbox {
 	GstSample *sample; /* the newest sample nobody took yet */
 	uint64_t delivered; /* samples put in */
 	uint64_t dropped; /* samples replaced before they were taken */
+	/* Frames copied on their way to the renderer (into the dmabuf pool: see pool.c). */
+	uint64_t copies;
 	bool wake_written; /* wake_fd holds a wake-up the compositor has not read yet */
 	/* Some output showing the video owes a frame event: a new sample waits for it. */
 	bool frame_owed;
@@ -266,10 +269,17 @@ void veil_video_rate_set_fps(struct video_source *src, int fps);
 void veil_video_pool_offer(struct veil_video_pool *pool, GstAllocator *allocator,
 	const uint32_t *linear_formats, size_t n_linear_formats, GstQuery *query,
 	const char *name);
-/* Copies a frame that did not come from the pool into it; returns the sample to show. */
-GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstSample *sample,
-	const char *name);
+/*
+ * Copies a frame that did not come from the pool into it (into a pool of its own caps when no
+ * element asked for one); returns the sample to show, and whether it is a copy in *copied.
+ */
+GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *allocator,
+	const uint32_t *linear_formats, size_t n_linear_formats, GstSample *sample,
+	const char *name, bool *copied);
 /* Any thread, once no streaming thread uses the pool. */
 void veil_video_pool_finish(struct veil_video_pool *pool);
+
+/* elements.c, compositor thread: the factory names of the elements that work on frames. */
+void veil_video_describe_elements(struct video_source *src, char *buf, size_t size);
 
 #endif

@@ -26,6 +26,14 @@
 #if WLR_HAS_X11_BACKEND
 #include <wlr/backend/x11.h>
 #endif
+#if WLR_HAS_GLES2_RENDERER
+#include <wlr/render/gles2.h>
+#endif
+#if WLR_HAS_VULKAN_RENDERER
+#include <wlr/render/vulkan.h>
+#endif
+#include <stdio.h>
+#include <unistd.h>
 #include "compat.h"
 #include "tinywl.h"
 #if TINYWL_HAVE_IMPORT_RENDERER
@@ -133,6 +141,36 @@ static struct wlr_renderer *create_renderer(struct tw_server *server,
 	}
 }
 
+/* Which renderer wlroots made, and on which DRM node: the GPU owner's bench reads it. */
+static void log_renderer(struct tw_server *server) {
+	struct wlr_renderer *renderer = server->renderer;
+	const char *name = "other";
+	if (server->renderer_kind == TW_RENDERER_IMPORT) {
+		name = "import";
+	} else if (wlr_renderer_is_pixman(renderer)) {
+		name = "pixman";
+	}
+#if WLR_HAS_GLES2_RENDERER
+	else if (wlr_renderer_is_gles2(renderer)) {
+		name = "gles2";
+	}
+#endif
+#if WLR_HAS_VULKAN_RENDERER
+	else if (wlr_renderer_is_vk(renderer)) {
+		name = "vulkan";
+	}
+#endif
+	char node[256] = "none";
+	int fd = wlr_renderer_get_drm_fd(renderer);
+	if (fd >= 0) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(link, node, sizeof(node) - 1);
+		node[len > 0 ? len : 0] = '\0';
+	}
+	wlr_log(WLR_INFO, "renderer: %s, DRM node %s", name, node[0] != '\0' ? node : "unknown");
+}
+
 bool server_init(struct tw_server *server) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->toplevels);
@@ -164,6 +202,7 @@ bool server_init(struct tw_server *server) {
 		 */
 		setenv("WLR_SCENE_DISABLE_DIRECT_SCANOUT", "1", true);
 	}
+	log_renderer(server);
 	server->allocator = wlr_allocator_autocreate(server->backend, server->renderer);
 	if (server->allocator == NULL) {
 		wlr_log(WLR_ERROR, "cannot create an allocator");

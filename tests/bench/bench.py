@@ -22,6 +22,12 @@ is 3 (--allow-loaded: 0). Before the measured run, a short run with wlroots' deb
 finds out whether the output was scanned out directly or composited (--no-probe skips it;
 --no-scanout sets WLR_SCENE_DISABLE_DIRECT_SCANOUT=1 so that the renderer composites every
 frame).
+
+bench.py --decode-side FILE...: veil's decode side on the importing renderer (veil-tinywl
+--renderer import: frames go to the renderer as dmabufs) against the floor, the same decode to
+fakesink, interleaved A C / C A for --rounds rounds (3) of --duration each; the CPU of every
+thread but the compositor's main one (where that renderer converts on the CPU what a GPU would),
+the dmabufs held (frames in flight) and their memory. See decodeside.py.
 """
 
 import argparse
@@ -30,6 +36,7 @@ import sys
 import time
 
 import benchlib as bl
+import decodeside
 
 
 def parse_size(text):
@@ -55,6 +62,12 @@ def probe_path(binary, outdir, n_outputs, size, env, command_words, path, second
 
 
 def run(args):
+    if args.decode_side:
+        args.size = parse_size(args.size)
+        return decodeside.run(args)
+    if len(args.file) != 1:
+        raise bl.BenchError('one FILE, unless --decode-side')
+    args.file = args.file[0]
     bl.need('ffprobe', 'gst-launch-1.0')
     build = os.path.abspath(args.build)
     binary = os.path.abspath(args.compositor) if args.compositor else bl.compositor_path(build)
@@ -231,7 +244,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__)
-    p.add_argument('file')
+    p.add_argument('file', nargs='+')
     p.add_argument('--outputs', type=int, default=1)
     p.add_argument('--size', default='1920x1080', help='each output (default 1920x1080)')
     p.add_argument('--mode', default='fill')
@@ -252,6 +265,9 @@ def main():
                    help='wait up to this many s for a quiet machine first (0: do not)')
     p.add_argument('--allow-loaded', action='store_true',
                    help='exit 0 even when the run is flagged LOADED')
+    p.add_argument('--decode-side', action='store_true',
+                   help='veil\'s decode side on the importing renderer against the floor')
+    p.add_argument('--rounds', type=int, default=3, help='--decode-side: rounds (3)')
     args = p.parse_args()
     bl.exit_on_signals()
     try:

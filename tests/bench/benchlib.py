@@ -418,10 +418,19 @@ class Compositor:
     veil-tinywl (kind 'veil') or sway (kind 'sway') on the headless backend with pixman, with
     `outputs` outputs of `size` (set before any client starts). Environment extras go in env.
     After start(): .pid, .ipc, .client_env (for clients and grim), .log_path.
+
+    veil-tinywl only: args are more words of its command line (--renderer import); backend
+    'wayland' runs it nested in the Wayland session at parent_display (a socket's absolute
+    path), 'drm' on this seat's displays (a free VT): wlroots then picks the renderer and the
+    outputs are what the backend has (output_names, found after start()), at their own size.
     """
 
     def __init__(self, kind, binary, outdir, outputs=1, size=(1920, 1080), env=None,
-                 debug=False, name=None, sway_config_extra=()):
+                 debug=False, name=None, sway_config_extra=(), args=(), backend='headless',
+                 parent_display=None):
+        self.args = list(args)
+        self.backend = backend
+        self.parent_display = parent_display
         self.kind = kind
         self.binary = binary
         self.outdir = outdir
@@ -455,12 +464,18 @@ class Compositor:
             'WLR_HEADLESS_OUTPUTS': str(self.n_outputs),
             'WLR_LIBINPUT_NO_DEVICES': '1',
         })
+        if self.backend != 'headless':
+            for k in ('WLR_RENDERER', 'WLR_HEADLESS_OUTPUTS', 'WLR_LIBINPUT_NO_DEVICES'):
+                env.pop(k)
+            env['WLR_BACKENDS'] = {'wayland': 'wayland', 'drm': 'drm,libinput'}[self.backend]
+            if self.backend == 'wayland':
+                env['WAYLAND_DISPLAY'] = self.parent_display
         env.update(self.extra_env)
         w, h = self.size
         log = open(self.log_path, 'wb')
         if self.kind == 'veil':
             env['SWAYSOCK'] = self.rt.path('veil-tinywl.sock')
-            argv = [self.binary] + (['-d'] if self.debug else [])
+            argv = [self.binary] + self.args + (['-d'] if self.debug else [])
             self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=log,
                                          stdin=subprocess.DEVNULL)
             line = self._read_ready()
@@ -487,6 +502,11 @@ class Compositor:
         self.client_env = base_env()
         self.client_env.update({'XDG_RUNTIME_DIR': self.rt.dir, 'WAYLAND_DISPLAY': display,
                                 'SWAYSOCK': sock})
+        if self.backend != 'headless':
+            wait_until(lambda: self.ipc.outputs(), 'the backend\'s outputs', alive=self.alive)
+            self.output_names = sorted(self.ipc.outputs())
+            self.n_outputs = len(self.output_names)
+            return self
         if self.kind == 'veil':
             for name in self.output_names:
                 self.ipc.must(f'output {name} resolution {w}x{h}')

@@ -10,6 +10,12 @@ as after a GPU reset) while a still shows and while a video plays keeps the pict
 the descriptors at their level. The renderer logs every buffer misuse as VIOLATION: none may
 appear.
 
+The pipeline is read from the status, not assumed: `elements` (the factory names of the
+elements that work on frames) has no videoconvert where the renderer takes the decoder's frames
+(H.264, VP9), and has one on pixman (BGRx). `copies` counts frames copied on their way to the
+renderer: none when the decoder writes into veil's pool of dmabufs (avdec_h264), one a frame
+when it does not (vp9dec keeps its own frames; raw video has no decoder at all).
+
 veil makes dmabufs of software decoders' frames only through a pool allocator, which here is
 veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-pool").
 """
@@ -66,6 +72,8 @@ vp9_colours = colour_clip(os.path.join(media, 'colours.webm'), [
 h264_quad = quad_clip(os.path.join(media, 'quad.mp4'), [
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '8', '-g', '25', '-pix_fmt', 'yuv420p',
     '-movflags', '+faststart'])
+raw_quad = quad_clip(os.path.join(media, 'quad-raw.mkv'), [
+    '-c:v', 'rawvideo', '-pix_fmt', 'yuv420p'])
 hevc10_quad = quad_clip(os.path.join(media, 'quad10.mp4'), [
     '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error:crf=8',
     '-pix_fmt', 'yuv420p10le', '-tag:v', 'hvc1', '-movflags', '+faststart'])
@@ -227,6 +235,39 @@ def check_dmabuf_format(c, allowed, fourccs):
             f'imported: {sorted(seen) or "none"}')
 
 
+def source(c):
+    return c.veil(OUT).get('source') or {}
+
+
+def check_elements(c, decoder, converting):
+    """The status's elements: the decoder is there; videoconvert only when converting."""
+    elements = source(c).get('elements') or []
+    vt._say(f'   elements: {" ".join(elements)}')
+    if decoder is not None:
+        t.check(decoder in elements, f'{decoder} is among the elements', str(elements))
+    t.check(('videoconvert' in elements) == converting,
+            'videoconvert converts' if converting else 'no videoconvert works on the frames',
+            str(elements))
+
+
+def check_copies(c, per_frame, at_least=20):
+    """
+    Once at_least frames were taken: per_frame, every frame delivered was copied once (copies
+    = frames taken + dropped, give or take the one waiting and a status read between the two);
+    else none was.
+    """
+    c.wait_until(lambda: source(c).get('frames', 0) >= at_least, f'{at_least} decoded frames')
+    src = source(c)
+    copies, frames, dropped = src.get('copies'), src.get('frames', 0), src.get('dropped', 0)
+    vt._say(f'   copies {copies}, frames {frames}, dropped {dropped}')
+    if per_frame:
+        t.check(isinstance(copies, int) and frames <= copies <= frames + dropped + 2,
+                'one copy a frame, counted', f'copies {copies}, frames {frames}, dropped '
+                f'{dropped}')
+    else:
+        t.check(copies == 0, 'no frame copied', f'copies {copies}, frames {frames}')
+
+
 def show_video(c, clip, mode):
     """Sets clip in mode on OUT; checks that the command is accepted and waits until shown."""
     ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} {mode}')
@@ -289,6 +330,10 @@ with t.compositor(outputs=1, renderer='import') as c:
     with t.case('H.264 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
+    with t.case('H.264: the decoder writes into the pool, no conversion, no copy'):
+        check_elements(c, 'avdec_h264', converting=False)
+        check_copies(c, per_frame=False)
+
     with t.case('H.264 colours in order'):
         show_video(c, h264_colours, 'stretch')
         colours_in_order(c, 2)
@@ -302,6 +347,7 @@ with t.compositor(outputs=1, renderer='import') as c:
             c.wait_veil(OUT, 'shown', file=h264_colours)
             c.check_until(lambda: (c.veil(OUT).get('source') or {}).get('format') == 'BGRx',
                           'on pixman the video is made again as BGRx data')
+            check_elements(c, 'avdec_h264', converting=True)
             colours_in_order(c, 1)
         swap(c, 'import')
         with t.case('back on import'):
@@ -322,11 +368,24 @@ with t.compositor(outputs=1, renderer='import') as c:
     with t.case('VP9 as dmabufs'):
         check_dmabuf_format(c, ('I420', 'NV12'), ('YU12', 'NV12'))
 
+    with t.case('VP9: the decoder ignores the pool, one copy a frame'):
+        check_elements(c, 'vp9dec', converting=False)
+        check_copies(c, per_frame=True)
+
+    with t.case('raw video (no decoder): one copy a frame into the pool'):
+        check_video_fill(c, raw_quad, 'raw-fill')
+        check_dmabuf_format(c, ('I420',), ('YU12',))
+        check_elements(c, None, converting=False)
+        check_copies(c, per_frame=True)
+
     with t.case('10-bit HEVC pixels'):
         check_video_fill(c, hevc10_quad, 'hevc10-fill')
 
     with t.case('10-bit HEVC as P010 dmabufs'):
         check_dmabuf_format(c, ('P010_10LE',), ('P010',))
+        # avdec_h265 gives planar I420_10LE, which no renderer imports: videoconvert makes
+        # P010 on the CPU (hardware decoders give P010 themselves). The status says so.
+        check_elements(c, 'avdec_h265', converting=True)
 
     wlr_minor = re.search(r'with wlroots 0\.(\d+)', log_text(c))
     wlr_minor = int(wlr_minor.group(1)) if wlr_minor else 0
