@@ -284,6 +284,18 @@ with t.compositor(outputs=1) as c:
         c.wait_veil(OUT, 'shown', file=short_gif)
         c.check_until(lambda: (src(c).get('animation') or {}).get('kept') == 40,
                       'a short GIF (12 MiB decoded) keeps all 40 frames')
+        # Kept frames are not decoded again: the workers rest while it plays on.
+        c.check_until(lambda: src(c).get('loops', 0) >= 1, 'the short GIF looped once')
+        f0 = src(c).get('frames', 0)
+        before = vt.proc_threads(pid)
+        time.sleep(2.0)
+        after = vt.proc_threads(pid)
+        worker = sum(ticks - before.get(tid, (None, 0))[1] for tid, (n, ticks) in after.items()
+                     if n == 'veil-worker')
+        t.check(src(c).get('frames', 0) > f0 + 20, 'it plays on (25 frames a second)',
+                f'{f0} -> {src(c).get("frames")}')
+        t.check(worker <= 1, 'its frames are not decoded again: veil-worker used at most one '
+                'clock tick in 2 s', f'{worker} ticks')
 
     with t.case('bad files: a clear error, the wallpaper stays'):
         still = vt.make_png(os.path.join(t.media, 'still.png'), vt.quadrant_pixels(64, 48))
