@@ -13,7 +13,8 @@ test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
 - memory: a long GIF (larger than the 64 MiB budget decoded) is decoded on the fly, a few
   frames kept, and the compositor's resident memory grows by less than the budget; a short
   one keeps every frame;
-- pause: `veil pause` stops the frame counter and the picture;
+- pause: `veil pause` stops the frame counter and the picture; under a fullscreen client
+  (waylandsink) the source is paused: no frame, no timer wake-up, and it plays on after;
 - shared: two outputs showing one file have one source (outputs 2, the same counters);
 - a truncated GIF and an APNG whose frame lies outside its canvas fail with a sentence naming
   the file and the wallpaper on screen stays; a truncated WebP is refused at once.
@@ -185,6 +186,27 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} veil resume')
         t.check(ok, '`veil resume` accepted', err)
         c.check_until(lambda: src(c).get('frames', 0) > n, 'frames again after resume')
+
+    with t.case('covered by a fullscreen client: no frame, no wake-up'):
+        log = t.path('fullscreen-client.log')
+        with vt.fullscreen_client(c, log, (0x18, 0xc0, 0x40), W, H) as client:
+            def covered():
+                vt.require_running(client, log)
+                return c.veil(OUT).get('state') == 'hidden'
+            if c.check_until(covered, 'state hidden under a fullscreen client'):
+                t.check(src(c).get('outputs') == 0 and src(c).get('state') == 'paused',
+                        'the source has no viewer and is paused', str(src(c)))
+                a = src(c)
+                time.sleep(1.5)
+                b = src(c)
+                t.check(a.get('frames') == b.get('frames') and
+                        a.get('wakeups') == b.get('wakeups'),
+                        'no frame and no timer wake-up while covered (1.5 s)',
+                        f'{a.get("frames")}/{a.get("wakeups")} -> '
+                        f'{b.get("frames")}/{b.get("wakeups")}')
+        c.check_until(lambda: c.veil(OUT).get('state') == 'shown', 'shown again without it')
+        n = src(c).get('frames', 0)
+        c.check_until(lambda: src(c).get('frames', 0) > n + 2, 'it plays on')
 
     for kind in ('apng', 'webp'):
         with t.case(f'{kind} colours in order, plays twice, stops on the last'):
