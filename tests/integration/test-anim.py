@@ -7,7 +7,7 @@ test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
   come in the file's order, the long ones stay on screen longer than any short one can, and
   the frame counter rises by the file's rate (frames per loop over the loop's length);
 - an APNG and a WebP playing twice (their loop counts): colours in order, then the last
-  frame stays ("finished"), the counters stop;
+  frame stays ("finished"), the counters stop; a GIF without a loop extension plays once;
 - transparency: half-transparent and transparent pixels over the setting's colour, blended as
   computed here, for an APNG and a GIF (its transparent index);
 - memory: a long GIF (larger than the 64 MiB budget decoded) is decoded on the fly, a few
@@ -240,6 +240,20 @@ with t.compositor(outputs=1) as c:
             idx, mean = classify(vt.grab(c, OUT))
             t.check(idx == 3 and src(c).get('frames') == (final or {}).get('frames'),
                     'still the last frame a second later, no frame more', str(mean))
+
+    with t.case('a GIF without a loop extension plays once'):
+        path = media('once.gif', colour_gif([30, 30, 30, 30], loop=None))
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} stretch')
+        t.check(ok, '`veil once.gif` accepted', err)
+        c.wait_veil(OUT, 'shown', file=path)
+        final = c.check_until(lambda: src(c).get('state') == 'finished' and src(c),
+                              'finished after one play', timeout=10)
+        if final:
+            t.check((final.get('animation') or {}).get('plays') == 1 and
+                    final.get('frames') == 4 and final.get('decoder') == 'giflib',
+                    'giflib, plays 1, four frames shown', str(final))
+        idx, mean = classify(vt.grab(c, OUT))
+        t.check(idx == 3, 'the last frame (yellow) stays', str(mean))
 
     with t.case('transparency over the colour'):
         colour = '#2040c0'
