@@ -56,7 +56,8 @@ struct veil_anim_decoder_impl {
 /* NULL when this build has no decoder for the format. */
 const struct veil_anim_decoder_impl *veil_anim_decoder_find(enum veil_anim_format format);
 /*
- * What the file's first bytes say (read here, 64 KiB at most): an animated GIF (giflib), APNG
+ * What the file's first bytes say (read here, 64 KiB at most): an animated GIF (a loop
+ * extension, or two images in those bytes), APNG
  * (an acTL before the first IDAT) or animated WebP (VP8X's animation flag), else NONE.
  */
 enum veil_anim_format veil_anim_detect(int fd);

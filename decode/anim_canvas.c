@@ -65,7 +65,9 @@ void veil_anim_put_rect(uint8_t *canvas, int width, int height, const uint8_t *f
 		uint8_t *dst = canvas + ((size_t)(y + row) * (size_t)width + (size_t)x) * 4;
 		for (int i = 0; i < w; i++, src += 4, dst += 4) {
 			unsigned a = src[3];
-			if (!over || a == 255) {
+			if (a == 255) {
+				memcpy(dst, src, 4);
+			} else if (!over) {
 				dst[0] = mul(src[0], a);
 				dst[1] = mul(src[1], a);
 				dst[2] = mul(src[2], a);

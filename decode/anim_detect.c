@@ -10,7 +10,8 @@
 
 /*
  * Which files are animations veil plays, from their first bytes only (the compositor thread
- * asks): a GIF with a loop extension (as decode/sniff.c tells a moving GIF from a still), a PNG
+ * asks): a GIF with a loop extension (as decode/sniff.c tells a moving GIF from a still) or two
+ * images in its first 64 KiB, a PNG
  * whose acTL before the first IDAT announces two frames or more, a WebP whose VP8X chunk has
  * the animation flag.
  */
@@ -52,6 +53,58 @@ static bool is_gif(const uint8_t *head, size_t len) {
 	return len >= 13 && (memcmp(head, "GIF87a", 6) == 0 || memcmp(head, "GIF89a", 6) == 0);
 }
 
+/* Past a run of data sub-blocks at *pos; false when the head ends first. */
+static bool skip_sub_blocks(const uint8_t *head, size_t len, size_t *pos) {
+	while (*pos < len) {
+		uint8_t n = head[(*pos)++];
+		if (n == 0) {
+			return true;
+		}
+		*pos += n;
+	}
+	return false;
+}
+
+/*
+ * Two image descriptors within the head: a GIF that moves even without a loop extension (it
+ * plays once, as browsers play it). Walks the blocks, bounded by the head.
+ */
+static bool gif_has_frames(const uint8_t *head, size_t len) {
+	size_t pos = 13;
+	if (head[10] & 0x80) {
+		pos += (size_t)3 << ((head[10] & 7) + 1);
+	}
+	int images = 0;
+	while (pos < len) {
+		uint8_t block = head[pos++];
+		if (block == 0x21) {
+			pos++; /* the label */
+			if (!skip_sub_blocks(head, len, &pos)) {
+				return false;
+			}
+		} else if (block == 0x2c) {
+			if (++images >= 2) {
+				return true;
+			}
+			if (len - pos < 10) {
+				return false;
+			}
+			uint8_t flags = head[pos + 8];
+			pos += 9;
+			if (flags & 0x80) {
+				pos += (size_t)3 << ((flags & 7) + 1);
+			}
+			pos++; /* LZW minimum code size */
+			if (!skip_sub_blocks(head, len, &pos)) {
+				return false;
+			}
+		} else {
+			return false; /* the trailer, or not a GIF block */
+		}
+	}
+	return false;
+}
+
 /* An acTL of two frames or more before the first IDAT, within the head. */
 static bool is_apng(const uint8_t *head, size_t len) {
 	static const uint8_t signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
@@ -90,7 +143,7 @@ enum veil_anim_format veil_anim_detect(int fd) {
 	enum veil_anim_format format = VEIL_ANIM_NONE;
 	size_t len = n > 0 ? (size_t)n : 0;
 	if (is_gif(head, len) && (contains(head, len, "NETSCAPE2.0") ||
-			contains(head, len, "ANIMEXTS1.0"))) {
+			contains(head, len, "ANIMEXTS1.0") || gif_has_frames(head, len))) {
 		format = VEIL_ANIM_GIF;
 	} else if (is_apng(head, len)) {
 		format = VEIL_ANIM_PNG;

@@ -23,8 +23,6 @@ struct veil_anim_decoder {
 	int index; /* of the next frame */
 	uint8_t *canvas; /* premultiplied B, G, R, A */
 	uint8_t *saved; /* the canvas before a DISPOSE_PREVIOUS frame */
-	uint8_t *frame; /* one frame's straight B, G, R, A pixels */
-	size_t frame_size;
 	GifPixelType *line;
 	int line_size;
 	/* What the frame shown last leaves behind. */
@@ -119,7 +117,6 @@ static void gif_destroy(struct veil_anim_decoder *dec) {
 	close_gif(dec);
 	free(dec->canvas);
 	free(dec->saved);
-	free(dec->frame);
 	free(dec->line);
 	free(dec);
 }
@@ -222,20 +219,10 @@ error:
 	return ret;
 }
 
-static int grow(void **buf, size_t *size, size_t want) {
-	if (*size >= want) {
-		return 0;
-	}
-	void *p = realloc(*buf, want);
-	if (p == NULL) {
-		return -ENOMEM;
-	}
-	*buf = p;
-	*size = want;
-	return 0;
-}
-
-/* The frame's pixels (after its descriptor) into dec->frame, straight B, G, R, A. */
+/*
+ * The frame's pixels (after its descriptor) straight onto the canvas, clipped to it: a GIF's
+ * pixels are opaque or transparent (left as they are), so there is nothing to blend.
+ */
 static int read_pixels(struct veil_anim_decoder *dec, int transparent, char **message) {
 	GifFileType *gif = dec->gif;
 	const GifImageDesc *desc = &gif->Image;
@@ -244,10 +231,6 @@ static int read_pixels(struct veil_anim_decoder *dec, int transparent, char **me
 	if (map == NULL || map->Colors == NULL) {
 		veil_message_set(message, "GIF frame %d has no colour table", dec->index + 1);
 		return -EINVAL;
-	}
-	if (grow((void **)&dec->frame, &dec->frame_size, (size_t)w * (size_t)h * 4) < 0) {
-		veil_message_set(message, "out of memory for a %dx%d GIF frame", w, h);
-		return -ENOMEM;
 	}
 	if (dec->line_size < w) {
 		GifPixelType *line = realloc(dec->line, (size_t)w);
@@ -258,6 +241,10 @@ static int read_pixels(struct veil_anim_decoder *dec, int transparent, char **me
 		dec->line = line;
 		dec->line_size = w;
 	}
+	/* The columns of the frame on the canvas: [x0, x1) of the line. */
+	int x0 = desc->Left < dec->width ? 0 : w;
+	int x1 = desc->Left < dec->width ? (dec->width - desc->Left < w ?
+		dec->width - desc->Left : w) : w;
 	static const int starts[] = { 0, 4, 2, 1 }, steps[] = { 8, 8, 4, 2 };
 	int passes = desc->Interlace ? 4 : 1;
 	for (int pass = 0; pass < passes; pass++) {
@@ -267,10 +254,19 @@ static int read_pixels(struct veil_anim_decoder *dec, int transparent, char **me
 			if (DGifGetLine(gif, dec->line, w) != GIF_OK) {
 				return gif_error(dec, dec->index + 1, message);
 			}
-			uint8_t *dst = dec->frame + (size_t)row * (size_t)w * 4;
-			for (int i = 0; i < w; i++, dst += 4) {
+			int y = desc->Top + row;
+			if (y >= dec->height || x0 >= x1) {
+				continue;
+			}
+			uint8_t *dst = dec->canvas + ((size_t)y * (size_t)dec->width +
+				(size_t)desc->Left + (size_t)x0) * 4;
+			for (int i = x0; i < x1; i++, dst += 4) {
 				int c = dec->line[i];
-				if (c == transparent || c >= map->ColorCount) {
+				if (c == transparent) {
+					continue;
+				}
+				if (c >= map->ColorCount) {
+					/* Outside the table: transparent, as browsers show it. */
 					dst[0] = dst[1] = dst[2] = dst[3] = 0;
 					continue;
 				}
@@ -369,8 +365,6 @@ static int gif_next(struct veil_anim_decoder *dec, const uint8_t **canvas, int *
 		if (ret < 0) {
 			return ret;
 		}
-		veil_anim_put_rect(dec->canvas, dec->width, dec->height, dec->frame, desc->Left,
-			desc->Top, desc->Width, desc->Height, true);
 	}
 	dec->disposal = gcb.DisposalMode;
 	dec->x = desc->Left;

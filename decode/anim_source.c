@@ -299,11 +299,14 @@ static void decode_done(struct veil_job *job) {
 		}
 		anim->base.shrunk = d->image.width != d->info.width;
 		snprintf(anim->decoder, sizeof(anim->decoder), "%s", anim->impl->name);
-		wlr_log(WLR_INFO, "veil: %s: %dx%d %s animation of %d frames (%s), plays %s%.0d, "
+		char plays[32] = "for ever";
+		if (d->info.plays > 0) {
+			snprintf(plays, sizeof(plays), "%d times", d->info.plays);
+		}
+		wlr_log(WLR_INFO, "veil: %s: %dx%d %s animation of %d frames (%s), plays %s, "
 			"kept at %dx%d, %s", anim->base.path, d->info.width, d->info.height,
-			anim->impl->format_name, d->info.frames, anim->impl->name,
-			d->info.plays == 0 ? "for ever" : "times: ", d->info.plays, d->image.width,
-			d->image.height, anim->keep_all ? "every frame kept" :
+			anim->impl->format_name, d->info.frames, anim->impl->name, plays,
+			d->image.width, d->image.height, anim->keep_all ? "every frame kept" :
 			"decoded on the fly (larger than the budget)");
 	}
 	struct anim_frame frame = { .delay_ms = d->delay_ms, .index = d->index };

@@ -226,13 +226,7 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 	*kind = veil_media_sniff(fd, &type);
 	int ret = 0;
 	char *detail = NULL;
-	if (*kind != VEIL_MEDIA_AUDIO && *kind != VEIL_MEDIA_UNKNOWN) {
-		/* An animated GIF, APNG or WebP is played by veil (decode/anim_source.c). */
-		*anim = veil_anim_detect(fd);
-	}
-	if (*anim != VEIL_ANIM_NONE) {
-		ret = veil_anim_check(fd, *anim, &detail);
-	} else switch (*kind) {
+	switch (*kind) {
 	case VEIL_MEDIA_AUDIO:
 		veil_message_set(message, "'%s' is sound (%s): there is no picture to show", name,
 			type);
@@ -243,14 +237,21 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 			name, type[0] != '\0' ? " (" : "", type, type[0] != '\0' ? ")" : "");
 		return -EINVAL;
 	case VEIL_MEDIA_VIDEO:
-		return 0;
 	case VEIL_MEDIA_PNG:
 	case VEIL_MEDIA_HEIF:
 	case VEIL_MEDIA_WEBP:
 	case VEIL_MEDIA_TIFF:
 	case VEIL_MEDIA_IMAGE:
-		*decoder = veil_still_decoder_find(*kind, &detail);
-		ret = *decoder != NULL ? (*decoder)->check(fd, &detail) : -ENOTSUP;
+		/* An animated GIF, APNG or WebP is played by veil (decode/anim_source.c). */
+		*anim = veil_anim_detect(fd);
+		if (*anim != VEIL_ANIM_NONE) {
+			ret = veil_anim_check(fd, *anim, &detail);
+		} else if (*kind == VEIL_MEDIA_VIDEO) {
+			return 0;
+		} else {
+			*decoder = veil_still_decoder_find(*kind, &detail);
+			ret = *decoder != NULL ? (*decoder)->check(fd, &detail) : -ENOTSUP;
+		}
 		break;
 	}
 	if (ret < 0) {

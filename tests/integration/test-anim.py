@@ -7,13 +7,14 @@ test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
   come in the file's order, the long ones stay on screen longer than any short one can, and
   the frame counter rises by the file's rate (frames per loop over the loop's length);
 - an APNG and a WebP playing twice (their loop counts): colours in order, then the last
-  frame stays ("finished"), the counters stop;
+  frame stays ("finished"), the counters stop; a GIF without a loop extension plays once;
 - transparency: half-transparent and transparent pixels over the setting's colour, blended as
   computed here, for an APNG and a GIF (its transparent index);
 - memory: a long GIF (larger than the 64 MiB budget decoded) is decoded on the fly, a few
   frames kept, and the compositor's resident memory grows by less than the budget; a short
   one keeps every frame;
-- pause: `veil pause` stops the frame counter and the picture;
+- pause: `veil pause` stops the frame counter and the picture; under a fullscreen client
+  (waylandsink) the source is paused: no frame, no timer wake-up, and it plays on after;
 - shared: two outputs showing one file have one source (outputs 2, the same counters);
 - a truncated GIF and an APNG whose frame lies outside its canvas fail with a sentence naming
   the file and the wallpaper on screen stays; a truncated WebP is refused at once.
@@ -186,6 +187,27 @@ with t.compositor(outputs=1) as c:
         t.check(ok, '`veil resume` accepted', err)
         c.check_until(lambda: src(c).get('frames', 0) > n, 'frames again after resume')
 
+    with t.case('covered by a fullscreen client: no frame, no wake-up'):
+        log = t.path('fullscreen-client.log')
+        with vt.fullscreen_client(c, log, (0x18, 0xc0, 0x40), W, H) as client:
+            def covered():
+                vt.require_running(client, log)
+                return c.veil(OUT).get('state') == 'hidden'
+            if c.check_until(covered, 'state hidden under a fullscreen client'):
+                t.check(src(c).get('outputs') == 0 and src(c).get('state') == 'paused',
+                        'the source has no viewer and is paused', str(src(c)))
+                a = src(c)
+                time.sleep(1.5)
+                b = src(c)
+                t.check(a.get('frames') == b.get('frames') and
+                        a.get('wakeups') == b.get('wakeups'),
+                        'no frame and no timer wake-up while covered (1.5 s)',
+                        f'{a.get("frames")}/{a.get("wakeups")} -> '
+                        f'{b.get("frames")}/{b.get("wakeups")}')
+        c.check_until(lambda: c.veil(OUT).get('state') == 'shown', 'shown again without it')
+        n = src(c).get('frames', 0)
+        c.check_until(lambda: src(c).get('frames', 0) > n + 2, 'it plays on')
+
     for kind in ('apng', 'webp'):
         with t.case(f'{kind} colours in order, plays twice, stops on the last'):
             if kind == 'apng':
@@ -218,6 +240,20 @@ with t.compositor(outputs=1) as c:
             idx, mean = classify(vt.grab(c, OUT))
             t.check(idx == 3 and src(c).get('frames') == (final or {}).get('frames'),
                     'still the last frame a second later, no frame more', str(mean))
+
+    with t.case('a GIF without a loop extension plays once'):
+        path = media('once.gif', colour_gif([30, 30, 30, 30], loop=None))
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} stretch')
+        t.check(ok, '`veil once.gif` accepted', err)
+        c.wait_veil(OUT, 'shown', file=path)
+        final = c.check_until(lambda: src(c).get('state') == 'finished' and src(c),
+                              'finished after one play', timeout=10)
+        if final:
+            t.check((final.get('animation') or {}).get('plays') == 1 and
+                    final.get('frames') == 4 and final.get('decoder') == 'giflib',
+                    'giflib, plays 1, four frames shown', str(final))
+        idx, mean = classify(vt.grab(c, OUT))
+        t.check(idx == 3, 'the last frame (yellow) stays', str(mean))
 
     with t.case('transparency over the colour'):
         colour = '#2040c0'
@@ -284,6 +320,18 @@ with t.compositor(outputs=1) as c:
         c.wait_veil(OUT, 'shown', file=short_gif)
         c.check_until(lambda: (src(c).get('animation') or {}).get('kept') == 40,
                       'a short GIF (12 MiB decoded) keeps all 40 frames')
+        # Kept frames are not decoded again: the workers rest while it plays on.
+        c.check_until(lambda: src(c).get('loops', 0) >= 1, 'the short GIF looped once')
+        f0 = src(c).get('frames', 0)
+        before = vt.proc_threads(pid)
+        time.sleep(2.0)
+        after = vt.proc_threads(pid)
+        worker = sum(ticks - before.get(tid, (None, 0))[1] for tid, (n, ticks) in after.items()
+                     if n == 'veil-worker')
+        t.check(src(c).get('frames', 0) > f0 + 20, 'it plays on (25 frames a second)',
+                f'{f0} -> {src(c).get("frames")}')
+        t.check(worker <= 1, 'its frames are not decoded again: veil-worker used at most one '
+                'clock tick in 2 s', f'{worker} ticks')
 
     with t.case('bad files: a clear error, the wallpaper stays'):
         still = vt.make_png(os.path.join(t.media, 'still.png'), vt.quadrant_pixels(64, 48))

@@ -6,11 +6,14 @@
  * the canvas, empty frames, short fdAT, every truncation of a valid file, LZW garbage. A
  * hostile file must give an error (or a frame), never a crash: run under ASan in CI.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "veil-config.h"
 #include "decode/anim.h"
@@ -399,7 +402,62 @@ static void test_png(void) {
 	CHECK(play(&veil_anim_png, b.data, b.len, &info) == -EINVAL, "garbage image data");
 }
 
+static enum veil_anim_format detect(const struct buf *b) {
+	int fd = memfd_create("anim", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, b->data, b->len) != (ssize_t)b->len) {
+		CHECK(false, "memfd");
+		return VEIL_ANIM_NONE;
+	}
+	enum veil_anim_format format = veil_anim_detect(fd);
+	close(fd);
+	return format;
+}
+
+/* Which files are animations, from their first bytes (veil_anim_detect). */
+static void test_detect(void) {
+	static struct buf b;
+	static const uint8_t red[4] = { 255, 0, 0, 255 };
+	uint8_t idx[4] = { 1, 1, 1, 1 };
+#if VEIL_HAVE_GIFLIB
+	b.len = 0;
+	gif_header(&b, 2, 2, -1);
+	gif_frame(&b, 0, 0, 2, 2, idx, 0, -1, 10);
+	put8(&b, 0x3b);
+	CHECK(detect(&b) == VEIL_ANIM_NONE, "one image, no loop extension: a still");
+	b.len -= 1;
+	gif_frame(&b, 0, 0, 2, 2, idx, 0, -1, 10);
+	put8(&b, 0x3b);
+	CHECK(detect(&b) == VEIL_ANIM_GIF, "two images without a loop extension: it moves");
+	b.len = 0;
+	gif_header(&b, 2, 2, 0);
+	gif_frame(&b, 0, 0, 2, 2, idx, 0, -1, 10);
+	CHECK(detect(&b) == VEIL_ANIM_GIF, "a loop extension: it moves");
+	/* Sub-block lengths past the end of the head. */
+	b.len = 0;
+	gif_header(&b, 2, 2, -1);
+	put(&b, "\x21\xf9\xff\x01", 4);
+	CHECK(detect(&b) == VEIL_ANIM_NONE, "a block past the end");
+#else
+	(void)idx;
+#endif
+	b.len = 0;
+	png_head(&b, 4, 4, 2, 0);
+	fctl(&b, 0, 4, 4, 0, 0, 1, 10, 0, 0);
+	frame_data(&b, "IDAT", 0, 4, 4, red);
+	CHECK(detect(&b) == VEIL_ANIM_PNG, "acTL of two frames before IDAT");
+	b.len = 0;
+	png_head(&b, 4, 4, 1, 0);
+	frame_data(&b, "IDAT", 0, 4, 4, red);
+	CHECK(detect(&b) == VEIL_ANIM_NONE, "acTL of one frame: a still");
+	b.len = 0;
+	put(&b, "\x89PNG\r\n\x1a\n", 8);
+	put32be(&b, 0xfffffff0u);
+	put(&b, "IHDR", 4);
+	CHECK(detect(&b) == VEIL_ANIM_NONE, "a chunk past the end");
+}
+
 int main(void) {
+	test_detect();
 #if VEIL_HAVE_GIFLIB
 	test_gif();
 #else

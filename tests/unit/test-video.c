@@ -28,6 +28,7 @@
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "veil-config.h"
 #include "decode/sniff.h"
 #include "decode/source.h"
 #include "decode/video/video.h"
@@ -185,6 +186,10 @@ static struct veil_source *open_loaded(struct veil_source_context *ctx, const ch
 static void settle(struct veil_source_context *ctx) {
 	veil_worker_destroy(ctx->worker);
 	ctx->worker = veil_worker_create(ctx->loop);
+}
+
+static int no_timer(void *data) {
+	return 0;
 }
 
 static struct veil_source_info info_of(struct veil_source *source) {
@@ -555,7 +560,7 @@ static void test_too_large_later(struct veil_source_context *ctx) {
 }
 
 /*
- * Raw video (y4m, no decoder) and an animated GIF. y4mdec pulls and pushes at once, racing
+ * Raw video (y4m, no decoder) and an animated GIF (giflib, else avdec_gif). y4mdec pulls and pushes at once, racing
  * decodebin's linking (see restart_after_not_linked): opened a few times to meet the race.
  */
 static void test_other_formats(struct veil_source_context *ctx) {
@@ -589,8 +594,9 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	watch(&viewer, source);
 	veil_source_add_viewers(source, 1);
 	dispatch_for(ctx->loop, 0.5);
-	CHECK(viewer.signals >= 3 && status_is(source, "decoder", "avdec_gif"), "%d frames",
-		viewer.signals);
+	/* Played by veil itself when built with giflib (decode/anim_source.c). */
+	CHECK(viewer.signals >= 3 && status_is(source, "decoder",
+		VEIL_HAVE_GIFLIB ? "giflib" : "avdec_gif"), "%d frames", viewer.signals);
 	stop_playing(source, &viewer);
 
 	/* One frame of 50 ms: looping it would wake the compositor 20 times a second for nothing. */
@@ -1187,6 +1193,11 @@ int main(void) {
 	test_dmabuf();
 	test_sniff();
 
+	/*
+	 * The loop's timers share one timerfd, made with the first timer and kept with the loop:
+	 * made here, before counting, since an animated GIF's source has a timer.
+	 */
+	wl_event_source_remove(wl_event_loop_add_timer(loop, no_timer, NULL));
 	int fds_before = count_dir("/proc/self/fd");
 	int threads_before = count_dir("/proc/self/task");
 	test_playback(&ctx);
