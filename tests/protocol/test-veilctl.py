@@ -262,6 +262,9 @@ with t.compositor(outputs=2) as c:
         t.check(v['file'] == good_png and v['mode'] == 'stretch', 'refused words change nothing',
                 str(v))
         expect_ok(c, '-o', OUT2, 'transition', 'none')
+        # What follows waits for OUT2 to show a stretched file: not this one.
+        expect_ok(c, 'off', '-o', OUT2)
+        wait_status(c, OUT2, kind='off')
 
     def unchanged(label):
         v = status(c)[OUT1]
