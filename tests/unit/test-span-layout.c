@@ -88,6 +88,12 @@ int main(int argc, char *argv[]) {
 	CHECK(message != NULL && strstr(message, "span needs the compositor's output layout"),
 		"%s", message != NULL ? message : "(null)");
 	free(message);
+	/* The dry run says the same. */
+	char *check_argv[] = { "veil", argv[1], "fill", "span" };
+	message = NULL;
+	CHECK(veil_scene_check(scene, 4, check_argv, &message) == -EINVAL);
+	CHECK(message != NULL && strstr(message, "output layout"), "%s", message ? message : "");
+	free(message);
 	CHECK(wait_status(loop, scene, out1->name, "\"kind\":\"none\""));
 	CHECK(wait_status(loop, scene, out1->name, "span needs the compositor's output layout"));
 
@@ -97,6 +103,9 @@ int main(int argc, char *argv[]) {
 	wlr_output_layout_add(layout, out2, 320, 0);
 	message = NULL;
 	CHECK(command(scene, argv[1], &message) == 0, "%s", message != NULL ? message : "");
+	free(message);
+	message = NULL;
+	CHECK(veil_scene_check(scene, 4, check_argv, &message) == 0, "%s", message ? message : "");
 	free(message);
 	const char *both = "\"span\":{\"x\":0,\"y\":0,\"width\":520,\"height\":240}";
 	CHECK(wait_status(loop, scene, out1->name, "\"kind\":\"image\""));
