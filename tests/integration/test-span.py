@@ -158,7 +158,8 @@ def check_seam(shots, bx, exp, left, right, label, tolerance=SCALED['tolerance']
         sharp[max(j - 3, 0):j + 5] = True
     bad = (np.abs(got - want).max(axis=1) > tolerance) & ~sharp
     t.check(int(bad.sum()) == 0, f'{label}: the picture goes on across the edge '
-            f'({len(rows) - int(sharp.sum())} rows; mean step {got.mean():.1f}, the picture\'s {want.mean():.1f})',
+            f'({len(rows) - int(sharp.sum())} rows; mean step {got.mean():.1f}, '
+            f'the picture\'s {want.mean():.1f})',
             f'{int(bad.sum())} rows step differently, first at layout y '
             f'{rows[np.argmax(bad)] if bad.any() else "-"}')
 

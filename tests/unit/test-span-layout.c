@@ -3,8 +3,8 @@
  * without a layout fails with a sentence and changes nothing; with one, the status's canvas is
  * the outputs' bounding box and follows the layout's change signal (an output moved, removed,
  * added back); a still is decoded for the canvas; a layout destroyed under veil is forgotten.
- * The scene has no scene outputs: the nodes are placed but nothing is shown. The wallpaper is a PNG given on the
- * command line.
+ * The scene has no scene outputs: the nodes are placed but nothing is shown. The wallpaper is
+ * a PNG given on the command line.
  */
 #include <errno.h>
 #include <stdbool.h>
