@@ -601,6 +601,13 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	*message = NULL;
 	struct veil_command cmd = {0};
 	int ret = veil_command_parse(argc, argv, &cmd, message);
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.span && scene != NULL &&
+			scene->display != NULL && scene->output_layout == NULL) {
+		/* As veil_scene_command() would say; without a scene, the command decides. */
+		veil_message_set(message, "span needs the compositor's output layout, which it has "
+			"not given veil (veil_scene_set_output_layout)");
+		ret = -EINVAL;
+	}
 	bool directory = false;
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET) {
 		ret = veil_slideshow_check(&cmd, &directory, message);

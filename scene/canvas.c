@@ -60,15 +60,16 @@ struct axis {
 /*
  * Frame pixels [f0, f1) placed at pos with s logical pixels each, seen by an output from o0 over
  * its logical size size (cover: the box that reaches its last physical pixel, one more at some
- * fractional scales). Edges inside the output round to the nearest logical pixel; the frame
- * pixels shown are what the same map gives there, so that two outputs meet without a seam.
- * False when the output sees none of it.
+ * fractional scales). The frame's own edges inside the output round inwards to whole logical
+ * pixels (the colour shows in the sliver left); the frame pixels shown are what the one map
+ * gives there, so that two outputs meet without a seam. False when the output sees none of it.
  */
 static bool clip(double pos, double s, double f0, double f1, int o0, int size, int cover,
 		struct axis *out) {
 	double p0 = pos + f0 * s, p1 = pos + f1 * s;
-	double e0 = p0 <= o0 ? o0 : round(p0);
-	double e1 = p1 >= o0 + size ? o0 + cover : round(p1);
+	/* Within a millionth of a pixel, an edge is whole already. */
+	double e0 = p0 <= o0 ? o0 : ceil(p0 - 1e-6);
+	double e1 = p1 >= o0 + size ? o0 + cover : floor(p1 + 1e-6);
 	double d0 = fmax(e0, o0), d1 = fmin(e1, o0 + cover);
 	if (d1 <= d0) {
 		return false;
