@@ -66,17 +66,20 @@ void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *outpu
 
 /*
  * Runs the words that followed `output <name>` in a command, argv[0] being "veil":
- *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb]
- *        [transition <fade|wipe|none> [<ms>]]
- *   veil <#rrggbb> solid_color [transition <fade|wipe|none> [<ms>]]
- *   veil transition <fade|wipe|none> [<ms>]
+ *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb] [transition ...] [loopfade <ms>]
+ *   veil <#rrggbb> solid_color [transition ...]
+ *   veil transition <fade|wipe|grow|slide|none> [<ms>] [from <left|right|top|bottom>]
+ *        [at <x> <y>]
  *   veil off | pause | resume
  * output_name is an output's name or "*" (every output without a setting of its own).
  *
  * `transition fade <ms>` cross-fades from what the output shows to the new wallpaper once its
  * first frame is ready, over <ms> milliseconds (500 when not given, at most 10000), drawn in
  * the scene at the output's refresh rate; a video on either side plays on meanwhile. `wipe`
- * reveals the new wallpaper from the left edge to the right over the same time. `veil
+ * reveals the new wallpaper from an edge (`from`, left when not given), `slide` moves it in
+ * from one (right when not given), `grow` shows it in a circle growing from the output's
+ * centre or `at <x> <y>` (logical pixels, or percent with %). `loopfade <ms>` fades a video's
+ * last frame into its first at each loop. `veil
  * transition ...` alone sets the default for later changes on these outputs ("*" for every
  * output, replacing their own defaults); a change that names no transition uses it, and is
  * instant when there is none. A change during a transition starts from the end of it. An

@@ -107,7 +107,7 @@ with t.compositor(outputs=1) as c:
         after = window(pid, 3.0)
         rows.append((before, during, after))
         t.check(True, f'round {r + 1}: idle {before[1]:.1f}% CPU {before[2]:.1f} wake-ups/s; '
-                f'fade {during[1]:.1f}% CPU {during[2]:.1f} wake-ups/s = '
+                f'{KIND} {during[1]:.1f}% CPU {during[2]:.1f} wake-ups/s = '
                 f'{during[2] / hz:.2f} per frame at {hz:.0f} Hz, '
                 f'{during[1] / 100.0 * 1000.0 / hz:.2f} ms CPU per frame; '
                 f'after {after[1]:.1f}% CPU {after[2]:.1f} wake-ups/s; RssAnon MiB before '
