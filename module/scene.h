@@ -169,6 +169,8 @@ bool veil_transition_visible(struct veil_transition *transition);
 enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition);
 /* From 0 to 1. */
 float veil_transition_progress(const struct veil_transition *transition);
+const struct veil_transition_spec *veil_transition_get_spec(
+	const struct veil_transition *transition);
 
 /* Shows what the settings say for this output now. */
 void veil_output_update(struct veil_output *output);
@@ -242,6 +244,7 @@ struct veil_output_state {
 	bool has_transition; /* one runs: the two fields below say which and how far */
 	enum veil_transition_kind transition;
 	float transition_progress; /* 0 to 1 */
+	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
 };
 

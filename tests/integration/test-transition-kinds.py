@@ -62,7 +62,7 @@ def progress(c):
     return (transition_of(c.veil(OUT)) or {}).get('progress')
 
 
-def start(c, words, kind):
+def start(c, words, kind, **fields):
     """Shows old.png at once, then new.png with the transition; returns when it runs."""
     c.msg(f'output {OUT} veil {vt.quote(old_png)} fill transition none')
     c.wait_veil(OUT, 'shown', file=old_png)
@@ -71,7 +71,8 @@ def start(c, words, kind):
     t.check(ok, f'`veil new.png fill transition {words}` accepted', err)
     v = c.wait_veil(OUT, 'shown', file=new_png)
     tr = transition_of(v) or {}
-    t.check(tr.get('kind') == kind, f'the status says {kind}', str(tr))
+    t.check(tr.get('kind') == kind and all(tr.get(k) == v for k, v in fields.items()),
+            f'the status says {kind} {fields}', str(tr))
 
 
 def mid_shot(c, at=1.5):
@@ -106,8 +107,8 @@ def run_of_new(row_is_old):
     return int(idx[0]), int(idx[-1]) + 1
 
 
-def check_grow(c, words, cx, cy, label):
-    start(c, words, 'grow')
+def check_grow(c, words, cx, cy, label, at):
+    start(c, words, 'grow', at=at)
     shot, p1, p2 = mid_shot(c)
     old = is_old(shot)
     new = (shot == NEW).all(axis=2)
@@ -151,7 +152,7 @@ def check_grow(c, words, cx, cy, label):
 
 
 def check_slide(c, side, label):
-    start(c, f'slide 4000 from {side}', 'slide')
+    start(c, f'slide 4000 from {side}', 'slide', **{'from': side})
     shot, p1, p2 = mid_shot(c)
     old = is_old(shot)
     horizontal = side in ('left', 'right')
@@ -176,7 +177,7 @@ def check_slide(c, side, label):
 
 
 def check_wipe(c, side, label):
-    start(c, f'wipe 4000 from {side}', 'wipe')
+    start(c, f'wipe 4000 from {side}', 'wipe', **{'from': side})
     shot, p1, p2 = mid_shot(c)
     old = is_old(shot)
     horizontal = side in ('left', 'right')
@@ -208,13 +209,14 @@ with t.compositor(outputs=1) as c:
         c.wait_mode(OUT, W, H)
 
     with t.case('grow from the centre'):
-        check_grow(c, 'grow 4000', W / 2, H / 2, 'grow-centre')
+        check_grow(c, 'grow 4000', W / 2, H / 2, 'grow-centre', '50% 50%')
 
     with t.case('grow from a point'):
-        check_grow(c, 'grow 4000 at 320 180', 320, 180, 'grow-point')
+        check_grow(c, 'grow 4000 at 320 180', 320, 180, 'grow-point', '320 180')
 
     with t.case('grow from a point in percent'):
-        check_grow(c, 'grow 4000 at 90% 75%', W * 0.9, H * 0.75, 'grow-percent')
+        check_grow(c, 'grow 4000 at 90% 75%', W * 0.9, H * 0.75, 'grow-percent',
+                   '90% 75%')
 
     for side in ('right', 'left', 'top', 'bottom'):
         with t.case(f'slide from {side}'):
