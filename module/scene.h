@@ -139,7 +139,7 @@ struct veil_piece {
 };
 /*
  * The output's buffer nodes as the layout placed them (not as a view cuts them): fills up to
- * max pieces, returns how many nodes there are.
+ * max pieces, returns how many nodes there are. The buffers are the nodes' now, not locked.
  */
 int veil_output_get_pieces(struct veil_output *output, struct veil_piece *pieces, int max);
 /* A piece moved by (dx, dy) and cut to clip: false when nothing of it is left. */

@@ -226,6 +226,45 @@ with t.compositor(outputs=1) as c:
         with t.case(f'wipe from {side}'):
             check_wipe(c, side, f'wipe-{side}')
 
+    with t.case('a video grows in: every band plays it'):
+        # Two colours 0.4 s each, at the output's size; flat, so each band's colour says which
+        # frame it shows.
+        FX, FY = (220, 30, 30), (30, 30, 220)
+        flicker = vt.make_colour_clip(os.path.join(media, 'flicker.mp4'), [('X', FX), ('Y', FY)],
+                                      15, 0.4, ['-c:v', 'libx264', '-preset', 'veryfast',
+                                                '-pix_fmt', 'yuv420p'], size=(W, H))
+        c.msg(f'output {OUT} veil {vt.quote(old_png)} fill transition none')
+        c.wait_veil(OUT, 'shown', file=old_png)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(flicker)} fill transition grow 5000')
+        t.check(ok, '`veil flicker.mp4 fill transition grow 5000` accepted', err)
+        c.wait_veil(OUT, 'shown', file=flicker)
+        time.sleep(1.5)
+        seen = set()
+        mixed = []
+        for _ in range(10):
+            shot = vt.grab(c, OUT).astype(int)
+            inside = ~(shot == np.array(B)).all(axis=2)
+            # The centre's band is the output's own nodes; the rows above and below are
+            # copies: the same frame on all of them.
+            rows = [r for r in range(0, H, 8) if inside[r].sum() > 16]
+            names = set()
+            line = ''
+            for r in rows:
+                mean = shot[r][inside[r]].mean(axis=0)
+                dx, dy = np.abs(mean - FX).max(), np.abs(mean - FY).max()
+                names.add('X' if dx < dy else 'Y')
+                line += 'X' if dx < dy else 'Y'
+            if len(names) > 1:
+                mixed.append((rows[0], line))
+            elif len(rows) >= 10:
+                seen |= names
+            time.sleep(0.15)
+        t.check(seen == {'X', 'Y'}, 'the circle shows the video playing', f'saw {sorted(seen)}')
+        # The output's nodes and the copies get each frame in the same dispatch: no screenshot
+        # shows two frames.
+        t.check(not mixed, 'every band shows the same frame', str(mixed))
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the grow ends', timeout=10)
+
     with t.case('a default with a side'):
         ok, err = c.msg(f'output {OUT} veil transition slide 300 from top')
         t.check(ok, '`veil transition slide 300 from top` accepted', err)
