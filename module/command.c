@@ -378,7 +378,7 @@ const char *veil_side_name(enum veil_side side) {
 }
 
 static const char transition_usage[] = "`transition <fade|wipe|grow|slide|none> [<ms>] "
-	"[from <left|right|top|bottom>] [at <x>,<y>]`";
+	"[from <left|right|top|bottom>] [at <x> <y>]`";
 
 /* Milliseconds from 0 to max: false for anything else ("99999999999999999999" is too long). */
 static bool parse_ms(const char *word, int max, int *out) {
@@ -419,19 +419,27 @@ static bool parse_coord(const char *word, size_t len, struct veil_coord *out) {
 	return true;
 }
 
-/* `at <x>,<y>`: grow's centre. */
-static bool parse_at(const char *word, struct veil_transition_spec *spec) {
-	const char *comma = strchr(word, ',');
-	if (comma == NULL) {
-		return false;
+/*
+ * `at <x> <y>` (or `at <x>,<y>` in one word): grow's centre. Two words are the form for sway,
+ * which splits a command list at commas; one word with a comma suits veilctl or a quoted word.
+ * Returns how many words it took after `at`, 0 when they are not a point.
+ */
+static int parse_at(int argc, char *argv[], struct veil_transition_spec *spec) {
+	if (argc < 1) {
+		return 0;
 	}
-	return parse_coord(word, (size_t)(comma - word), &spec->at_x) &&
-		parse_coord(comma + 1, strlen(comma + 1), &spec->at_y);
+	const char *comma = strchr(argv[0], ',');
+	if (comma != NULL) {
+		return parse_coord(argv[0], (size_t)(comma - argv[0]), &spec->at_x) &&
+			parse_coord(comma + 1, strlen(comma + 1), &spec->at_y) ? 1 : 0;
+	}
+	return argc >= 2 && parse_coord(argv[0], strlen(argv[0]), &spec->at_x) &&
+		parse_coord(argv[1], strlen(argv[1]), &spec->at_y) ? 2 : 0;
 }
 
 /*
  * The words after `transition`: a kind, then in any order a duration in milliseconds, `from
- * <side>` (wipe, slide) and `at <x>,<y>` (grow). Returns how many words it took (all of them:
+ * <side>` (wipe, slide) and `at <x> <y>` (grow). Returns how many words it took (all of them:
  * argc), or a negative errno with *message set.
  */
 static int parse_transition(int argc, char *argv[], struct veil_transition_spec *spec,
@@ -496,12 +504,13 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 			i++;
 		} else if (spec->kind == VEIL_TRANSITION_GROW && !has_at &&
 				strcasecmp(word, "at") == 0) {
-			if (i + 1 >= argc || !parse_at(argv[i + 1], spec)) {
-				return fail(message, -EINVAL, "grow at where? Expected `at <x>,<y>` in "
-					"pixels or percent of the output (`at 10%%,90%%`)");
+			int taken = parse_at(argc - i - 1, argv + i + 1, spec);
+			if (taken == 0) {
+				return fail(message, -EINVAL, "grow at where? Expected `at <x> <y>` in "
+					"logical pixels or percent of the output (`at 10%% 90%%`)");
 			}
 			has_at = true;
-			i++;
+			i += taken;
 		} else {
 			return fail(message, -EINVAL, "Unexpected word '%s' in the transition: %s",
 				show(shown, word), transition_usage);
@@ -522,7 +531,7 @@ static int parse_loopfade(const char *word, int *ms, char **message) {
 
 /*
  * The options that end a SET, in either order: `loopfade <ms>` (the last two words) and
- * `transition <kind> ...` (the last `transition` word among the last six: a file name may have
+ * `transition <kind> ...` (the last `transition` word among the last seven: a file name may have
  * the word in it elsewhere). Shortens *argc to the words before them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
@@ -541,7 +550,7 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 		if (parsed->has_transition) {
 			break;
 		}
-		for (int k = n - 1; k >= 2 && k >= n - 6; k--) {
+		for (int k = n - 1; k >= 2 && k >= n - 7; k--) {
 			if (strcasecmp(argv[k], "transition") != 0) {
 				continue;
 			}

@@ -67,7 +67,7 @@ enum veil_side {
 	VEIL_SIDE_BOTTOM,
 };
 
-/* A coordinate of `at <x>,<y>`: logical pixels from the output's top left, or a percentage. */
+/* A coordinate of `at <x> <y>`: logical pixels from the output's top left, or a percentage. */
 struct veil_coord {
 	int value;
 	bool percent;

@@ -40,8 +40,16 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 static void handle_source_loop(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, source_loop);
 	const struct veil_setting *setting = output->setting;
-	if (setting == NULL || setting->loopfade_ms <= 0 || output->transition != NULL ||
-			!output->viewing) {
+	if (setting == NULL || setting->loopfade_ms <= 0 || !output->viewing) {
+		return;
+	}
+	/* A loop shorter than its fade: the next seam starts from the end of the last fade. */
+	if (output->transition != NULL &&
+			veil_transition_kind(output->transition) == VEIL_TRANSITION_LOOPFADE) {
+		veil_output_end_transition(output);
+	}
+	/* Another transition (to this video) runs: its end shows the video whole anyway. */
+	if (output->transition != NULL) {
 		return;
 	}
 	struct veil_transition_spec spec = {

@@ -150,7 +150,7 @@ struct veil_piece {
 };
 /*
  * The output's buffer nodes as the layout placed them (not as a view cuts them): fills up to
- * max pieces, returns how many nodes there are.
+ * max pieces, returns how many nodes there are. The buffers are the nodes' now, not locked.
  */
 int veil_output_get_pieces(struct veil_output *output, struct veil_piece *pieces, int max);
 /* A piece moved by (dx, dy) and cut to clip: false when nothing of it is left. */
@@ -180,6 +180,8 @@ bool veil_transition_visible(struct veil_transition *transition);
 enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition);
 /* From 0 to 1. */
 float veil_transition_progress(const struct veil_transition *transition);
+const struct veil_transition_spec *veil_transition_get_spec(
+	const struct veil_transition *transition);
 
 /*
  * module/span.c: one picture across outputs. The canvas of a spanning setting on an output is
@@ -269,6 +271,7 @@ struct veil_output_state {
 	bool has_transition; /* one runs: the two fields below say which and how far */
 	enum veil_transition_kind transition;
 	float transition_progress; /* 0 to 1 */
+	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
 };
 

@@ -59,6 +59,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->has_transition = true;
 		state->transition = veil_transition_kind(output->transition);
 		state->transition_progress = veil_transition_progress(output->transition);
+		state->transition_spec = veil_transition_get_spec(output->transition);
 	}
 	if (output->pending != NULL && output->pending->source != NULL) {
 		state->loading = output->pending->source->path;
@@ -178,6 +179,24 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 	return obj;
 }
 
+/* A wipe's or a slide's edge ("from"), a grow's centre ("at", as its words say it). */
+static void add_transition_words(struct json_object *obj,
+		const struct veil_transition_spec *spec) {
+	if (spec == NULL) {
+		return;
+	}
+	if (spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE) {
+		json_object_object_add(obj, "from",
+			json_object_new_string(veil_side_name(spec->side)));
+	}
+	if (spec->kind == VEIL_TRANSITION_GROW) {
+		char at[32];
+		snprintf(at, sizeof(at), "%d%s %d%s", spec->at_x.value,
+			spec->at_x.percent ? "%" : "", spec->at_y.value, spec->at_y.percent ? "%" : "");
+		json_object_object_add(obj, "at", json_object_new_string(at));
+	}
+}
+
 struct json_object *veil_output_status(struct veil_output *output) {
 	struct veil_output_state state;
 	veil_output_get_state(output, &state);
@@ -216,6 +235,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_string(veil_transition_name(state.transition)));
 		json_object_object_add(transition, "progress",
 			json_object_new_double(state.transition_progress));
+		add_transition_words(transition, state.transition_spec);
 	}
 	json_object_object_add(obj, "transition", transition);
 	struct json_object *span = veil_span_status(output);

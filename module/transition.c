@@ -254,3 +254,8 @@ enum veil_transition_kind veil_transition_kind(const struct veil_transition *tra
 float veil_transition_progress(const struct veil_transition *transition) {
 	return transition->progress;
 }
+
+const struct veil_transition_spec *veil_transition_get_spec(
+		const struct veil_transition *transition) {
+	return &transition->spec;
+}

@@ -32,7 +32,9 @@ struct grow {
 	int n_strips;
 	int own; /* the band the output's own nodes show, this frame */
 	int n_pieces;
-	struct veil_piece *pieces; /* the new picture's nodes, as laid out */
+	/* The new picture's nodes, as laid out; their buffers are not ours to keep (no lock). */
+	struct veil_piece *pieces;
+	int width, height; /* of the frame they showed: a frame of another size is not put on */
 	/* Per band: a copy of the rect (NULL without one) and n_pieces buffer copies. */
 	struct wlr_scene_rect **rects;
 	struct wlr_scene_buffer **copies; /* n_strips * n_pieces */
@@ -44,10 +46,8 @@ struct grow {
 static void handle_source_frame(struct wl_listener *listener, void *data) {
 	struct grow *grow = wl_container_of(listener, grow, source_frame);
 	struct wlr_buffer *frame = grow->source->frame;
-	if (frame == NULL || grow->transition->old == NULL || grow->n_pieces == 0 ||
-			grow->pieces[0].buffer == NULL ||
-			frame->width != grow->pieces[0].buffer->width ||
-			frame->height != grow->pieces[0].buffer->height) {
+	if (frame == NULL || grow->transition->old == NULL || frame->width != grow->width ||
+			frame->height != grow->height) {
 		return;
 	}
 	for (int i = 0; i < grow->n_strips * grow->n_pieces; i++) {
@@ -112,6 +112,12 @@ static void grow_begin(struct veil_transition *transition) {
 		grow->n_strips = 1;
 	} else {
 		veil_output_get_pieces(output, grow->pieces, grow->n_pieces);
+		for (int p = 0; p < grow->n_pieces; p++) {
+			if (grow->pieces[p].buffer != NULL) {
+				grow->width = grow->pieces[p].buffer->width;
+				grow->height = grow->pieces[p].buffer->height;
+			}
+		}
 		make_copies(grow);
 	}
 	/* Copies above the old picture's copies, below the output's own nodes. */

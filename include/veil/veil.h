@@ -77,10 +77,14 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
 
 /*
  * Runs the words that followed `output <name>` in a command, argv[0] being "veil":
- *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb] [span]
- *        [transition <fade|wipe|none> [<ms>]] [span]
- *   veil <#rrggbb> solid_color [transition <fade|wipe|none> [<ms>]]
- *   veil transition <fade|wipe|none> [<ms>]
+ *   veil <file> [stretch|fill|fit|center|tile] [#rrggbb] [span] [transition ...]
+ *        [loopfade <ms>]
+ *   veil <directory> [mode] [#rrggbb] [every <n>s|m|h] [order name|mtime|shuffle] [recursive]
+ *        [transition ...]
+ *   veil <#rrggbb> solid_color [transition ...]
+ *   veil transition <fade|wipe|grow|slide|none> [<ms>] [from <left|right|top|bottom>]
+ *        [at <x> <y>]
+ *   veil next | previous
  *   veil off | pause | resume
  *   veil fps <1-240>|off
  *   veil battery play|pause|fps <1-240>
@@ -98,12 +102,17 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  * `transition fade <ms>` cross-fades from what the output shows to the new wallpaper once its
  * first frame is ready, over <ms> milliseconds (500 when not given, at most 10000), drawn in
  * the scene at the output's refresh rate; a video on either side plays on meanwhile. `wipe`
- * reveals the new wallpaper from the left edge to the right over the same time. `veil
- * transition ...` alone sets the default for later changes on these outputs ("*" for every
- * output, replacing their own defaults); a change that names no transition uses it, and is
- * instant when there is none. A change during a transition starts from the end of it. An
- * output that is disabled or whose wallpaper is covered skips it. `off` is always instant. The
- * control protocol (veilctl) carries no transition: its changes use the outputs' defaults.
+ * reveals the new wallpaper from an edge (`from`, left when not given), `slide` moves it in
+ * from one (right when not given), `grow` shows it in a circle growing from the output's
+ * centre or `at <x> <y>` (logical pixels, or percent with %). `loopfade <ms>` fades a video's
+ * last frame into its first at each loop. `veil transition ...` alone sets the default for
+ * later changes on these outputs ("*" for every output, replacing their own defaults); a change
+ * that names no transition uses it, and is instant when there is none. A change during a
+ * transition starts from the end of it. An output that is disabled or whose wallpaper is
+ * covered skips it. `off` is always instant. A directory is a slideshow of its images and
+ * videos, changed every 10 minutes unless `every` says otherwise, with the output's transition;
+ * `next` and `previous` move it on or back. The control protocol (veilctl) carries the same
+ * words.
  * Returns 0 or a negative errno. On failure, *message (when message is not NULL) is set to a
  * string for a person, to be freed with free(); on success it is set to NULL. A failed command
  * leaves every wallpaper as it was.

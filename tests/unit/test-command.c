@@ -216,6 +216,12 @@ static void test_transition_options(void) {
 		cmd.transition.at_x.value == 10 && !cmd.transition.at_x.percent &&
 		cmd.transition.at_y.value == 20 && cmd.transition.at_y.percent);
 	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a b.png", "fill", "transition", "grow", "4000", "at",
+		"100%", "0"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.at_x.value == 100 && cmd.transition.at_x.percent &&
+		cmd.transition.at_y.value == 0 && !cmd.transition.at_y.percent &&
+		cmd.transition.ms == 4000 && strcmp(cmd.path, "a b.png") == 0);
+	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "grow"), &cmd, NULL) == 0);
 	CHECK(cmd.transition.at_x.value == 50 && cmd.transition.at_x.percent &&
 		cmd.transition.at_y.value == 50 && cmd.transition.at_y.percent);
@@ -230,6 +236,10 @@ static void test_transition_options(void) {
 	expect_error(ARGV("veil", "transition", "slide", "at", "1,2"), -EINVAL,
 		"Unexpected word 'at'");
 	expect_error(ARGV("veil", "transition", "grow", "at", "12"), -EINVAL, "grow at where?");
+	expect_error(ARGV("veil", "transition", "grow", "at", "12", "y"), -EINVAL,
+		"grow at where?");
+	expect_error(ARGV("veil", "transition", "grow", "at", "1,2", "3", "4"), -EINVAL,
+		"Unexpected word '4'");
 	expect_error(ARGV("veil", "transition", "grow", "at", "101%,1"), -EINVAL,
 		"grow at where?");
 	expect_error(ARGV("veil", "transition", "grow", "at", "-1,1"), -EINVAL, "grow at where?");
