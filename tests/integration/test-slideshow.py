@@ -105,6 +105,15 @@ def blend_of(shot, old, new):
     return a, ''
 
 
+def main_wakeups(pid):
+    """The compositor's main thread: how often it went to sleep and woke (voluntary)."""
+    with open(f'/proc/{pid}/status') as f:
+        for line in f:
+            if line.startswith('voluntary_ctxt_switches:'):
+                return int(line.split()[1])
+    return 0
+
+
 def log_text(c):
     with open(c.log_path, 'rb') as f:
         return f.read().decode('utf-8', 'replace')
@@ -137,6 +146,12 @@ with t.compositor(outputs=1) as c:
         due = s.get('next_change_ms')
         t.check(isinstance(due, int) and 3590000 < due <= 3600000,
                 'the next change is due in an hour', str(due))
+        # Between steps nothing wakes the compositor (no IPC while it is counted).
+        wait_ahead(c)
+        w0 = main_wakeups(pid)
+        time.sleep(3)
+        woke = main_wakeups(pid) - w0
+        t.check(woke <= 2, f'between steps the main thread slept: {woke} wake-ups in 3 s')
         t.check(step(c, 'next', named, 'name') == p2, 'next: img2 (natural order)')
         t.check(step(c, 'next', named, 'name') == p10, 'next: img10')
         t.check(show_of(c).get('position') == 3, 'position 3', str(show_of(c)))
