@@ -406,7 +406,14 @@ static void show_destroy(struct veil_slideshow *show) {
 int veil_slideshow_check(const struct veil_command *cmd, bool *directory, char **message) {
 	*directory = false;
 	struct stat st;
-	if (cmd->path != NULL && stat(cmd->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int found = cmd->path != NULL ? stat(cmd->path, &st) : -1;
+	if (found != 0 && cmd->path != NULL && cmd->has_slideshow) {
+		int err = errno;
+		veil_message_set(message, "Cannot open the directory '%s': %s", cmd->path,
+			strerror(err));
+		return -err;
+	}
+	if (found == 0 && S_ISDIR(st.st_mode)) {
 		if (access(cmd->path, R_OK | X_OK) != 0) {
 			int err = errno;
 			veil_message_set(message, "Cannot read the directory '%s': %s", cmd->path,
