@@ -77,12 +77,22 @@ def wait_ahead(c):
 
 
 def step(c, word, colours, label):
-    """`veil next|previous` once the next picture is ready: on screen at the reply."""
+    """
+    `veil next` once the next picture is ready: on screen at the reply. `veil previous`: the
+    picture before is not kept decoded, so it comes once it is.
+    """
     wait_ahead(c)
+    before = shown_file(c)
     ok, err = c.msg(f'output {OUT} veil {word}')
     t.check(ok, f'`veil {word}` accepted', err)
-    path = shown_file(c)
-    t.check(path in colours, f'{label}: a picture of the show at once after the reply', path)
+    if word == 'previous':
+        c.wait_until(lambda: shown_file(c) != before, 'the picture before', timeout=10)
+        path = shown_file(c)
+        t.check(path in colours, f'{label}: a picture of the show', path)
+    else:
+        path = shown_file(c)
+        t.check(path in colours and path != before,
+                f'{label}: another picture of the show at once after the reply', path)
     if path in colours:
         screen_is(c, colours[path], f'{label}-{os.path.basename(path)}')
     return path
@@ -250,22 +260,29 @@ with t.compositor(outputs=1) as c:
     with t.case('the timer steps, a fade between two pictures'):
         fdir, fcol = make_dir('fading', {'f1.png': 41, 'f2.png': 42})
         f1, f2 = os.path.join(fdir, 'f1.png'), os.path.join(fdir, 'f2.png')
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(fdir)} fill every 5s transition fade 1500')
-        t.check(ok, '`veil <directory> fill every 5s transition fade 1500` accepted', err)
-        wait_file(c, f1, 'f1 first')
-        started = time.monotonic()
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fdir)} fill every 5s transition fade 3000')
+        t.check(ok, '`veil <directory> fill every 5s transition fade 3000` accepted', err)
+        s1 = wait_file(c, f1, 'f1 first')
+        due1 = s1.get('next_change_ms')
+        t.check(isinstance(due1, int) and 4000 < due1 <= 5000, 'due in 5 s', str(due1))
+        due_at = time.monotonic() + (due1 or 5000) / 1000.0
         c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the first fade ends',
-                     timeout=5)
+                     timeout=8)
         screen_is(c, fcol[f1], 'fade-f1')
-        c.wait_until(lambda: c.veil(OUT).get('transition') is not None,
-                     'the timer starts a fade', timeout=8, interval=0.02)
-        took = time.monotonic() - started
-        t.check(shown_file(c) == f2, 'the timer stepped to f2', shown_file(c))
-        t.check(4.5 < took < 5.6, f'5 s after the first picture ({took:.2f} s)')
-        time.sleep(0.5)
-        a, why = blend_of(vt.grab(c, OUT), fcol[f1], fcol[f2])
+        c.wait_until(lambda: shown_file(c) == f2, 'the timer steps to f2', timeout=10,
+                     interval=0.02)
+        seen_at = time.monotonic()
+        shot = vt.grab(c, OUT)
+        grabbed_at = (seen_at + time.monotonic()) / 2
+        t.check(-0.1 < seen_at - due_at < 2.5,
+                f'seen stepping {seen_at - due_at:+.2f} s after it was due (polling)')
+        a, why = blend_of(shot, fcol[f1], fcol[f2])
         t.check(a is not None, f'mid-fade: a blend of f1 and f2 (a {a})', why)
-        c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the fade ends', timeout=5)
+        if a is not None:
+            # The fade's opacity grows linearly over its 3 s: when it began, from the pixels.
+            began = grabbed_at - 3.0 * a - due_at
+            t.check(-0.3 < began < 0.5, f'the step began {began:+.2f} s from when it was due')
+        c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the fade ends', timeout=8)
         screen_is(c, fcol[f2], 'fade-f2')
         # Once per step: the next one is due an interval after this one.
         due = show_of(c).get('next_change_ms')
