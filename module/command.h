@@ -72,6 +72,11 @@ struct veil_command {
  * *message to a malloc()ed sentence a person can act on. cmd is left empty on failure.
  */
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
+/*
+ * The words after a file that comes as a descriptor (the control protocol's set_media), read as
+ * veil_command_parse() reads those after <file>; cmd->path stays NULL.
+ */
+int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, char **message);
 void veil_command_finish(struct veil_command *cmd);
 /* "fade", "wipe" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);

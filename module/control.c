@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,15 @@
 #include "module/scene.h"
 #include "veil-control-unstable-v1-protocol.h"
 
-#define CONTROL_VERSION 1
+#define CONTROL_VERSION 2
 
 /*
  * The longest string put in an event. libwayland refuses messages over 4096 bytes by closing
  * the client's connection; labels and messages quote client strings, so they are clipped.
  */
 #define MAX_STRING 2048
+/* The most words a set_media or run request may carry: a command has a dozen at most. */
+#define MAX_WORDS 64
 /* The longest label kept for a client's file: status events quote it. */
 #define MAX_LABEL 512
 
@@ -152,6 +155,40 @@ static void split_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
 	*lo = (uint32_t)value;
 }
 
+/* Members of the JSON status that the other events carry already. */
+static bool has_event(const char *name) {
+	static const char *const carried[] = {
+		"kind", "state", "setting", "mode", "color", "file", "source_size", "frames", "error",
+	};
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
+		if (strcmp(name, carried[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The rest of what the status JSON says of an output, a member at a time. A member too long for
+ * one message is left out rather than cut into JSON that does not parse.
+ */
+static void send_details(struct wl_resource *resource, struct veil_output *output) {
+	struct json_object *status = veil_output_status(output);
+	if (status == NULL) {
+		return;
+	}
+	json_object_object_foreach(status, name, value) {
+		if (has_event(name)) {
+			continue;
+		}
+		const char *json = json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN);
+		if (json != NULL && strlen(json) <= MAX_STRING && strlen(name) <= MAX_LABEL) {
+			zveil_control_status_v1_send_detail(resource, name, json);
+		}
+	}
+	json_object_put(status);
+}
+
 /* One output's events: the state the status JSON is written from, so that they never disagree. */
 static void send_output(struct wl_resource *resource, struct veil_output *output) {
 	char buf[MAX_STRING + 1];
@@ -183,6 +220,9 @@ static void send_output(struct wl_resource *resource, struct veil_output *output
 	zveil_control_status_v1_send_frames(resource, shown_hi, shown_lo, dropped_hi, dropped_lo);
 	if (state.error != NULL) {
 		zveil_control_status_v1_send_error(resource, clip(state.error, buf));
+	}
+	if (wl_resource_get_version(resource) >= ZVEIL_CONTROL_STATUS_V1_DETAIL_SINCE_VERSION) {
+		send_details(resource, output);
 	}
 }
 
@@ -399,6 +439,98 @@ static void manager_handle_resume(struct wl_client *client,
 	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
 }
 
+/*
+ * A words array as NULL-terminated argv pointing into the array: each word ends with a NUL, the
+ * last byte is one. Posts invalid_words and returns false otherwise.
+ */
+static bool split_words(struct wl_resource *manager_resource, const struct wl_array *array,
+		char *argv[static MAX_WORDS], int *argc) {
+	const char *data = array->data;
+	*argc = 0;
+	if (array->size == 0) {
+		return true;
+	}
+	if (data[array->size - 1] != '\0') {
+		wl_resource_post_error(manager_resource, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_WORDS,
+			"words must end with a NUL byte");
+		return false;
+	}
+	for (size_t at = 0; at < array->size; at += strlen(data + at) + 1) {
+		if (*argc == MAX_WORDS) {
+			wl_resource_post_error(manager_resource,
+				ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_WORDS,
+				"more than %d words", MAX_WORDS);
+			return false;
+		}
+		argv[(*argc)++] = (char *)data + at;
+	}
+	return true;
+}
+
+/* Words the parser refused: nothing runs, the client hears why. */
+static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, int err, const char *message) {
+	struct wl_resource *result = wl_resource_create(client,
+		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
+	if (result == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(result, NULL, NULL, NULL);
+	send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE,
+		message != NULL ? message : strerror(-err));
+	wl_resource_destroy(result);
+}
+
+static void manager_handle_set_media(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output, int32_t fd,
+		const char *label, struct wl_array *array) {
+	char *argv[MAX_WORDS];
+	int argc;
+	char *message = NULL;
+	struct veil_command cmd;
+	if (!split_words(manager_resource, array, argv, &argc)) {
+		goto out;
+	}
+	int ret = veil_command_parse_media(argc, argv, &cmd, &message);
+	if (ret < 0) {
+		answer_parse_error(client, manager_resource, id, ret, message);
+		goto out;
+	}
+	run_command(client, manager_resource, id, output, &cmd, fd, label);
+	veil_command_finish(&cmd);
+
+out:
+	free(message);
+	close(fd);
+}
+
+static void manager_handle_run(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, const char *output, struct wl_array *array) {
+	char *argv[MAX_WORDS + 1];
+	int argc;
+	char *message = NULL;
+	struct veil_command cmd;
+	argv[0] = "veil";
+	if (!split_words(manager_resource, array, argv + 1, &argc)) {
+		return;
+	}
+	int ret = veil_command_parse(argc + 1, argv, &cmd, &message);
+	if (ret == 0 && cmd.path != NULL) {
+		veil_command_finish(&cmd);
+		answer_parse_error(client, manager_resource, id, -EINVAL, "A file goes through "
+			"set_media, opened by the client: the compositor opens no path for a client");
+		return;
+	}
+	if (ret < 0) {
+		answer_parse_error(client, manager_resource, id, ret, message);
+	} else {
+		run_command(client, manager_resource, id, output, &cmd, -1, NULL);
+		veil_command_finish(&cmd);
+	}
+	free(message);
+}
+
 static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
 	wl_resource_destroy(resource);
 }
@@ -411,6 +543,8 @@ static const struct zveil_control_manager_v1_interface manager_impl = {
 	.pause = manager_handle_pause,
 	.resume = manager_handle_resume,
 	.get_status = manager_handle_get_status,
+	.set_media = manager_handle_set_media,
+	.run = manager_handle_run,
 };
 
 static void manager_handle_resource_destroy(struct wl_resource *resource) {

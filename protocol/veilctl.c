@@ -27,16 +27,22 @@
 
 static const char usage[] =
 	"Usage:\n"
-	"  veilctl set [-o NAME] FILE [MODE] [#rrggbb]   show an image or a video\n"
+	"  veilctl set [-o NAME] FILE [MODE] [#rrggbb] [OPTION...]\n"
+	"                                                show an image, a video or a directory\n"
 	"  veilctl set [-o NAME] #rrggbb solid_color     show a colour\n"
 	"  veilctl off [-o NAME]                         show no wallpaper\n"
 	"  veilctl pause [-o NAME]                       stop videos where they are\n"
 	"  veilctl resume [-o NAME]                      play them on\n"
 	"  veilctl status [-o NAME] [--json] [--watch]   what each output shows\n"
+	"  veilctl [-o NAME] WORD...                     any other command of the compositor's\n"
+	"                                                `output NAME veil WORD...`, such as\n"
+	"                                                next, previous or transition fade 300\n"
 	"\n"
 	"Without -o, a command is for every output (those without a setting of their own).\n"
 	"FILE - reads the file open on standard input. MODE is stretch, fill (the default),\n"
 	"fit, center, tile or solid_color; the colour fills the bars of fit and center.\n"
+	"OPTIONs are the words that follow them in the compositor's own command\n"
+	"`output NAME veil FILE ...`, such as transition fade 300.\n"
 	"\n"
 	"Exit status: 0 done, 1 usage or connection problem, 2 the compositor refused.\n";
 
@@ -46,6 +52,7 @@ enum action {
 	ACTION_PAUSE,
 	ACTION_RESUME,
 	ACTION_STATUS,
+	ACTION_WORDS, /* anything else: the compositor parses the words */
 };
 
 struct options {
@@ -54,7 +61,19 @@ struct options {
 	const char *file; /* set, unless solid_color */
 	enum veil_mode mode;
 	uint32_t color;
+	/*
+	 * set: the words after the file (mode, colour, options), for set_media; other commands:
+	 * all their words, for run. Point into argv.
+	 */
+	char **words;
+	int n_words;
+	bool has_options; /* set: words beyond a mode and a colour */
 	bool json, watch;
+};
+
+struct detail {
+	char *name;
+	char *value; /* JSON */
 };
 
 /* One output as a status object describes it. */
@@ -69,6 +88,8 @@ struct output_status {
 	char *decoder;
 	uint64_t shown, dropped;
 	char *error;
+	struct detail *details;
+	size_t n_details;
 };
 
 struct status {
@@ -92,6 +113,7 @@ struct result {
 struct client {
 	struct wl_display *display;
 	struct zveil_control_manager_v1 *manager;
+	uint32_t version;
 };
 
 static void die_oom(void) {
@@ -148,38 +170,66 @@ static void parse_set(struct options *opts, char **words, int n) {
 	if (n == 0) {
 		usage_error("set needs a file: veilctl set [-o NAME] FILE [MODE] [#rrggbb]");
 	}
-	if (n > 3) {
-		usage_error("set takes a file, a mode and a colour; '%s' is one word too many",
-			words[3]);
-	}
 	opts->mode = VEIL_MODE_FILL;
+	opts->words = words + 1;
+	opts->n_words = n - 1;
 	int i = 1;
-	/* A colour right after the file is the bars' colour: the mode stays fill. */
-	if (i < n && words[i][0] != '#') {
-		if (!veil_mode_from_name(words[i], &opts->mode)) {
-			usage_error("'%s' is not a mode: use stretch, fill, fit, center, tile "
-				"or solid_color", words[i]);
-		}
+	if (i < n && veil_mode_from_name(words[i], &opts->mode)) {
 		i++;
 	}
-	if (i < n) {
+	/* A colour right after the file is the bars' colour: the mode stays fill. */
+	if (i < n && words[i][0] == '#') {
 		if (!veil_color_parse(words[i], &opts->color)) {
 			usage_error("'%s' is not a colour: use #rrggbb, such as #203040", words[i]);
 		}
 		i++;
 	}
-	if (i < n) {
-		usage_error("'%s' is one word too many: the colour comes after the mode", words[i]);
-	}
+	opts->has_options = i < n;
 
 	if (opts->mode == VEIL_MODE_SOLID_COLOR) {
-		if (n == 3 || !veil_color_parse(words[0], &opts->color)) {
+		if (n == 3 || opts->has_options || !veil_color_parse(words[0], &opts->color)) {
 			usage_error("solid_color shows a colour, not a file: veilctl set '#203040' "
 				"solid_color");
 		}
 		return;
 	}
+	/* The compositor reads the rest as it reads its own command: so does veilctl, first. */
+	struct veil_command cmd;
+	char *message = NULL;
+	if (veil_command_parse_media(n - 1, words + 1, &cmd, &message) < 0) {
+		usage_error("%s", message != NULL ? message : "out of memory");
+	}
+	veil_command_finish(&cmd);
 	opts->file = words[0];
+}
+
+/* A command of the compositor's that names no file, checked by the compositor's own parser. */
+static void parse_words(struct options *opts, char **words, int n) {
+	if ((opts->json || opts->watch)) {
+		usage_error("--json and --watch go with status");
+	}
+	char **argv = calloc((size_t)n + 1, sizeof(*argv));
+	if (argv == NULL) {
+		die_oom();
+	}
+	argv[0] = "veil";
+	memcpy(argv + 1, words, (size_t)n * sizeof(*argv));
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(n + 1, argv, &cmd, &message);
+	free(argv);
+	if (ret == 0 && cmd.path != NULL) {
+		usage_error("'%s' is not a command: use set, off, pause, resume, status, or a word "
+			"of the compositor's veil command such as next, previous or transition",
+			words[0]);
+	}
+	if (ret < 0) {
+		usage_error("%s", message != NULL ? message : "out of memory");
+	}
+	veil_command_finish(&cmd);
+	opts->action = ACTION_WORDS;
+	opts->words = words;
+	opts->n_words = n;
 }
 
 static void parse_args(int argc, char *argv[], struct options *opts) {
@@ -195,11 +245,6 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 		printf("veilctl (veil) %s\n", VEIL_VERSION);
 		exit(EXIT_SUCCESS);
 	}
-	if (!parse_action(argv[1], &opts->action)) {
-		usage_error("'%s' is not a command: use set, off, pause, resume or status",
-			argv[1]);
-	}
-
 	/* Options may come anywhere after the command; "--" ends them, "-" is a file. */
 	char **words = calloc((size_t)argc, sizeof(*words));
 	if (words == NULL) {
@@ -207,7 +252,7 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	}
 	int n = 0;
 	bool options_done = false;
-	for (int i = 2; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
 			words[n++] = argv[i];
@@ -237,6 +282,18 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	if (opts->output != NULL && opts->output[0] == '\0') {
 		usage_error("the output name is empty: leave -o out for every output");
 	}
+	if (n == 0) {
+		usage_error("a command is missing: set, off, pause, resume, status, or a word of "
+			"the compositor's veil command such as next");
+	}
+	/* Any word but veilctl's own commands goes to the compositor, which knows its words. */
+	if (!parse_action(words[0], &opts->action)) {
+		parse_words(opts, words, n);
+		return;
+	}
+	const char *command = words[0];
+	n--;
+	memmove(words, words + 1, (size_t)n * sizeof(*words));
 	if ((opts->json || opts->watch) && opts->action != ACTION_STATUS) {
 		usage_error("--json and --watch go with status");
 	}
@@ -244,9 +301,8 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 		parse_set(opts, words, n);
 	} else if (n > 0) {
 		usage_error("'%s' is one word too many: %s takes only -o NAME%s", words[0],
-			argv[1], opts->action == ACTION_STATUS ? ", --json and --watch" : "");
+			command, opts->action == ACTION_STATUS ? ", --json and --watch" : "");
 	}
-	free(words);
 }
 
 /* ---- The file ---- */
@@ -299,8 +355,9 @@ static void registry_handle_global(void *data, struct wl_registry *registry, uin
 	struct client *client = data;
 	if (strcmp(interface, zveil_control_manager_v1_interface.name) == 0 &&
 			client->manager == NULL) {
+		client->version = version < 2 ? version : 2;
 		client->manager = wl_registry_bind(registry, name,
-			&zveil_control_manager_v1_interface, 1);
+			&zveil_control_manager_v1_interface, client->version);
 	}
 }
 
@@ -405,6 +462,27 @@ static uint32_t mode_to_protocol(enum veil_mode mode) {
 	return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
 }
 
+/* The words as a protocol array: each ends with a NUL. */
+static void words_array(struct wl_array *array, char **words, int n) {
+	wl_array_init(array);
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(words[i]) + 1;
+		void *p = wl_array_add(array, len);
+		if (p == NULL) {
+			die_oom();
+		}
+		memcpy(p, words[i], len);
+	}
+}
+
+static void need_version(const struct client *client, const char *what) {
+	if (client->version < 2) {
+		fprintf(stderr, "veilctl: this compositor's veil is too old for %s (its control "
+			"protocol is version %" PRIu32 ", 2 is needed)\n", what, client->version);
+		exit(EXIT_USAGE);
+	}
+}
+
 static int run_command(struct client *client, const struct options *opts) {
 	int fd = -1;
 	char *label = NULL;
@@ -415,9 +493,17 @@ static int run_command(struct client *client, const struct options *opts) {
 	connect_compositor(client);
 
 	struct zveil_control_result_v1 *proxy = NULL;
+	struct wl_array words;
+	words_array(&words, opts->words, opts->n_words);
+	struct stat st;
+	bool directory = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 	switch (opts->action) {
 	case ACTION_SET:
-		if (fd >= 0) {
+		if (fd >= 0 && (opts->has_options || directory)) {
+			need_version(client, directory ? "a directory" : "options after the file");
+			proxy = zveil_control_manager_v1_set_media(client->manager, opts->output,
+				fd, label, &words);
+		} else if (fd >= 0) {
 			proxy = zveil_control_manager_v1_set_wallpaper(client->manager, opts->output,
 				fd, label, mode_to_protocol(opts->mode), opts->color);
 		} else {
@@ -434,9 +520,14 @@ static int run_command(struct client *client, const struct options *opts) {
 	case ACTION_RESUME:
 		proxy = zveil_control_manager_v1_resume(client->manager, opts->output);
 		break;
+	case ACTION_WORDS:
+		need_version(client, "this command");
+		proxy = zveil_control_manager_v1_run(client->manager, opts->output, &words);
+		break;
 	case ACTION_STATUS:
 		abort();
 	}
+	wl_array_release(&words);
 	if (proxy == NULL) {
 		die_oom();
 	}
@@ -480,6 +571,11 @@ static void output_status_finish(struct output_status *output) {
 	free(output->label);
 	free(output->decoder);
 	free(output->error);
+	for (size_t i = 0; i < output->n_details; i++) {
+		free(output->details[i].name);
+		free(output->details[i].value);
+	}
+	free(output->details);
 }
 
 static void status_clear(struct status *status) {
@@ -572,6 +668,24 @@ static void status_handle_error(void *data, struct zveil_control_status_v1 *prox
 	}
 }
 
+static void status_handle_detail(void *data, struct zveil_control_status_v1 *proxy,
+		const char *name, const char *value) {
+	struct output_status *output = current(data);
+	if (output == NULL) {
+		return;
+	}
+	struct detail *details = realloc(output->details,
+		(output->n_details + 1) * sizeof(*details));
+	if (details == NULL) {
+		die_oom();
+	}
+	output->details = details;
+	details[output->n_details++] = (struct detail){
+		.name = xstrdup(name),
+		.value = xstrdup(value),
+	};
+}
+
 static void status_handle_done(void *data, struct zveil_control_status_v1 *proxy) {
 	struct status *status = data;
 	if (!status->receiving) {
@@ -598,6 +712,7 @@ static const struct zveil_control_status_v1_listener status_listener = {
 	.decoder = status_handle_decoder,
 	.frames = status_handle_frames,
 	.error = status_handle_error,
+	.detail = status_handle_detail,
 	.done = status_handle_done,
 	.failed = status_handle_failed,
 };
@@ -682,6 +797,12 @@ static void print_json(const struct status *status, const char *only) {
 		printf(",\"frames\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"error\":", o->shown,
 			o->dropped);
 		print_json_string(o->error);
+		/* The compositor wrote the values as JSON: they go out as they came. */
+		for (size_t j = 0; j < o->n_details; j++) {
+			putchar(',');
+			print_json_string(o->details[j].name);
+			printf(":%s", o->details[j].value);
+		}
 		putchar('}');
 	}
 	puts("}");
@@ -719,6 +840,14 @@ static void print_text(const struct status *status, const char *only) {
 		printf("  frames:  %" PRIu64 " shown, %" PRIu64 " dropped\n", o->shown, o->dropped);
 		if (o->error != NULL) {
 			printf("  error:   %s\n", o->error);
+		}
+		for (size_t j = 0; j < o->n_details; j++) {
+			const struct detail *d = &o->details[j];
+			/* The source's internals and the node count are for --json. */
+			if (strcmp(d->value, "null") != 0 && strcmp(d->value, "false") != 0 &&
+					strcmp(d->name, "source") != 0 && strcmp(d->name, "nodes") != 0) {
+				printf("  %s: %s\n", d->name, d->value);
+			}
 		}
 	}
 }

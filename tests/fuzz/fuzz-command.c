@@ -129,7 +129,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		}
 	}
 	check_environment();
+	veil_command_finish(&cmd);
+	free(message);
 
+	/* The same words after a file given as a descriptor (the control protocol's set_media). */
+	message = NULL;
+	ret = veil_command_parse_media(argc - 1, argv + 1, &cmd, &message);
+	if (ret < 0) {
+		FUZZ_CHECK(ret == -EINVAL || ret == -ENAMETOOLONG || ret == -ENOMEM,
+			"media: unexpected errno %d", ret);
+		FUZZ_CHECK(message != NULL && fuzz_message_ok(message, true),
+			"media: failure %d without a good message", ret);
+	} else {
+		FUZZ_CHECK(ret == 0 && message == NULL, "media: %d, '%s'", ret, message);
+		FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR,
+			"media: kind %d mode %d", (int)cmd.kind, (int)cmd.mode);
+	}
+	FUZZ_CHECK(cmd.path == NULL, "media: a path");
 	veil_command_finish(&cmd);
 	free(message);
 	free(text);

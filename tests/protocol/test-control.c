@@ -121,6 +121,8 @@ struct output_description {
 	char decoder[64];
 	uint64_t shown;
 	char error[4096];
+	int details;
+	char transition[256]; /* the detail "transition", as JSON */
 };
 
 struct description {
@@ -143,6 +145,7 @@ struct client {
 	uint32_t manager_name;
 	struct wp_security_context_manager_v1 *security;
 	bool lost;
+	uint32_t version; /* the manager's version to bind: 1 unless a test asks for more */
 };
 
 static void copy(char *dst, size_t size, const char *src) {
@@ -155,7 +158,8 @@ static void registry_handle_global(void *data, struct wl_registry *registry, uin
 	if (strcmp(interface, zveil_control_manager_v1_interface.name) == 0) {
 		client->manager_name = name;
 		client->manager = wl_registry_bind(registry, name,
-			&zveil_control_manager_v1_interface, 1);
+			&zveil_control_manager_v1_interface,
+			client->version != 0 && client->version <= version ? client->version : 1);
 	} else if (strcmp(interface, wp_security_context_manager_v1_interface.name) == 0) {
 		client->security = wl_registry_bind(registry, name,
 			&wp_security_context_manager_v1_interface, 1);
@@ -230,7 +234,8 @@ static bool settle(struct server *server, struct client *client) {
 }
 
 static void client_connect_fd(struct server *server, struct client *client, int fd) {
-	*client = (struct client){0};
+	uint32_t version = client->version;
+	*client = (struct client){ .version = version };
 	client->display = wl_display_connect_to_fd(fd);
 	if (client->display == NULL) {
 		fprintf(stderr, "cannot connect a client\n");
@@ -379,6 +384,17 @@ static void status_handle_error(void *data, struct zveil_control_status_v1 *prox
 	}
 }
 
+static void status_handle_detail(void *data, struct zveil_control_status_v1 *proxy,
+		const char *name, const char *value) {
+	struct output_description *o = status_current(data);
+	if (o != NULL) {
+		o->details++;
+		if (strcmp(name, "transition") == 0) {
+			copy(o->transition, sizeof(o->transition), value);
+		}
+	}
+}
+
 static void status_handle_done(void *data, struct zveil_control_status_v1 *proxy) {
 	struct status *status = data;
 	status->last = status->building;
@@ -402,6 +418,7 @@ static const struct zveil_control_status_v1_listener status_listener = {
 	.decoder = status_handle_decoder,
 	.frames = status_handle_frames,
 	.error = status_handle_error,
+	.detail = status_handle_detail,
 	.done = status_handle_done,
 	.failed = status_handle_failed,
 };
@@ -487,7 +504,7 @@ static bool wait_loaded(struct server *server, struct client *client) {
 static void test_commands(void) {
 	struct server server;
 	server_init(&server, true);
-	struct client client;
+	struct client client = {0};
 	client_connect(&server, &client);
 	if (!CHECK(client.manager != NULL)) {
 		return;
@@ -587,7 +604,7 @@ static void check_bad_fd(struct server *server, struct client *client, int fd,
 static void test_bad_media(void) {
 	struct server server;
 	server_init(&server, true);
-	struct client client;
+	struct client client = {0};
 	client_connect(&server, &client);
 	if (!CHECK(client.manager != NULL)) {
 		return;
@@ -668,7 +685,7 @@ static void expect_protocol_error(struct server *server, struct client *client,
 static void test_protocol_errors(void) {
 	struct server server;
 	server_init(&server, true);
-	struct client client;
+	struct client client = {0};
 
 	client_connect(&server, &client);
 	int fd = memfd_with("x", 1);
@@ -697,13 +714,121 @@ static void test_protocol_errors(void) {
 	server_finish(&server);
 }
 
+/* Words as the protocol carries them: each ended by a NUL. */
+static void words_of(struct wl_array *array, const char *const words[], size_t n) {
+	wl_array_init(array);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(words[i]) + 1;
+		memcpy(wl_array_add(array, len), words[i], len);
+	}
+}
+
+static struct result run_words(struct server *server, struct client *client,
+		const char *const words[], size_t n) {
+	struct wl_array array;
+	words_of(&array, words, n);
+	struct zveil_control_result_v1 *proxy =
+		zveil_control_manager_v1_run(client->manager, NULL, &array);
+	wl_array_release(&array);
+	return wait_result(server, client, proxy);
+}
+
+static struct result set_media(struct server *server, struct client *client, int fd,
+		const char *const words[], size_t n) {
+	struct wl_array array;
+	words_of(&array, words, n);
+	struct zveil_control_result_v1 *proxy = zveil_control_manager_v1_set_media(
+		client->manager, NULL, fd, "/label.png", &array);
+	wl_array_release(&array);
+	return wait_result(server, client, proxy);
+}
+
+/* Version 2: the compositor's own words through set_media and run, details in the status. */
+static void test_words(void) {
+	struct server server;
+	server_init(&server, true);
+	struct client client = { .version = 2 };
+	client_connect(&server, &client);
+	if (!CHECK(client.manager != NULL &&
+			zveil_control_manager_v1_get_version(client.manager) == 2)) {
+		return;
+	}
+	struct status *status = status_create(&server, &client);
+	struct output_description *d = &status->last.outputs[0];
+	CHECK(status->dones == 1 && d->details > 0, "version 2 sends details (%d)", d->details);
+
+	const char *const fade[] = { "transition", "fade", "300" };
+	struct result r = run_words(&server, &client, fade, 3);
+	CHECK(r.ok, "run transition fade 300: %s", r.message);
+	const char *const colour[] = { "#102030", "solid_color" };
+	r = run_words(&server, &client, colour, 2);
+	CHECK(r.ok, "run #102030 solid_color: %s", r.message);
+	CHECK(output_kind_is(&server, "color"));
+
+	/* The output's default transition applies (tests/protocol/test-veilctl.py sees it run). */
+	int fd = open(wallpaper_path, O_RDONLY | O_CLOEXEC);
+	const char *const fit[] = { "fit", "#ff00ff" };
+	r = set_media(&server, &client, fd, fit, 2);
+	close(fd);
+	CHECK(r.ok, "set_media fit #ff00ff: %s", r.message);
+	CHECK(wait_loaded(&server, &client));
+	CHECK(output_kind_is(&server, "image"));
+	CHECK(d->has_mode && d->mode == ZVEIL_CONTROL_MANAGER_V1_MODE_FIT && d->color == 0xff00ff,
+		"set_media's mode and colour (%u, %06x)", d->mode, d->color);
+	CHECK(strcmp(d->label, "/label.png") == 0, "label %s", d->label);
+	CHECK(d->transition[0] != '\0', "the transition is a detail: %s", d->transition);
+
+	/* Words the parser refuses fail the command, with its message; nothing changes. */
+	fd = open(wallpaper_path, O_RDONLY | O_CLOEXEC);
+	const char *const bad[] = { "fit", "transition", "sideways" };
+	r = set_media(&server, &client, fd, bad, 3);
+	CHECK(r.received && !r.ok && strstr(r.message, "sideways") != NULL, "refused: %s",
+		r.message);
+	const char *const extra[] = { "extra", "fit" };
+	r = set_media(&server, &client, fd, extra, 2);
+	CHECK(r.received && !r.ok && strstr(r.message, "extra") != NULL, "refused: %s",
+		r.message);
+	const char *const solid[] = { "solid_color" };
+	r = set_media(&server, &client, fd, solid, 1);
+	CHECK(r.received && !r.ok && strstr(r.message, "solid_color") != NULL, "refused: %s",
+		r.message);
+	close(fd);
+	const char *const file[] = { "/etc/passwd", "fill" };
+	r = run_words(&server, &client, file, 2);
+	CHECK(r.received && !r.ok && strstr(r.message, "set_media") != NULL,
+		"run opens no path for a client: %s", r.message);
+	CHECK(output_kind_is(&server, "image"));
+
+	/* An array that does not end with NUL is a protocol error. */
+	struct wl_array array;
+	wl_array_init(&array);
+	memcpy(wl_array_add(&array, 4), "next", 4);
+	struct zveil_control_result_v1 *proxy =
+		zveil_control_manager_v1_run(client.manager, NULL, &array);
+	wl_array_release(&array);
+	status_destroy(status);
+	expect_protocol_error(&server, &client, proxy, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_WORDS,
+		"words without a NUL");
+	client_disconnect(&server, &client);
+
+	/* A version 1 client gets no details. */
+	client = (struct client){ .version = 1 };
+	client_connect(&server, &client);
+	status = status_create(&server, &client);
+	CHECK(status->dones == 1 && status->last.outputs[0].details == 0,
+		"version 1: no details (%d)", status->last.outputs[0].details);
+	status_destroy(status);
+	client_disconnect(&server, &client);
+	server_finish(&server);
+}
+
 static void test_filter_and_sandbox(void) {
 	struct server server;
 	server_init(&server, true);
 
 	/* The compositor's filter refuses: commands and status fail with "denied". */
 	server.refuse = true;
-	struct client refused;
+	struct client refused = {0};
 	client_connect(&server, &refused);
 	CHECK(refused.manager != NULL); /* no display filter yet: the global is visible */
 	struct result r = set_color(&server, &refused, NULL, 0xffffff);
@@ -717,14 +842,14 @@ static void test_filter_and_sandbox(void) {
 
 	/* With the display filter, refused clients do not even see the global. */
 	wl_display_set_global_filter(server.display, display_filter, &server);
-	struct client hidden;
+	struct client hidden = {0};
 	client_connect(&server, &hidden);
 	CHECK(hidden.manager == NULL && hidden.security != NULL);
 	client_disconnect(&server, &hidden);
 	server.refuse = false;
 
 	/* The default filter: a client of this user is trusted, a sandboxed one is not. */
-	struct client trusted;
+	struct client trusted = {0};
 	client_connect(&server, &trusted);
 	CHECK(trusted.manager != NULL && trusted.security != NULL);
 	r = set_color(&server, &trusted, NULL, 0x00ff00);
@@ -751,7 +876,7 @@ static void test_filter_and_sandbox(void) {
 
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	CHECK(connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0);
-	struct client sandboxed;
+	struct client sandboxed = {0};
 	client_connect_fd(&server, &sandboxed, fd);
 	CHECK(!sandboxed.lost);
 	CHECK(sandboxed.manager == NULL); /* hidden by the display filter */
@@ -784,7 +909,7 @@ static void test_lifetimes(void) {
 	server_init(&server, true);
 
 	/* A watcher that disconnects while a description for it is pending. */
-	struct client watcher, other;
+	struct client watcher = {0}, other = {0};
 	client_connect(&server, &watcher);
 	client_connect(&server, &other);
 	struct status *status = status_create(&server, &watcher);
@@ -812,7 +937,7 @@ static void test_lifetimes(void) {
 	wl_event_loop_dispatch(server.loop, 0);
 
 	/* The scene goes while a client holds the manager and a status object. */
-	struct client holder;
+	struct client holder = {0};
 	client_connect(&server, &holder);
 	status = status_create(&server, &holder);
 	CHECK(status->dones == 1);
@@ -871,6 +996,7 @@ int main(int argc, char *argv[]) {
 	test_commands();
 	test_bad_media();
 	test_protocol_errors();
+	test_words();
 	test_filter_and_sandbox();
 	test_lifetimes();
 	return check_summary("control");

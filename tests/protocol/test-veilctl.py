@@ -231,6 +231,41 @@ with t.compositor(outputs=2) as c:
             watch.terminate()
             watch.wait(timeout=10)
 
+    with t.case('the compositor\'s own words: options after the file, commands without one'):
+        # veilctl passes them through (control protocol version 2); the compositor parses them.
+        expect_ok(c, '-o', OUT2, 'transition', 'fade', '4000')
+        v = status(c)[OUT2]
+        t.check(v['kind'] == 'color' and v.get('transition') is None,
+                '`transition fade 4000` changes nothing shown', str(v))
+        expect_ok(c, 'set', '-o', OUT2, other_png, 'fit', '#ff00ff')
+        mid = c.wait_until(lambda: (status(c)[OUT2].get('transition') or {}).get('kind'),
+                           'a fade under way, seen in veilctl status --json')
+        t.check(mid == 'fade', 'the default transition of the output is used', str(mid))
+        rc, out, _ = expect_ok(c, 'status', '-o', OUT2)
+        t.check('transition:' in out, 'the text status shows the transition', out)
+        expect_ok(c, 'set', '-o', OUT2, good_png, 'stretch', 'transition', 'none')
+        v = wait_status(c, OUT2, state='shown', file=good_png, mode='stretch')
+        t.check(v.get('transition') is None, 'transition none: instant', str(v))
+        t.check(v.get('nodes') == c.veil(OUT2).get('nodes'),
+                'details agree with the compositor\'s IPC status', str(v))
+        t.compare(c.settled_screenshot(OUT2), vt.expect_stretch(good_png, W, H), 'words-set',
+                  tolerance=16, mean_tolerance=3, ignore_edges=4)
+        for args, pattern in [
+                (('-o', OUT2, 'transition', 'sideways'), r"'sideways'"),
+                (('set', '-o', OUT2, good_png, 'fill', 'transition', 'fade', '99999'),
+                 r'duration'),
+                (('-o', OUT2, good_png), r'not a command')]:
+            rc, _, err = ctl(c, *args)
+            t.check(rc == 1 and re.search(pattern, err),
+                    f'veilctl {" ".join(args)}: exit 1, /{pattern}/', f'exit {rc}: {err}')
+        v = status(c)[OUT2]
+        t.check(v['file'] == good_png and v['mode'] == 'stretch', 'refused words change nothing',
+                str(v))
+        expect_ok(c, '-o', OUT2, 'transition', 'none')
+        # What follows waits for OUT2 to show a stretched file: not this one.
+        expect_ok(c, 'off', '-o', OUT2)
+        wait_status(c, OUT2, kind='off')
+
     def unchanged(label):
         v = status(c)[OUT1]
         t.check(v['state'] == 'shown' and v['file'] == good_png and v['mode'] == 'fill',
@@ -312,10 +347,10 @@ with t.compositor(outputs=2) as c:
                 ((), r'usage'),
                 (('sideways',), r'not a command'),
                 (('set',), r'needs a file'),
-                (('set', good_png, 'sideways'), r'not a mode'),
+                (('set', good_png, 'sideways'), r"'sideways'"),
                 (('set', good_png, 'fit', '#12345z'), r'not a colour'),
                 (('set', good_png, 'solid_color'), r'solid_color'),
-                (('set', good_png, 'fit', '#ffffff', 'extra'), r'too many'),
+                (('set', good_png, 'fit', '#ffffff', 'extra'), r"Unexpected word 'extra'"),
                 (('off', 'now'), r'too many'),
                 (('pause', '-o'), r'needs an output name'),
                 (('status', '--bogus'), r'unknown option'),

@@ -1,0 +1,62 @@
+/*
+ * The words of a command whose file is given as a descriptor (the control protocol's set_media):
+ * read exactly as the words after the file in `output <name> veil <file> ...`, by the same parser.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "module/command.h"
+#include "util/message.h"
+
+/* Stands for the file while the words are parsed; no word after a file can expand to it. */
+static char placeholder[] = "/";
+
+int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	struct veil_command parsed = {0};
+	if (message != NULL) {
+		*message = NULL;
+	}
+	*cmd = parsed;
+	if (argc < 0 || (argc > 0 && argv == NULL)) {
+		return -EINVAL;
+	}
+	for (int i = 0; i < argc; i++) {
+		enum veil_mode mode;
+		if (argv[i] != NULL && veil_mode_from_name(argv[i], &mode) &&
+				mode == VEIL_MODE_SOLID_COLOR) {
+			if (message != NULL) {
+				*message = veil_message("solid_color shows a colour, not a file: "
+					"`#rrggbb solid_color` names no file");
+			}
+			return -EINVAL;
+		}
+	}
+	char **words = calloc((size_t)argc + 2, sizeof(*words));
+	if (words == NULL) {
+		return -ENOMEM;
+	}
+	words[0] = "veil";
+	words[1] = placeholder;
+	for (int i = 0; i < argc; i++) {
+		words[i + 2] = argv[i];
+	}
+	int ret = veil_command_parse(argc + 2, words, &parsed, message);
+	free(words);
+	if (ret < 0) {
+		return ret;
+	}
+	/* A word the parser took as part of the file's name is one the file cannot have. */
+	if (parsed.kind != VEIL_COMMAND_SET || parsed.path == NULL ||
+			strcmp(parsed.path, placeholder) != 0) {
+		veil_command_finish(&parsed);
+		if (message != NULL) {
+			*message = veil_message("Unexpected word '%.64s' after the file: expected "
+				"a mode, a colour or an option", argc > 0 ? argv[0] : "");
+		}
+		return -EINVAL;
+	}
+	free(parsed.path);
+	parsed.path = NULL;
+	*cmd = parsed;
+	return 0;
+}
