@@ -448,12 +448,19 @@ static int store_setting(struct veil_scene *scene, const char *name,
 
 /* A directory starts a slideshow (module/slideshow.c): 1; 0 for a file; or a negative errno. */
 static int run_directory(struct veil_scene *scene, const char *output_name,
-		const struct veil_command *cmd, int fd, char **message) {
-	if (cmd->from_slideshow || fd >= 0) {
+		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	if (cmd->from_slideshow) {
 		return 0;
 	}
-	bool directory;
-	int ret = veil_slideshow_check(cmd, &directory, message);
+	bool directory = false;
+	int ret = 0;
+	if (fd >= 0 && cmd->has_slideshow) {
+		veil_message_set(message, "every, order and recursive are for a directory of "
+			"pictures, not for '%s'", label != NULL ? label : "a file");
+		ret = -EINVAL;
+	} else if (fd < 0) {
+		ret = veil_slideshow_check(cmd, &directory, message);
+	}
 	if (ret == 0 && directory) {
 		ret = veil_slideshow_start(scene, output_name, cmd, message);
 		if (ret == 0) {
@@ -513,7 +520,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
-		ret = run_directory(scene, output_name, cmd, fd, message);
+		ret = run_directory(scene, output_name, cmd, fd, label, message);
 		if (ret != 0) {
 			/* A slideshow started (1), or the words were wrong for the path. */
 			return ret < 0 ? ret : 0;

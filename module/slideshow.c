@@ -131,8 +131,8 @@ static void drop_ahead(struct veil_slideshow *show) {
 
 static void handle_ahead_frame(struct wl_listener *listener, void *data) {
 	struct veil_slideshow *show = wl_container_of(listener, show, ahead_frame);
-	/* In the source's emission: the step runs once it is over. */
-	if (show->step_wanted) {
+	/* In the source's emission: the step, or the next try, runs once it is over. */
+	if (show->step_wanted || show->ahead->error != NULL) {
 		schedule(show);
 	}
 }
@@ -353,11 +353,31 @@ static int handle_timer(void *data) {
 	return 0;
 }
 
+/*
+ * The picture ahead failed to decode before its step: the one after it is opened, so that the
+ * step still finds a decoded picture.
+ */
+static void replace_failed_ahead(struct veil_slideshow *show) {
+	while (show->ahead != NULL && show->ahead->error != NULL) {
+		int direction = show->ahead_direction;
+		wlr_log(WLR_ERROR, "veil: slideshow %s: skipping: %s", show->dir,
+			show->ahead->error);
+		mark_bad(show, show->ahead_slide.path);
+		if (!prepare_ahead(show, direction)) {
+			drop_ahead(show);
+		}
+	}
+}
+
 static void handle_idle(void *data) {
 	struct veil_slideshow *show = data;
 	show->idle = NULL;
 	if (show->deferred && visible(show)) {
 		step(show, 1);
+		return;
+	}
+	if (!show->step_wanted) {
+		replace_failed_ahead(show);
 		return;
 	}
 	advance(show);
@@ -406,7 +426,14 @@ static void show_destroy(struct veil_slideshow *show) {
 int veil_slideshow_check(const struct veil_command *cmd, bool *directory, char **message) {
 	*directory = false;
 	struct stat st;
-	if (cmd->path != NULL && stat(cmd->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int found = cmd->path != NULL ? stat(cmd->path, &st) : -1;
+	if (found != 0 && cmd->path != NULL && cmd->has_slideshow) {
+		int err = errno;
+		veil_message_set(message, "Cannot open the directory '%s': %s", cmd->path,
+			strerror(err));
+		return -err;
+	}
+	if (found == 0 && S_ISDIR(st.st_mode)) {
 		if (access(cmd->path, R_OK | X_OK) != 0) {
 			int err = errno;
 			veil_message_set(message, "Cannot read the directory '%s': %s", cmd->path,
@@ -550,7 +577,10 @@ struct json_object *veil_slideshow_status(struct veil_output *output) {
 	}
 	/* Milliseconds until the next change; null while it waits (deferred, loading). */
 	json_object_object_add(obj, "next_change_ms", next);
-	json_object_object_add(obj, "ahead", show->ahead_slide.path != NULL ?
+	/* The next picture, once it is decoded: the step to it will be at once. */
+	bool ready = show->ahead != NULL && show->ahead->frame != NULL &&
+		show->ahead->error == NULL;
+	json_object_object_add(obj, "ahead", ready ?
 		json_object_new_string(show->ahead_slide.path) : NULL);
 	return obj;
 }

@@ -69,10 +69,18 @@ int veil_slideshow_words_parse(int *argc, char *argv[], struct veil_slideshow_sp
 		int n = *argc;
 		const char *last = argv[n - 1];
 		const char *before = argv[n - 2];
-		if (strcasecmp(last, "recursive") == 0 && !seen_recursive) {
+		bool twice = (strcasecmp(last, "recursive") == 0 && seen_recursive) ||
+			(n > 3 && strcasecmp(before, "order") == 0 && seen_order) ||
+			(n > 3 && strcasecmp(before, "every") == 0 && seen_every);
+		if (twice) {
+			veil_message_set(message, "'%.64s' is given twice",
+				strcasecmp(last, "recursive") == 0 ? last : before);
+			return -EINVAL;
+		}
+		if (strcasecmp(last, "recursive") == 0) {
 			spec->recursive = seen_recursive = true;
 			*argc = n - 1;
-		} else if (strcasecmp(before, "order") == 0 && !seen_order && n > 3) {
+		} else if (strcasecmp(before, "order") == 0 && n > 3) {
 			if (!parse_order(last, &spec->order)) {
 				veil_message_set(message, "Unknown order '%.64s': expected name, mtime "
 					"or shuffle", last);
@@ -80,7 +88,7 @@ int veil_slideshow_words_parse(int *argc, char *argv[], struct veil_slideshow_sp
 			}
 			seen_order = true;
 			*argc = n - 2;
-		} else if (strcasecmp(before, "every") == 0 && !seen_every && n > 3) {
+		} else if (strcasecmp(before, "every") == 0 && n > 3) {
 			if (!parse_every(last, &spec->every_s)) {
 				veil_message_set(message, "Invalid interval '%.64s': expected a number "
 					"and s, m or h (30s, 10m, 1h), from 1s to 24h", last);

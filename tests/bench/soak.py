@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """
-soak.py loop|switch: does veil-tinywl keep memory, threads or descriptors over a long run?
+soak.py loop|switch|slideshow: does veil-tinywl keep memory, threads or descriptors over a long
+run?
 
     tools/devroot python3 tests/bench/soak.py loop     # a 1 s clip, so it loops once a second,
                                                        # 10 min, sampled every second
     tools/devroot python3 tests/bench/soak.py switch   # 500 set commands: video A, image B,
                                                        # video B, image A, ...; sampled after each
-    --short: the versions CI runs (loop 180 s, switch 300 commands)
+    tools/devroot python3 tests/bench/soak.py slideshow  # a directory of 100 1920x1080 PNGs,
+                                                       # a step every second with a 300 ms
+                                                       # fade, 10 min, sampled every second
+    --short: the versions CI runs (loop 180 s, switch 300 commands, slideshow 120 s)
 
 veil-tinywl runs headless (pixman), one 1920x1080 output. The media are made once by clips.py
 (its soak set) in BUILD/bench/clips: loop-1s-1080p30.mp4 (H.264, 1 s at 30 fps), video A H.264
@@ -35,6 +39,8 @@ What fails (the method of veil's client-daemon soaks):
   frames   loop: fewer than 90 % of the clip's frames put on the output over the run
            (--min-shown), or fewer loops than 90 % of the run's seconds / the clip's length.
   commands switch: a set command that fails, or a wallpaper not shown within 30 s.
+  steps    slideshow: fewer pictures shown than 80 % of the run's seconds (one a second), or
+           a status error; the heap, descriptor and thread rules are loop's, per minute.
 
 Writes samples.csv, report.txt (also printed) and the compositor's log to <out>
 (BUILD/bench/soak-<test>-<date> unless --out). Exit status 0 pass, 1 fail, 77 skipped (no
@@ -43,6 +49,7 @@ veil-tinywl, or no ffmpeg to make the media).
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -181,6 +188,79 @@ def loop(args, comp, media, out, checks, lines):
                  + (' (LOADED)' if flagged else ''))
 
 
+SLIDES = 100
+
+
+def make_slides(media_dir):
+    """100 distinct 1920x1080 PNGs (ffmpeg's testsrc2, one frame a second), made once."""
+    d = os.path.join(media_dir, 'slides')
+    if len([n for n in os.listdir(d) if n.endswith('.png')] if os.path.isdir(d) else []) \
+            == SLIDES:
+        return d
+    os.makedirs(d, exist_ok=True)
+    subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i',
+                    'testsrc2=s=1920x1080:r=1', '-frames:v', str(SLIDES),
+                    os.path.join(d, 'slide-%03d.png')], check=True, timeout=600)
+    return d
+
+
+def slideshow(args, comp, media_dir, out, checks, lines):
+    d = make_slides(media_dir)
+    out_name = comp.output_names[0]
+    comp.ipc.must(f'output * veil {bl.quote(d)} fill every 1s transition fade 300')
+    bl.wait_until(lambda: ((comp.veil_status()[out_name].get('slideshow') or {})
+                           .get('file')), 'the first picture', timeout=30, alive=comp.alive)
+    group = bl.Group('comp', lambda: [comp.pid], main=comp.pid)
+    state = {'file': None, 'steps': 0, 'errors': 0, 'count': 0}
+
+    def extra(dt):
+        v = comp.veil_status()[out_name]
+        show = v.get('slideshow') or {}
+        if show.get('file') != state['file']:
+            state['file'] = show.get('file')
+            state['steps'] += 1
+        state['errors'] += bool(v.get('error'))
+        state['count'] = show.get('count') or 0
+        return {'file': os.path.basename(show.get('file') or ''),
+                'position': show.get('position'), 'steps': state['steps']}
+    sampler = bl.Sampler([group], args.interval, extra=extra, alive=comp.alive)
+    progress = max(1, int(60 / args.interval))
+
+    def on_row(r):
+        if len(sampler.rows) % progress == 0:
+            bl.say(f'  t={r["t_s"]:5.0f} s  heap {r["comp_rss_anon_kib"] / 1024:.1f} MiB  '
+                   f'threads {r["comp_threads"]}  fds {r["comp_fds"]}  steps {r["steps"]}')
+    rows = sampler.run(args.duration, on_row)
+    for r in rows:
+        r['t_min'] = r['t_s'] / 60.0
+    bl.write_csv(os.path.join(out, 'samples.csv'), rows)
+    win = window(rows, args.settle)
+    check_levels(checks, args, bl.column(win, 't_min'), win,
+                 ('comp_rss_anon_kib', 'comp_fds', 'comp_threads', 'comp_thread_names'),
+                 'minute', '',
+                 lambda w: f'over the window {w[0]["t_s"]:.0f} to {w[-1]["t_s"]:.0f} s')
+    seconds = sampler.seconds
+    # Counted from samples once a second: at most one change a sample is seen.
+    checks.check(state['steps'] >= 0.8 * seconds / max(args.interval, 1.0),
+                 f'pictures seen changing: {state["steps"]} in {seconds:.0f} s (a step a '
+                 f'second; at least 80 %)')
+    checks.check(state['count'] == SLIDES, f'the show counts {state["count"]} pictures of '
+                                           f'{SLIDES}')
+    checks.check(state['errors'] == 0, f'samples with an error in the status: '
+                                       f'{state["errors"]}')
+    heap = [r['comp_rss_anon_kib'] for r in win]
+    s = bl.summarize(rows, 'comp', seconds)
+    lines.append(f'Slides: {SLIDES} 1920x1080 PNGs (testsrc2), every 1 s, fade 300 ms')
+    lines.append(f'Heap (RssAnon): {bl.fmt(bl.mib(heap[0]), 2)} MiB at the window\'s start, '
+                 f'{bl.fmt(bl.mib(heap[-1]), 2)} at its end, {bl.fmt(bl.mib(min(heap)), 2)} to '
+                 f'{bl.fmt(bl.mib(max(heap)), 2)}')
+    lines.append(f'CPU: {bl.fmt(s["cpu_mean"], 2)} % of a core on average; main thread '
+                 f'{bl.fmt(s.get("wakeups_mean"), 1)} wake-ups a second')
+    flagged, om, op = bl.loaded(rows)
+    lines.append(f'Other programs: {om:.1f} % of a core on average, {op:.0f} % at most'
+                 + (' (LOADED)' if flagged else ''))
+
+
 def switch(args, comp, media, out, checks, lines):
     seq = [('video', media['video-a']), ('image', media['image-b']),
            ('video', media['video-b']), ('image', media['image-a'])]
@@ -261,9 +341,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__)
-    p.add_argument('test', choices=['loop', 'switch'])
+    p.add_argument('test', choices=['loop', 'switch', 'slideshow'])
     p.add_argument('--short', action='store_true', help='the CI version')
-    p.add_argument('--duration', type=float, help='loop: seconds (600; --short 180)')
+    p.add_argument('--duration', type=float,
+                   help='loop, slideshow: seconds (600; --short 180, slideshow 120)')
     p.add_argument('--switches', type=int, help='switch: commands (500; --short 300)')
     p.add_argument('--interval', type=float, default=1.0)
     p.add_argument('--settle', type=float, default=0.2,
@@ -281,7 +362,7 @@ def main():
     args = p.parse_args()
     bl.exit_on_signals()
     if args.duration is None:
-        args.duration = 180.0 if args.short else 600.0
+        args.duration = (120.0 if args.test == 'slideshow' else 180.0) if args.short else 600.0
     if args.switches is None:
         args.switches = 300 if args.short else 500
 
@@ -300,7 +381,7 @@ def main():
                                                    f'soak-{args.test}-{bl.stamp()}'))
     os.makedirs(out, exist_ok=True)
     media_dir = os.path.abspath(args.media or os.path.join(build, 'bench', 'clips'))
-    names = [FILES['loop']] if args.test == 'loop' else [
+    names = [FILES['loop']] if args.test == 'loop' else [] if args.test == 'slideshow' else [
         FILES[k] for k in ('video-a', 'video-b', 'image-a', 'image-b')]
     have = clips.ensure(media_dir, names, quiet=True)
     if any(n not in have for n in names):
@@ -312,7 +393,7 @@ def main():
 
     checks = Checks()
     lines = []
-    what = (f'{args.duration:g} s' if args.test == 'loop' else f'{args.switches} switches')
+    what = (f'{args.switches} switches' if args.test == 'switch' else f'{args.duration:g} s')
     lines.append(f'veil soak {args.test}: {what} on 1 x {args.size} '
                  f'({time.strftime("%Y-%m-%d %H:%M")})')
     lines += bl.build_lines(build)
@@ -332,6 +413,8 @@ def main():
         bl.say(f'soak {args.test}: {what}; results in {out}')
         if args.test == 'loop':
             loop(args, comp, media, out, checks, lines)
+        elif args.test == 'slideshow':
+            slideshow(args, comp, media_dir, out, checks, lines)
         else:
             switch(args, comp, media, out, checks, lines)
     except bl.BenchError as e:

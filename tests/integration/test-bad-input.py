@@ -73,11 +73,11 @@ if 'webp' in decoders and vt.have_encoder('libwebp'):
 user = (65534, 65534) if os.geteuid() == 0 else None
 
 # (name, words after `veil`, pattern the error must match, file it must name or None). Where the
-# path itself is the problem (missing, a directory, unreadable, empty, a FIFO) the error must
-# name it; where the content is, naming the problem is enough.
+# path itself is the problem (missing, unreadable, empty, a FIFO) the error must name it; where
+# the content is, naming the problem is enough. (A directory is a slideshow: an empty one is
+# below, with the late errors.)
 FILE_CASES = [
     ('missing file', vt.quote(missing), r'no such file|not found|does not exist', missing),
-    ('directory', vt.quote(directory), r'directory', directory),
     ('unreadable file', vt.quote(unreadable), r'permission denied|not readable|permission',
      unreadable),
     ('PNG claiming 100000x100000', vt.quote(huge), r'100000|too large|larger|limit', None),
@@ -195,6 +195,17 @@ with t.compositor(outputs=1, user=user) as c:
             t.check(base in v['error'], f'status error names {base}', repr(v['error']))
             unchanged(label)
             vt._say(f'   error: {v["error"]}')
+
+    with t.case('empty directory'):
+        # A slideshow (test-slideshow.py): read on a worker after the reply, then reported.
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(directory)} fill')
+        t.check(ok, 'accepted: a directory is a slideshow, read after the reply', err)
+        v = c.wait_until(lambda: (lambda v: v if directory in (v.get('error') or '') else None)(
+            c.veil(OUT)), 'the status to name the directory')
+        t.check(re.search(r'no image or video', v['error']), 'it has nothing to show',
+                repr(v['error']))
+        unchanged('empty directory')
+        vt._say(f'   error: {v["error"]}')
 
     for label, words, pattern in CMD_CASES:
         with t.case(label):

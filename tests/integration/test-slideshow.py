@@ -77,12 +77,22 @@ def wait_ahead(c):
 
 
 def step(c, word, colours, label):
-    """`veil next|previous` once the next picture is ready: on screen at the reply."""
+    """
+    `veil next` once the next picture is ready: on screen at the reply. `veil previous`: the
+    picture before is not kept decoded, so it comes once it is.
+    """
     wait_ahead(c)
+    before = shown_file(c)
     ok, err = c.msg(f'output {OUT} veil {word}')
     t.check(ok, f'`veil {word}` accepted', err)
-    path = shown_file(c)
-    t.check(path in colours, f'{label}: a picture of the show at once after the reply', path)
+    if word == 'previous':
+        c.wait_until(lambda: shown_file(c) != before, 'the picture before', timeout=10)
+        path = shown_file(c)
+        t.check(path in colours, f'{label}: a picture of the show', path)
+    else:
+        path = shown_file(c)
+        t.check(path in colours and path != before,
+                f'{label}: another picture of the show at once after the reply', path)
     if path in colours:
         screen_is(c, colours[path], f'{label}-{os.path.basename(path)}')
     return path
@@ -103,6 +113,15 @@ def blend_of(shot, old, new):
     if not 0.02 < a < 0.98:
         return None, f'pixel {p.tolist()} is at an end (a {a:.3f})'
     return a, ''
+
+
+def main_wakeups(pid):
+    """The compositor's main thread: how often it went to sleep and woke (voluntary)."""
+    with open(f'/proc/{pid}/status') as f:
+        for line in f:
+            if line.startswith('voluntary_ctxt_switches:'):
+                return int(line.split()[1])
+    return 0
 
 
 def log_text(c):
@@ -137,6 +156,12 @@ with t.compositor(outputs=1) as c:
         due = s.get('next_change_ms')
         t.check(isinstance(due, int) and 3590000 < due <= 3600000,
                 'the next change is due in an hour', str(due))
+        # Between steps nothing wakes the compositor (no IPC while it is counted).
+        wait_ahead(c)
+        w0 = main_wakeups(pid)
+        time.sleep(3)
+        woke = main_wakeups(pid) - w0
+        t.check(woke <= 2, f'between steps the main thread slept: {woke} wake-ups in 3 s')
         t.check(step(c, 'next', named, 'name') == p2, 'next: img2 (natural order)')
         t.check(step(c, 'next', named, 'name') == p10, 'next: img10')
         t.check(show_of(c).get('position') == 3, 'position 3', str(show_of(c)))
@@ -163,6 +188,39 @@ with t.compositor(outputs=1) as c:
         del named[p3]
         seen = [step(c, 'next', named, 'removed') for _ in range(4)]
         t.check(p3 not in seen, 'a removed file no longer comes', str(seen))
+
+    with t.case('a file that fails to decode is passed over'):
+        cdir, ccol = make_dir('corrupt', {'a.png': 61, 'c.png': 63})
+        broken = os.path.join(cdir, 'b.png')
+        vt.make_corrupt_png(broken, os.path.join(cdir, 'a.png'))
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(cdir)} fill every 1h')
+        t.check(ok, '`veil <directory> fill every 1h` accepted', err)
+        wait_file(c, os.path.join(cdir, 'a.png'), 'a first')
+        t.check(step(c, 'next', ccol, 'corrupt') == os.path.join(cdir, 'c.png'),
+                'next: c, b (whose header is right) failed to decode')
+        t.check(show_of(c).get('count') == 2, 'b is not counted once known bad',
+                str(show_of(c)))
+        t.check(c.veil(OUT).get('error') is None, 'no error on the output',
+                str(c.veil(OUT).get('error')))
+        t.check(re.search(r'skipping: .*b\.png', log_text(c)) is not None,
+                'b is logged as skipped')
+
+    with t.case('recursive'):
+        rdir, rcol = make_dir('tree', {'r1.png': 71})
+        sub, scol2 = make_dir(os.path.join('tree', 'sub'), {'r2.png': 72})
+        hidden, _ = make_dir(os.path.join('tree', '.hidden'), {'r3.png': 73})
+        rcol.update(scol2)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(rdir)} fill every 1h')
+        t.check(ok, 'without recursive', err)
+        wait_file(c, os.path.join(rdir, 'r1.png'), 'r1')
+        c.check_until(lambda: show_of(c).get('count') == 1, 'one picture: sub/ left out')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(rdir)} fill every 1h recursive')
+        t.check(ok, '`veil <directory> fill every 1h recursive` accepted', err)
+        c.check_until(lambda: show_of(c).get('count') == 2 and show_of(c).get('recursive'),
+                      'two pictures: sub/ read, .hidden/ not')
+        seen = {step(c, 'next', rcol, 'recursive') for _ in range(2)}
+        t.check(seen == {os.path.join(rdir, 'r1.png'), os.path.join(sub, 'r2.png')},
+                'both shown', str(seen))
 
     with t.case('mtime order'):
         mdir, mcol = make_dir('bymtime', {'a.png': 21, 'b.png': 22, 'c.png': 23})
@@ -202,22 +260,32 @@ with t.compositor(outputs=1) as c:
     with t.case('the timer steps, a fade between two pictures'):
         fdir, fcol = make_dir('fading', {'f1.png': 41, 'f2.png': 42})
         f1, f2 = os.path.join(fdir, 'f1.png'), os.path.join(fdir, 'f2.png')
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(fdir)} fill every 5s transition fade 1500')
-        t.check(ok, '`veil <directory> fill every 5s transition fade 1500` accepted', err)
-        wait_file(c, f1, 'f1 first')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fdir)} fill every 5s transition fade 3000')
+        t.check(ok, '`veil <directory> fill every 5s transition fade 3000` accepted', err)
+        s1 = wait_file(c, f1, 'f1 first')
+        due1 = s1.get('next_change_ms')
+        t.check(isinstance(due1, int) and 4000 < due1 <= 5000, 'due in 5 s', str(due1))
+        due_at = time.monotonic() + (due1 or 5000) / 1000.0
         c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the first fade ends',
-                     timeout=5)
+                     timeout=8)
         screen_is(c, fcol[f1], 'fade-f1')
-        started = time.monotonic()
-        c.wait_until(lambda: c.veil(OUT).get('transition') is not None,
-                     'the timer starts a fade', timeout=6, interval=0.02)
-        took = time.monotonic() - started
-        t.check(shown_file(c) == f2, 'the timer stepped to f2', shown_file(c))
-        t.check(took < 5.5, f'within the 5 s interval ({took:.2f} s)')
-        time.sleep(0.5)
-        a, why = blend_of(vt.grab(c, OUT), fcol[f1], fcol[f2])
+        c.wait_until(lambda: shown_file(c) == f2, 'the timer steps to f2', timeout=10,
+                     interval=0.02)
+        seen_at = time.monotonic()
+        # Well inside the 3 s fade however late the polling saw the step.
+        time.sleep(0.8)
+        before_grab = time.monotonic()
+        shot = vt.grab(c, OUT)
+        grabbed_at = (before_grab + time.monotonic()) / 2
+        t.check(-0.1 < seen_at - due_at < 2.5,
+                f'seen stepping {seen_at - due_at:+.2f} s after it was due (polling)')
+        a, why = blend_of(shot, fcol[f1], fcol[f2])
         t.check(a is not None, f'mid-fade: a blend of f1 and f2 (a {a})', why)
-        c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the fade ends', timeout=5)
+        if a is not None:
+            # The fade's opacity grows linearly over its 3 s: when it began, from the pixels.
+            began = grabbed_at - 3.0 * a - due_at
+            t.check(-0.3 < began < 0.5, f'the step began {began:+.2f} s from when it was due')
+        c.wait_until(lambda: c.veil(OUT).get('transition') is None, 'the fade ends', timeout=8)
         screen_is(c, fcol[f2], 'fade-f2')
         # Once per step: the next one is due an interval after this one.
         due = show_of(c).get('next_change_ms')

@@ -269,6 +269,67 @@ static void test_transition_options(void) {
 	free(message);
 }
 
+/* A directory's words: `every`, `order`, `recursive`, in any order, before `transition`. */
+static void expect_slideshow_at(int line, int argc, char *argv[], const char *path,
+		enum veil_mode mode, int every_s, enum veil_slideshow_order order, bool recursive,
+		bool given) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET, "kind %d", cmd.kind);
+	CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0, "path '%s'", cmd.path);
+	CHECK_LINE(line, cmd.mode == mode, "mode %d", cmd.mode);
+	CHECK_LINE(line, cmd.has_slideshow == given, "has_slideshow %d", cmd.has_slideshow);
+	CHECK_LINE(line, cmd.slideshow.every_s == every_s, "every %d s, not %d",
+		cmd.slideshow.every_s, every_s);
+	CHECK_LINE(line, cmd.slideshow.order == order, "order %d", cmd.slideshow.order);
+	CHECK_LINE(line, cmd.slideshow.recursive == recursive, "recursive %d",
+		cmd.slideshow.recursive);
+	veil_command_finish(&cmd);
+}
+#define expect_slideshow(argv, path, mode, every, order, recursive, given) \
+	expect_slideshow_at(__LINE__, argv, path, mode, every, order, recursive, given)
+
+static void test_slideshow_words(void) {
+	expect_slideshow(ARGV("veil", "/pics"), "/pics", VEIL_MODE_FILL,
+		VEIL_SLIDESHOW_DEFAULT_EVERY_S, VEIL_SLIDESHOW_NAME, false, false);
+	expect_slideshow(ARGV("veil", "/pics", "every", "30s"), "/pics", VEIL_MODE_FILL, 30,
+		VEIL_SLIDESHOW_NAME, false, true);
+	expect_slideshow(ARGV("veil", "/pics", "fit", "#101010", "every", "10m", "order",
+		"shuffle", "recursive"), "/pics", VEIL_MODE_FIT, 600, VEIL_SLIDESHOW_SHUFFLE, true,
+		true);
+	expect_slideshow(ARGV("veil", "/pics", "recursive", "order", "mtime", "every", "1h",
+		"transition", "fade", "300"), "/pics", VEIL_MODE_FILL, 3600, VEIL_SLIDESHOW_MTIME,
+		true, true);
+	expect_slideshow(ARGV("veil", "/pics", "stretch", "every", "45"), "/pics",
+		VEIL_MODE_STRETCH, 45, VEIL_SLIDESHOW_NAME, false, true);
+	expect_slideshow(ARGV("veil", "/pics", "EVERY", "2H", "ORDER", "Name"), "/pics",
+		VEIL_MODE_FILL, 7200, VEIL_SLIDESHOW_NAME, false, true);
+	expect_slideshow(ARGV("veil", "/pics", "every", "24h"), "/pics", VEIL_MODE_FILL,
+		24 * 3600, VEIL_SLIDESHOW_NAME, false, true);
+	/* A file named like a word is still a file name when nothing follows it. */
+	expect_set(ARGV("veil", "recursive"), "recursive", VEIL_MODE_FILL, 0);
+	expect_set(ARGV("veil", "every", "fill"), "every", VEIL_MODE_FILL, 0);
+
+	expect_error(ARGV("veil", "/pics", "every", "0s"), -EINVAL, "Invalid interval");
+	expect_error(ARGV("veil", "/pics", "every", "25h"), -EINVAL, "Invalid interval");
+	expect_error(ARGV("veil", "/pics", "every", "10x"), -EINVAL, "Invalid interval");
+	expect_error(ARGV("veil", "/pics", "every", "99999999999999999999s"), -EINVAL,
+		"Invalid interval");
+	expect_error(ARGV("veil", "/pics", "order", "random"), -EINVAL, "Unknown order");
+	expect_error(ARGV("veil", "/pics", "every"), -EINVAL, "Unknown mode");
+	expect_error(ARGV("veil", "/pics", "every", "1m", "every", "2m"), -EINVAL, "twice");
+	expect_error(ARGV("veil", "/pics", "recursive", "recursive"), -EINVAL, "twice");
+
+	expect_kind(ARGV("veil", "next"), VEIL_COMMAND_NEXT);
+	expect_kind(ARGV("veil", "Previous"), VEIL_COMMAND_PREVIOUS);
+	expect_error(ARGV("veil", "next", "2"), -EINVAL, "takes no arguments");
+}
+
 static void test_colors(void) {
 	static const struct {
 		const char *word;
@@ -699,6 +760,7 @@ int main(void) {
 	test_forms();
 	test_transitions();
 	test_transition_options();
+	test_slideshow_words();
 	test_errors();
 	test_spaces();
 	test_expansion();
