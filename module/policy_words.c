@@ -29,6 +29,17 @@ static int fail(char **message, int err, const char *fmt, ...) {
 	return err;
 }
 
+/* A word as a message quotes it: cut, control characters as '?', as command.c shows words. */
+static const char *show(char shown[static 40], const char *word) {
+	size_t len = strnlen(word, 32);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)word[i];
+		shown[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	strcpy(shown + len, word[len] != '\0' ? "..." : "");
+	return shown;
+}
+
 /* A frame rate from 1 to VEIL_FPS_MAX, digits only; false for anything else. */
 static bool parse_rate(const char *word, int *fps) {
 	long value = 0;
@@ -50,17 +61,18 @@ static bool parse_rate(const char *word, int *fps) {
 }
 
 static int parse_fps(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	char shown[40];
 	if (argc < 2) {
 		return fail(message, -EINVAL, "fps needs a frame rate or off: %s", fps_usage);
 	}
 	if (argc > 2) {
-		return fail(message, -EINVAL, "Unexpected word '%.32s' after the frame rate: %s",
-			argv[2], fps_usage);
+		return fail(message, -EINVAL, "Unexpected word '%s' after the frame rate: %s",
+			show(shown, argv[2]), fps_usage);
 	}
 	int fps = 0;
 	if (strcasecmp(argv[1], "off") != 0 && !parse_rate(argv[1], &fps)) {
-		return fail(message, -EINVAL, "Invalid frame rate '%.32s': expected frames a "
-			"second from 1 to %d, or off", argv[1], VEIL_FPS_MAX);
+		return fail(message, -EINVAL, "Invalid frame rate '%s': expected frames a "
+			"second from 1 to %d, or off", show(shown, argv[1]), VEIL_FPS_MAX);
 	}
 	cmd->kind = VEIL_COMMAND_FPS;
 	cmd->fps = fps;
@@ -68,6 +80,7 @@ static int parse_fps(int argc, char *argv[], struct veil_command *cmd, char **me
 }
 
 static int parse_battery(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	char shown[40];
 	if (argc < 2) {
 		return fail(message, -EINVAL, "battery needs what videos do on battery: %s",
 			battery_usage);
@@ -83,18 +96,18 @@ static int parse_battery(int argc, char *argv[], struct veil_command *cmd, char 
 				battery_usage);
 		}
 		if (!parse_rate(argv[2], &cmd->battery_fps)) {
-			return fail(message, -EINVAL, "Invalid frame rate '%.32s': expected frames "
-				"a second from 1 to %d", argv[2], VEIL_FPS_MAX);
+			return fail(message, -EINVAL, "Invalid frame rate '%s': expected frames "
+				"a second from 1 to %d", show(shown, argv[2]), VEIL_FPS_MAX);
 		}
 		cmd->battery = VEIL_BATTERY_FPS;
 		words = 3;
 	} else {
-		return fail(message, -EINVAL, "Unknown battery action '%.32s': expected play, "
-			"pause or fps <N>", argv[1]);
+		return fail(message, -EINVAL, "Unknown battery action '%s': expected play, "
+			"pause or fps <N>", show(shown, argv[1]));
 	}
 	if (argc > words) {
-		return fail(message, -EINVAL, "Unexpected word '%.32s' after the battery action: %s",
-			argv[words], battery_usage);
+		return fail(message, -EINVAL, "Unexpected word '%s' after the battery action: %s",
+			show(shown, argv[words]), battery_usage);
 	}
 	cmd->kind = VEIL_COMMAND_BATTERY;
 	return 0;

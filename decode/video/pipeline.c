@@ -24,6 +24,7 @@ static void handle_deep_element_added(GstBin *bin, GstBin *sub_bin, GstElement *
 	}
 	veil_video_note_decoder(src, element);
 	veil_video_rate_watch_decoder(src, element);
+	veil_video_limit_decoder_threads(src, element);
 }
 
 /*

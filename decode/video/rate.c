@@ -66,7 +66,8 @@ static GstPadProbeReturn handle_decoder_probe(GstPad *pad, GstPadProbeInfo *info
 		rate->decoder_skipping = want;
 		return GST_PAD_PROBE_OK;
 	}
-	if (rate->have_decoder_segment && want != rate->decoder_skipping) {
+	if (rate->have_decoder_segment && want != rate->decoder_skipping &&
+			rate->decoder_segment.format == GST_FORMAT_TIME) {
 		/* The same segment again, flag changed: the decoder changes its mind from here. */
 		GstEvent *event = segment_with_skip(&rate->decoder_segment, rate->decoder_seqnum,
 			want);

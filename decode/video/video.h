@@ -261,6 +261,9 @@ void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder
 /* Any thread: at most fps frames a second from now on (0: all). */
 void veil_video_rate_set_fps(struct video_source *src, int fps);
 
+/* threads.c, the thread that adds it: avdec decodes with fewer threads up to 1080p60. */
+void veil_video_limit_decoder_threads(struct video_source *src, GstElement *decoder);
+
 /* pool.c, the streaming thread that negotiates allocation */
 /*
  * Offers decoders a pool of udmabufs from allocator for system-memory formats the renderer

@@ -330,6 +330,64 @@ static void test_slideshow_words(void) {
 	expect_error(ARGV("veil", "next", "2"), -EINVAL, "takes no arguments");
 }
 
+static void expect_policy_at(int line, int argc, char *argv[], enum veil_command_kind kind,
+		int fps, enum veil_battery_action battery, int battery_fps) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret,
+		message ? message : "(no message)")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.kind == kind, "kind %d, not %d", cmd.kind, kind);
+	CHECK_LINE(line, cmd.path == NULL, "a path");
+	if (kind == VEIL_COMMAND_FPS) {
+		CHECK_LINE(line, cmd.fps == fps, "fps %d, not %d", cmd.fps, fps);
+	} else {
+		CHECK_LINE(line, cmd.battery == battery, "battery %d, not %d", cmd.battery,
+			battery);
+		CHECK_LINE(line, cmd.battery_fps == battery_fps, "battery fps %d, not %d",
+			cmd.battery_fps, battery_fps);
+	}
+	veil_command_finish(&cmd);
+}
+
+#define expect_policy(argv, kind, fps, battery, battery_fps) \
+	expect_policy_at(__LINE__, argv, kind, fps, battery, battery_fps)
+
+/* `veil fps <N>|off` and `veil battery play|pause|fps <N>` (module/policy_words.c). */
+static void test_policy_words(void) {
+	const enum veil_command_kind fps = VEIL_COMMAND_FPS, battery = VEIL_COMMAND_BATTERY;
+	expect_policy(ARGV("veil", "fps", "15"), fps, 15, 0, 0);
+	expect_policy(ARGV("veil", "FPS", "1"), fps, 1, 0, 0);
+	expect_policy(ARGV("veil", "fps", "240"), fps, 240, 0, 0);
+	expect_policy(ARGV("veil", "fps", "030"), fps, 30, 0, 0);
+	expect_policy(ARGV("veil", "fps", "off"), fps, 0, 0, 0);
+	expect_policy(ARGV("veil", "fps", "OFF"), fps, 0, 0, 0);
+	expect_policy(ARGV("veil", "battery", "play"), battery, 0, VEIL_BATTERY_PLAY, 0);
+	expect_policy(ARGV("veil", "battery", "Pause"), battery, 0, VEIL_BATTERY_PAUSE, 0);
+	expect_policy(ARGV("veil", "battery", "fps", "10"), battery, 0, VEIL_BATTERY_FPS, 10);
+
+	expect_error(ARGV("veil", "fps"), -EINVAL, "fps needs a frame rate or off");
+	expect_error(ARGV("veil", "fps", "0"), -EINVAL, "Invalid frame rate '0'");
+	expect_error(ARGV("veil", "fps", "241"), -EINVAL, "Invalid frame rate '241'");
+	expect_error(ARGV("veil", "fps", "99999999999999999999999"), -EINVAL,
+		"Invalid frame rate");
+	expect_error(ARGV("veil", "fps", "-1"), -EINVAL, "Invalid frame rate '-1'");
+	expect_error(ARGV("veil", "fps", "15.5"), -EINVAL, "Invalid frame rate '15.5'");
+	expect_error(ARGV("veil", "fps", ""), -EINVAL, "Invalid frame rate ''");
+	expect_error(ARGV("veil", "fps", "1\x01"), -EINVAL, "Invalid frame rate '1?'");
+	expect_error(ARGV("veil", "fps", "15", "x"), -EINVAL, "Unexpected word 'x'");
+	expect_error(ARGV("veil", "battery"), -EINVAL, "battery needs");
+	expect_error(ARGV("veil", "battery", "stop"), -EINVAL, "Unknown battery action 'stop'");
+	expect_error(ARGV("veil", "battery", "fps"), -EINVAL, "`battery fps` needs a frame rate");
+	expect_error(ARGV("veil", "battery", "fps", "off"), -EINVAL, "Invalid frame rate 'off'");
+	expect_error(ARGV("veil", "battery", "fps", "0"), -EINVAL, "Invalid frame rate '0'");
+	expect_error(ARGV("veil", "battery", "pause", "now"), -EINVAL, "Unexpected word 'now'");
+	expect_error(ARGV("veil", "battery", "fps", "10", "x"), -EINVAL, "Unexpected word 'x'");
+}
+
 static void test_colors(void) {
 	static const struct {
 		const char *word;
@@ -761,6 +819,7 @@ int main(void) {
 	test_transitions();
 	test_transition_options();
 	test_slideshow_words();
+	test_policy_words();
 	test_errors();
 	test_spaces();
 	test_expansion();
