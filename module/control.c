@@ -1,9 +1,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
@@ -13,6 +16,7 @@
 #include "module/command.h"
 #include "module/control.h"
 #include "module/scene.h"
+#include "util/message.h"
 #include "veil-control-unstable-v1-protocol.h"
 
 #define CONTROL_VERSION 2
@@ -467,6 +471,33 @@ static bool split_words(struct wl_resource *manager_resource, const struct wl_ar
 	return true;
 }
 
+/*
+ * For a descriptor of a directory (a slideshow), the path of that directory, checked to name the
+ * same one; *path stays NULL for anything else. 0 or a negative errno with *message.
+ */
+static int directory_path(int fd, char **path, char **message) {
+	struct stat st, named;
+	*path = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		return 0;
+	}
+	char link[64], target[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, target, sizeof(target) - 1);
+	if (len <= 0 || target[0] != '/') {
+		*message = veil_message("Cannot find the directory given: %s",
+			len < 0 ? strerror(errno) : "it has no path");
+		return -ENOENT;
+	}
+	target[len] = '\0';
+	if (stat(target, &named) != 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+		*message = veil_message("The directory '%s' was moved or removed", target);
+		return -ENOENT;
+	}
+	*path = strdup(target);
+	return *path != NULL ? 0 : -ENOMEM;
+}
+
 /* Words the parser refused: nothing runs, the client hears why. */
 static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
 		uint32_t id, int err, const char *message) {
@@ -497,7 +528,14 @@ static void manager_handle_set_media(struct wl_client *client,
 		answer_parse_error(client, manager_resource, id, ret, message);
 		goto out;
 	}
-	run_command(client, manager_resource, id, output, &cmd, fd, label);
+	ret = directory_path(fd, &cmd.path, &message);
+	if (ret < 0) {
+		answer_parse_error(client, manager_resource, id, ret, message);
+	} else {
+		/* A slideshow reads its directory again at each step: by the path found here. */
+		run_command(client, manager_resource, id, output, &cmd, cmd.path != NULL ? -1 : fd,
+			label);
+	}
 	veil_command_finish(&cmd);
 
 out:
