@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <wlr/util/log.h>
 #include "veil-config.h"
 #include "decode/isolate/client.h"
 #include "decode/isolate/sandbox.h"
@@ -52,13 +52,52 @@ static int64_t now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* posix_spawn(), and a pidfd_open() of it where there is one (else *pidfd is -1). */
+static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char **message) {
+	/* dup2 onto itself would leave close-on-exec set: move it out of the way first. */
+	int moved = -1;
+	if (sock == VEIL_WIRE_FD) {
+		moved = fcntl(sock, F_DUPFD_CLOEXEC, VEIL_WIRE_FD + 1);
+		if (moved < 0) {
+			int err = errno;
+			veil_message_set(message, "cannot start the decoder: %s", strerror(err));
+			return -err;
+		}
+		sock = moved;
+	}
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_adddup2(&actions, sock, VEIL_WIRE_FD);
+	sigset_t all, none;
+	sigfillset(&all);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	char *argv[] = { "veil-decoder", NULL };
+	int err = posix_spawn(pid, path, &actions, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	if (moved >= 0) {
+		close(moved);
+	}
+	if (err != 0) {
+		veil_message_set(message, "cannot start the decoder %s: %s", path, strerror(err));
+		return -err;
+	}
+	*pidfd = (int)syscall(SYS_pidfd_open, *pid, 0);
+	return 0;
+}
+
 /*
  * Starts the helper with sock as its VEIL_WIRE_FD, and a pidfd to wait for and kill it by: the
  * compositor's own SIGCHLD handling (veil-tinywl's and labwc's waitpid(-1) loops) may reap it
  * first, and its pid could then be reused. How the decoding itself ended comes from the
  * helper's monitor (wire.h), not from this process's exit status.
  */
-static int spawn(int sock, int *pidfd, char **message) {
+static int spawn(int sock, pid_t *pid, int *pidfd, char **message) {
 	const char *path = veil_decoder_helper_path();
 	if (access(path, X_OK) != 0) {
 		int err = errno;
@@ -73,6 +112,10 @@ static int spawn(int sock, int *pidfd, char **message) {
 		.exit_signal = SIGCHLD,
 	};
 	long ret = syscall(SYS_clone3, &args, sizeof(args));
+	if (ret < 0 && (errno == ENOSYS || errno == EPERM || errno == EINVAL)) {
+		/* No clone3 (valgrind, older kernels, some container filters). */
+		return spawn_plain(path, sock, pid, pidfd, message);
+	}
 	if (ret == 0) {
 		/* The child: async-signal-safe calls only, then the helper. */
 		if (sock == VEIL_WIRE_FD) {
@@ -96,26 +139,53 @@ static int spawn(int sock, int *pidfd, char **message) {
 		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
 		return -err;
 	}
+	*pid = (pid_t)ret;
 	*pidfd = fd;
 	return 0;
 }
 
-static void kill_helper(int pidfd) {
+static void kill_helper(pid_t pid, int pidfd) {
 	/* Its decoding process dies with it (PR_SET_PDEATHSIG). */
-	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	if (pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	} else {
+		/*
+		 * Not reaped until veil waits for it, unless the compositor reaps every child:
+		 * then the pid may be gone (or, rarely, reused). Only without pidfds.
+		 */
+		kill(pid, SIGKILL);
+	}
 }
 
 /*
  * Waits up to ms for the helper to end (then kills it) and reaps it, unless the compositor
  * already did.
  */
-static void reap(int pidfd, int ms) {
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+static void reap(pid_t pid, int pidfd, int ms) {
 	int64_t deadline = now_ms() + ms;
+	if (pidfd < 0) {
+		/* No pidfd: poll waitpid, then kill. */
+		for (;;) {
+			pid_t r = waitpid(pid, NULL, WNOHANG);
+			if (r == pid || (r < 0 && errno != EINTR)) {
+				return;
+			}
+			if (now_ms() >= deadline) {
+				kill_helper(pid, pidfd);
+				while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+					continue;
+				}
+				return;
+			}
+			struct timespec pause = { .tv_nsec = 2 * 1000 * 1000 };
+			nanosleep(&pause, NULL);
+		}
+	}
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 	for (;;) {
 		int64_t left = deadline - now_ms();
 		if (left <= 0) {
-			kill_helper(pidfd);
+			kill_helper(pid, pidfd);
 			break;
 		}
 		int r = poll(&pfd, 1, (int)left);
@@ -357,8 +427,9 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
 		return -err;
 	}
+	pid_t pid = 0;
 	int pidfd = -1;
-	int ret = spawn(sv[1], &pidfd, message);
+	int ret = spawn(sv[1], &pid, &pidfd, message);
 	close(sv[1]);
 	if (ret < 0) {
 		close(sv[0]);
@@ -381,8 +452,8 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	int got = receive_reply(sv[0], ms, &reply, fds, &nfds, &malformed);
 	close(sv[0]);
 	if (got == -ETIMEDOUT) {
-		kill_helper(pidfd);
-		reap(pidfd, EXIT_GRACE_MS);
+		kill_helper(pid, pidfd);
+		reap(pid, pidfd, EXIT_GRACE_MS);
 		if (ms % 1000 == 0) {
 			veil_message_set(message, "decoder took longer than %d s", ms / 1000);
 		} else {
@@ -391,7 +462,7 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 		ret = -ETIMEDOUT;
 		goto out;
 	}
-	reap(pidfd, EXIT_GRACE_MS);
+	reap(pid, pidfd, EXIT_GRACE_MS);
 	if (got <= 0) {
 		veil_message_set(message, "decoder ended without an answer");
 		ret = -EIO;
@@ -435,7 +506,9 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height, message);
 
 out:
-	close(pidfd);
+	if (pidfd >= 0) {
+		close(pidfd);
+	}
 	for (int i = 0; i < nfds; i++) {
 		close(fds[i]);
 	}
