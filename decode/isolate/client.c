@@ -5,6 +5,8 @@
 #include <linux/sched.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -26,8 +28,52 @@
 
 extern char **environ;
 
-/* How long an answered or dying helper gets to exit before it is killed. */
+/* How long a dying helper gets to exit before it is killed. */
 #define EXIT_GRACE_MS 2000
+/* Helpers that answered and are still exiting, reaped later (at most this many kept). */
+#define MAX_EXITING 16
+
+/*
+ * A helper that has answered is not waited for: on a busy machine its exit (at the workers'
+ * low priority) takes longer than its decode. Its pidfd waits here until it has ended.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int pidfds[MAX_EXITING];
+	int count;
+} exiting = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Reaps the answered helpers that have ended since. */
+static void reap_exiting(void) {
+	pthread_mutex_lock(&exiting.lock);
+	for (int i = 0; i < exiting.count;) {
+		siginfo_t info = {0};
+		int r = waitid(P_PIDFD, (id_t)exiting.pidfds[i], &info, WEXITED | __WALL | WNOHANG);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r == 0 && info.si_pid == 0) {
+			i++; /* still running */
+			continue;
+		}
+		/* Ended, or reaped by the compositor already (ECHILD). */
+		close(exiting.pidfds[i]);
+		exiting.pidfds[i] = exiting.pidfds[--exiting.count];
+	}
+	pthread_mutex_unlock(&exiting.lock);
+}
+
+/* Leaves an answered helper to end by itself; false when it must be waited for now. */
+static bool leave_exiting(int pidfd) {
+	reap_exiting();
+	pthread_mutex_lock(&exiting.lock);
+	bool kept = exiting.count < MAX_EXITING;
+	if (kept) {
+		exiting.pidfds[exiting.count++] = pidfd;
+	}
+	pthread_mutex_unlock(&exiting.lock);
+	return kept;
+}
 
 const char *veil_decoder_helper_path(void) {
 	const char *env = getenv("VEIL_DECODER_HELPER");
@@ -429,6 +475,7 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	}
 	pid_t pid = 0;
 	int pidfd = -1;
+	bool answered = false;
 	int ret = spawn(sv[1], &pid, &pidfd, message);
 	close(sv[1]);
 	if (ret < 0) {
@@ -462,12 +509,13 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 		ret = -ETIMEDOUT;
 		goto out;
 	}
-	reap(pid, pidfd, EXIT_GRACE_MS);
 	if (got <= 0) {
+		reap(pid, pidfd, EXIT_GRACE_MS);
 		veil_message_set(message, "decoder ended without an answer");
 		ret = -EIO;
 		goto out;
 	}
+	answered = true;
 	if (malformed || reply.magic != VEIL_WIRE_MAGIC || reply.version != VEIL_WIRE_VERSION) {
 		veil_message_set(message, "decoder answered a malformed message");
 		ret = -EPROTO;
@@ -506,6 +554,20 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height, message);
 
 out:
+	if (answered) {
+		/*
+		 * Its monitor exits by itself (or reports a death we no longer need); one that
+		 * answered nonsense is killed first, it may never exit.
+		 */
+		if (ret == -EPROTO) {
+			kill_helper(pid, pidfd);
+		}
+		if (pidfd >= 0 && leave_exiting(pidfd)) {
+			pidfd = -1;
+		} else {
+			reap(pid, pidfd, EXIT_GRACE_MS);
+		}
+	}
 	if (pidfd >= 0) {
 		close(pidfd);
 	}

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,19 +93,23 @@ static int pixels_to_memfd(const struct veil_image *image, int *out, char **mess
 		return -err;
 	}
 	int ret = 0;
-	void *map = MAP_FAILED;
-	if (ftruncate(fd, (off_t)size) != 0) {
-		ret = -errno;
-		goto out;
+	/*
+	 * write(), not a mapping and memcpy(): shmem allocates the pages in bulk in the write
+	 * path instead of taking one page fault for each 4 KiB of a mapping.
+	 */
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = write(fd, (const uint8_t *)image->data + done, size - done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		done += (size_t)n;
 	}
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	memcpy(map, image->data, size);
-	munmap(map, size);
-	/* F_SEAL_WRITE needs no writable mapping left: the one above is gone. */
+	/* F_SEAL_WRITE: no writable mapping of it exists. */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
 		ret = -errno;
 		goto out;
