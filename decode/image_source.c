@@ -7,7 +7,9 @@
 #include <unistd.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "veil-config.h"
 #include "decode/image.h"
+#include "decode/isolate/client.h"
 #include "decode/source.h"
 #include "decode/still.h"
 #include "util/message.h"
@@ -39,12 +41,13 @@ struct image_load {
 	int fd; /* our own descriptor of the file */
 	const struct veil_still_decoder *decoder; /* the one the header was checked with */
 	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+	bool isolated; /* decoded in veil-decoder (decode/isolate/), not in this process */
 	/* Result. */
 	int ret;
 	char *message; /* malloc()ed, when ret < 0 */
 	struct veil_image pixels;
 	int original_width, original_height;
-	const char *decoder_name;
+	char decoder_name[32];
 	int frames; /* of an animation shown as a still */
 };
 
@@ -57,36 +60,26 @@ static void load_free(struct image_load *load) {
 
 static void load_run(struct veil_job *job) {
 	struct image_load *load = wl_container_of(job, load, job);
-	const struct veil_still_decoder *decoder = load->decoder;
-	load->ret = decoder->load(load->fd, &load->pixels, &load->message);
-	if (load->ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
-		/*
-		 * No PNG after all (the file changed since it was sniffed). Not for the others:
-		 * their -ENOTSUP is a feature of their format, which GStreamer would not have.
-		 */
-		free(load->message);
-		load->message = NULL;
-		decoder = veil_still_decoder_gst();
-		load->ret = decoder->load(load->fd, &load->pixels, &load->message);
-	}
-	load->decoder_name = decoder->name;
-	if (load->ret < 0) {
+#if VEIL_DECODER_PROCESS
+	if (load->isolated) {
+		load->ret = veil_decoder_run(load->decoder->kind, load->fd, load->cover_width,
+			load->cover_height, &load->pixels, &load->original_width,
+			&load->original_height, load->decoder_name, sizeof(load->decoder_name),
+			&load->message);
+		load->frames = load->pixels.frames;
 		return;
 	}
+#endif
+	const struct veil_still_decoder *used = load->decoder;
+	int shrink_error = 0;
+	load->ret = veil_still_decode(load->decoder, load->fd, load->cover_width,
+		load->cover_height, &load->pixels, &load->original_width, &load->original_height,
+		&used, &shrink_error, &load->message);
+	snprintf(load->decoder_name, sizeof(load->decoder_name), "%s", used->name);
 	load->frames = load->pixels.frames;
-	load->original_width = load->pixels.width;
-	load->original_height = load->pixels.height;
-	/*
-	 * Keep no more pixels than the largest output can show: an 8000x6000 photo on a 1080p
-	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.
-	 */
-	if (load->cover_width > 0 && load->cover_height > 0) {
-		int ret = veil_image_shrink_to_cover(&load->pixels, load->cover_width,
-			load->cover_height);
-		if (ret < 0) {
-			wlr_log(WLR_ERROR, "veil: %s: cannot scale down (%d), keeping it whole",
-				load->image->base.path, ret);
-		}
+	if (shrink_error < 0) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot scale down (%d), keeping it whole",
+			load->image->base.path, shrink_error);
 	}
 }
 
@@ -122,9 +115,9 @@ static void load_done(struct veil_job *job) {
 	image->original_height = load->original_height;
 	image->base.shrunk = frame->width != image->original_width;
 	image->base.opaque = opaque;
-	wlr_log(WLR_INFO, "veil: %s: %dx%d image (%s), kept at %dx%d", image->base.path,
-		image->original_width, image->original_height, image->decoder, frame->width,
-		frame->height);
+	wlr_log(WLR_INFO, "veil: %s: %dx%d image (%s), kept at %dx%d, decoded %s",
+		image->base.path, image->original_width, image->original_height, image->decoder,
+		frame->width, frame->height, load->isolated ? "in veil-decoder" : "in process");
 	load_free(load);
 	veil_source_set_frame(&image->base, frame);
 	wlr_buffer_drop(frame);
@@ -187,6 +180,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	}
 	load->image = image;
 	load->decoder = decoder;
+	load->isolated = ctx->decoder_process;
 	if (!full_size) {
 		load->cover_width = ctx->max_output_width;
 		load->cover_height = ctx->max_output_height;

@@ -87,6 +87,8 @@ struct veil_source_context {
 	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
 	/* Largest physical output size known: stills are kept no larger than this covers. */
 	int max_output_width, max_output_height;
+	/* Stills are decoded in veil-decoder processes (decode/isolate/client.c). */
+	bool decoder_process;
 	struct wl_list sources; /* veil_source.link */
 };
 

@@ -50,6 +50,39 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 	}
 }
 
+int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
+		int cover_height, struct veil_image *image, int *original_width, int *original_height,
+		const struct veil_still_decoder **used, int *shrink_error, char **message) {
+	*shrink_error = 0;
+	int ret = decoder->load(fd, image, message);
+	if (ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
+		/*
+		 * No PNG after all (the file changed since it was sniffed). Not for the others:
+		 * their -ENOTSUP is a feature of their format, which GStreamer would not have.
+		 */
+		if (message != NULL) {
+			free(*message);
+			*message = NULL;
+		}
+		decoder = veil_still_decoder_gst();
+		ret = decoder->load(fd, image, message);
+	}
+	*used = decoder;
+	if (ret < 0) {
+		return ret;
+	}
+	*original_width = image->width;
+	*original_height = image->height;
+	/*
+	 * Keep no more pixels than the largest output can show: an 8000x6000 photo on a 1080p
+	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.
+	 */
+	if (cover_width > 0 && cover_height > 0) {
+		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height);
+	}
+	return 0;
+}
+
 ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset) {
 	size_t done = 0;
 	while (done < len) {

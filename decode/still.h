@@ -30,6 +30,17 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 /* GStreamer's, the decoder of last resort. */
 const struct veil_still_decoder *veil_still_decoder_gst(void);
 
+/*
+ * The whole decode of a still, the same in the compositor's process and in veil-decoder:
+ * decoder->load (GStreamer's when a "PNG" turns out to be none), then, when cover_width and
+ * cover_height are > 0, veil_image_shrink_to_cover() (the image is kept whole when that fails,
+ * *shrink_error then negative). *used is the decoder that ran; original_* the decoded size.
+ * 0, or a negative errno with a sentence in *message.
+ */
+int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
+	int cover_height, struct veil_image *image, int *original_width, int *original_height,
+	const struct veil_still_decoder **used, int *shrink_error, char **message);
+
 
 /* pread() until len bytes or the end of the file; the count read, or a negative errno. */
 ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset);

@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "veil-config.h"
 #include "decode/gst.h"
 #include "module/command.h"
 #include "module/control.h"
@@ -273,6 +274,32 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 	reopen_sources(scene);
 }
 
+/*
+ * Stills in veil-decoder processes when the compositor's environment says VEIL_DECODER=process
+ * and veil is built with them (-Ddecoder_process=true); in the compositor's process otherwise
+ * (docs/integrating.md). In-process stays the default until a helper's start costs what a
+ * command may (docs/measurements.md, "Stills in veil-decoder").
+ */
+static bool decoder_process_chosen(void) {
+	const char *mode = getenv("VEIL_DECODER");
+	bool chosen = false;
+	if (mode != NULL && strcmp(mode, "process") == 0) {
+		chosen = VEIL_DECODER_PROCESS;
+	} else if (mode != NULL && strcmp(mode, "inprocess") == 0) {
+		chosen = false;
+	} else if (mode != NULL && mode[0] != '\0' && strcmp(mode, "process") != 0) {
+		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=%s is neither 'process' nor 'inprocess'",
+			mode);
+	}
+	if (mode != NULL && strcmp(mode, "process") == 0 && !VEIL_DECODER_PROCESS) {
+		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=process, but veil was built without "
+			"veil-decoder (-Ddecoder_process=false): decoding in the compositor's process");
+	}
+	wlr_log(WLR_INFO, "veil: still images are decoded %s", chosen ?
+		"in veil-decoder processes" : "in the compositor's process");
+	return chosen;
+}
+
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
 	if (display == NULL) {
 		return NULL;
@@ -299,6 +326,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
+	scene->ctx.decoder_process = decoder_process_chosen();
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);

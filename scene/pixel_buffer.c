@@ -10,7 +10,8 @@
  */
 struct pixel_buffer {
 	struct wlr_buffer base;
-	void *data; /* owned: freed in destroy, when wlroots drops the last lock */
+	void *data; /* owned: freed (or unmapped) in destroy, when wlroots drops the last lock */
+	size_t mapped_size; /* veil_image.mapped_size */
 	uint32_t format;
 	size_t stride;
 };
@@ -26,7 +27,7 @@ static struct pixel_buffer *pixel_buffer_from_buffer(struct wlr_buffer *wlr_buff
 static void pixel_buffer_destroy(struct wlr_buffer *wlr_buffer) {
 	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
 	wlr_buffer_finish(wlr_buffer);
-	free(buffer->data);
+	veil_image_data_free(buffer->data, buffer->mapped_size);
 	free(buffer);
 }
 
@@ -61,6 +62,8 @@ struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image) {
 	buffer->data = image->data;
 	buffer->format = image->drm_format;
 	buffer->stride = image->stride;
+	buffer->mapped_size = image->mapped_size;
 	image->data = NULL;
+	image->mapped_size = 0;
 	return &buffer->base;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include "util/image.h"
 #include "util/message.h"
 
@@ -20,8 +21,16 @@
 #define PIXMAN_XRGB PIXMAN_x8r8g8b8
 #endif
 
+void veil_image_data_free(void *data, size_t mapped_size) {
+	if (data != NULL && mapped_size > 0) {
+		munmap(data, mapped_size);
+	} else {
+		free(data);
+	}
+}
+
 void veil_image_finish(struct veil_image *image) {
-	free(image->data);
+	veil_image_data_free(image->data, image->mapped_size);
 	*image = (struct veil_image){0};
 }
 

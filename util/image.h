@@ -15,7 +15,12 @@ struct veil_image {
 	int width, height;
 	int stride; /* bytes per row */
 	uint32_t drm_format; /* DRM_FORMAT_ARGB8888 or DRM_FORMAT_XRGB8888 */
-	void *data; /* malloc()ed, owned by the image */
+	void *data; /* malloc()ed, or mapped when mapped_size > 0; owned by the image */
+	/*
+	 * 0, or the length of a read-only mmap() that data is (pixels a decoder process left in
+	 * a sealed memfd, decode/isolate/client.c): munmap()ed rather than free()d.
+	 */
+	size_t mapped_size;
 	/*
 	 * 0 or 1 for a still; for an animation a decoder shows as a still (an animated WebP), its
 	 * number of frames, the pixels being the first. Scaling keeps only the pixels.
@@ -27,7 +32,10 @@ struct veil_image {
 #define VEIL_IMAGE_MAX_SIDE 16384
 #define VEIL_IMAGE_MAX_PIXELS (16384 * 16384 / 2)
 
+/* Frees or unmaps the pixels; the image is all zero afterwards. */
 void veil_image_finish(struct veil_image *image);
+/* Frees or unmaps pixels of either kind above (data may be NULL). */
+void veil_image_data_free(void *data, size_t mapped_size);
 
 /*
  * 0 when a width x height picture is within the limits above, else -EFBIG with a sentence in

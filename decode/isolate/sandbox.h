@@ -1,0 +1,24 @@
+/*
+ * What veil-decoder gives up before it parses anything (docs/reliability.md, "The decoder
+ * process", lists it): new privileges, memory and CPU time past its limits, core dumps, more
+ * than a few descriptors, and every system call outside an allow-list (with libseccomp).
+ */
+#ifndef VEIL_DECODE_ISOLATE_SANDBOX_H
+#define VEIL_DECODE_ISOLATE_SANDBOX_H
+
+#include <stdint.h>
+
+/* Address space: the largest image (VEIL_IMAGE_MAX_PIXELS * 4 = 512 MiB) several times over. */
+#define VEIL_SANDBOX_MAX_MEMORY ((uint64_t)4 << 30)
+/* CPU seconds (SIGXCPU, then SIGKILL a second later). */
+#define VEIL_SANDBOX_MAX_CPU 30
+/* Open descriptors: GStreamer's pipeline needs a few pipes and eventfds, plugins mapped. */
+#define VEIL_SANDBOX_MAX_FILES 64
+
+/*
+ * Applies it all to the calling process (every thread started afterwards inherits it). 0, or
+ * a negative errno with a sentence in *message. Irreversible.
+ */
+int veil_sandbox_enter(char **message);
+
+#endif

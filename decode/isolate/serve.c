@@ -1,0 +1,230 @@
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "decode/gst.h"
+#include "decode/isolate/sandbox.h"
+#include "decode/isolate/serve.h"
+#include "decode/still.h"
+#include "util/image.h"
+
+int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
+	*fd = -1;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = request, .iov_len = sizeof(*request) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	ssize_t n;
+	do {
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		return -errno;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+				c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+		}
+	}
+	if ((size_t)n != sizeof(*request) || *fd < 0 || request->magic != VEIL_WIRE_MAGIC ||
+			request->version != VEIL_WIRE_VERSION) {
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int veil_serve_send(int sock, struct veil_wire_reply *reply, int pixels_fd) {
+	reply->magic = VEIL_WIRE_MAGIC;
+	reply->version = VEIL_WIRE_VERSION;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	memset(&control, 0, sizeof(control));
+	struct iovec iov = { .iov_base = reply, .iov_len = sizeof(*reply) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (pixels_fd >= 0) {
+		msg.msg_control = control.buf;
+		msg.msg_controllen = sizeof(control.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pixels_fd, sizeof(int));
+	}
+	ssize_t n;
+	do {
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : 0;
+}
+
+int veil_serve_fail(int sock, int status, const char *message) {
+	struct veil_wire_reply reply = { .status = status };
+	snprintf(reply.message, sizeof(reply.message), "%s",
+		message != NULL ? message : strerror(-status));
+	return veil_serve_send(sock, &reply, -1);
+}
+
+/* The pixels into a new memfd, sealed: what the compositor maps can change no more. */
+static int pixels_to_memfd(const struct veil_image *image, int *out, char **message) {
+	size_t size = (size_t)image->stride * (size_t)image->height;
+	int fd = memfd_create("veil-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		int err = errno;
+		*message = strdup("cannot create the memfd for the pixels");
+		return -err;
+	}
+	int ret = 0;
+	/*
+	 * write(), not a mapping and memcpy(): shmem allocates the pages in bulk in the write
+	 * path instead of taking one page fault for each 4 KiB of a mapping.
+	 */
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = write(fd, (const uint8_t *)image->data + done, size - done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	/* F_SEAL_WRITE: no writable mapping of it exists. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		ret = -errno;
+		goto out;
+	}
+out:
+	if (ret < 0) {
+		if (*message == NULL) {
+			char buf[128];
+			snprintf(buf, sizeof(buf), "cannot hand over %zu bytes of pixels: %s", size,
+				strerror(-ret));
+			*message = strdup(buf);
+		}
+		close(fd);
+		return ret;
+	}
+	*out = fd;
+	return 0;
+}
+
+int veil_serve_fork(int sock, int file) {
+	pid_t parent = getpid();
+	pid_t child = fork();
+	if (child < 0) {
+		return -errno;
+	}
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) {
+			_exit(1); /* the monitor is gone already */
+		}
+		return 0;
+	}
+	close(file);
+	char *message = NULL;
+	if (veil_sandbox_enter(&message) < 0) {
+		fprintf(stderr, "veil-decoder: monitor: %s\n", message);
+		free(message);
+	}
+	int status = 0;
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR) {
+			_exit(1);
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		_exit(0); /* it replied */
+	}
+	struct veil_wire_reply reply = { .status = -ECHILD };
+	if (WIFSIGNALED(status)) {
+		reply.exit_signal = WTERMSIG(status);
+	} else {
+		reply.exit_code = WEXITSTATUS(status);
+	}
+	veil_serve_send(sock, &reply, -1);
+	_exit(0);
+}
+
+int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd) {
+	char *message = NULL;
+	int ret = 0;
+	const struct veil_still_decoder *decoder =
+		veil_still_decoder_find((enum veil_media_kind)request->kind, &message);
+	if (decoder == NULL) {
+		ret = veil_serve_fail(sock, -ENOTSUP,
+			message != NULL ? message : "no decoder for this kind");
+		free(message);
+		return ret == 0 ? 0 : 1;
+	}
+	/*
+	 * GStreamer reads its registry (and may rebuild it) before the sandbox closes: both are
+	 * the user's own trusted files. PNGs and the like do without it (a "PNG" that is none
+	 * falls back to GStreamer, which then starts inside the sandbox).
+	 */
+	if (decoder == veil_still_decoder_gst()) {
+		ret = veil_gst_init(&message);
+	}
+	if (ret == 0) {
+		ret = veil_sandbox_enter(&message);
+	}
+	if (ret < 0) {
+		ret = veil_serve_fail(sock, ret, message);
+		free(message);
+		return ret == 0 ? 0 : 1;
+	}
+
+	struct veil_image image = {0};
+	int original_width = 0, original_height = 0, shrink_error = 0;
+	const struct veil_still_decoder *used = decoder;
+	ret = veil_still_decode(decoder, fd, request->cover_width, request->cover_height, &image,
+		&original_width, &original_height, &used, &shrink_error, &message);
+	struct veil_wire_reply reply = { .status = ret };
+	snprintf(reply.decoder, sizeof(reply.decoder), "%s", used->name);
+	int pixels = -1;
+	if (ret == 0) {
+		if (shrink_error < 0) {
+			fprintf(stderr, "veil-decoder: cannot scale down (%d), keeping it whole\n",
+				shrink_error);
+		}
+		ret = pixels_to_memfd(&image, &pixels, &message);
+		reply.status = ret;
+	}
+	if (ret == 0) {
+		reply.width = image.width;
+		reply.height = image.height;
+		reply.stride = image.stride;
+		reply.drm_format = image.drm_format;
+		reply.original_width = original_width;
+		reply.original_height = original_height;
+		reply.frames = image.frames;
+	} else {
+		snprintf(reply.message, sizeof(reply.message), "%s",
+			message != NULL ? message : strerror(-ret));
+	}
+	veil_image_finish(&image);
+	free(message);
+	ret = veil_serve_send(sock, &reply, pixels);
+	return ret == 0 ? 0 : 1;
+}

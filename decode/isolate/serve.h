@@ -1,0 +1,34 @@
+/*
+ * veil-decoder's side of decode/isolate/wire.h, shared by its main() and by the tests' hostile
+ * helper (tests/integration/hostile-decoder.c), which misbehaves on request and otherwise
+ * decodes as the real one does.
+ */
+#ifndef VEIL_DECODE_ISOLATE_SERVE_H
+#define VEIL_DECODE_ISOLATE_SERVE_H
+
+#include "decode/isolate/wire.h"
+
+/* Receives the request and the file's descriptor (*fd). 0 or a negative errno. */
+int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd);
+/*
+ * Sends a reply, with pixels_fd when >= 0. The header's magic and version are filled in.
+ * 0 or a negative errno.
+ */
+int veil_serve_send(int sock, struct veil_wire_reply *reply, int pixels_fd);
+/* Sends a failure: status (negative errno) and a sentence. */
+int veil_serve_fail(int sock, int status, const char *message);
+/*
+ * Forks the process that decodes. Returns 0 in it (it dies with its parent); in the parent,
+ * the monitor, closes file, enters the sandbox, waits for the child, sends a -ECHILD reply
+ * when the child ended without one (exit status not 0), and exits. A negative errno when fork
+ * failed.
+ */
+int veil_serve_fork(int sock, int file);
+/*
+ * The real work for a request: GStreamer started when its decoder is the one asked for, the
+ * sandbox entered, the file decoded with veil_still_decode(), the pixels put in a sealed memfd
+ * and sent. Returns the process's exit status: 0 once a reply (success or failure) is sent.
+ */
+int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * What the compositor and veil-decoder say to each other over their socketpair
+ * (SOCK_SEQPACKET: one message a datagram). Both messages have a fixed size; the compositor
+ * treats every field of a reply as untrusted (decode/isolate/client.c checks them all).
+ *
+ *   compositor -> helper: struct veil_wire_request, with the file's descriptor (SCM_RIGHTS,
+ *                         read-only, opened by the compositor: the helper opens no paths).
+ *   helper -> compositor: struct veil_wire_reply; when status is 0, with one descriptor: a
+ *                         memfd sealed against writes, growing and shrinking, holding
+ *                         height rows of stride bytes of DRM_FORMAT_[AX]RGB8888 pixels.
+ * The helper is two processes: a monitor, started by the compositor, forks the process that
+ * decodes (before either parses anything) and waits for it. When the decoding process ends
+ * without a reply, the monitor sends one with status -ECHILD and how it ended (exit_signal or
+ * exit_code): the compositor's own SIGCHLD handling (a waitpid(-1) loop) cannot take that from
+ * veil. Then the helper exits: one helper a decode.
+ */
+#ifndef VEIL_DECODE_ISOLATE_WIRE_H
+#define VEIL_DECODE_ISOLATE_WIRE_H
+
+#include <stdint.h>
+
+#define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
+#define VEIL_WIRE_VERSION 1u
+/* The socket the helper is started with. */
+#define VEIL_WIRE_FD 3
+
+struct veil_wire_request {
+	uint32_t magic, version;
+	uint32_t kind; /* enum veil_media_kind of the decoder the header was checked with */
+	int32_t cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+};
+
+struct veil_wire_reply {
+	uint32_t magic, version;
+	int32_t status; /* 0, or a negative errno (then message says why) */
+	int32_t width, height, stride;
+	uint32_t drm_format;
+	int32_t original_width, original_height;
+	int32_t frames;
+	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
+	int32_t exit_signal, exit_code;
+	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
+	char message[256]; /* NUL-terminated, when status < 0 */
+};
+
+#endif

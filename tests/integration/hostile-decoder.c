@@ -1,0 +1,207 @@
+/*
+ * A veil-decoder that misbehaves on request, for test-isolate.py (VEIL_DECODER_HELPER points
+ * the compositor at it). The request is in the file the compositor hands over: a PNG followed
+ * by "veil-hostile:WORD\n" after its end, which the PNG header checks do not look at. Without
+ * the marker it decodes as the real helper does (the same code), so that the next command
+ * works. Every misbehaviour happens inside the real sandbox.
+ */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS, close_range, memmem */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "decode/isolate/sandbox.h"
+#include "decode/isolate/serve.h"
+
+static char mode[32];
+
+/* The word after the marker, if the file has one. */
+static bool find_mode(int fd) {
+	static char buf[1 << 20];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		return false;
+	}
+	buf[n] = '\0';
+	const char marker[] = "veil-hostile:";
+	char *at = memmem(buf, (size_t)n, marker, sizeof(marker) - 1);
+	if (at == NULL) {
+		return false;
+	}
+	at += sizeof(marker) - 1;
+	size_t len = strcspn(at, "\n");
+	if (len >= sizeof(mode)) {
+		len = sizeof(mode) - 1;
+	}
+	memcpy(mode, at, len);
+	mode[len] = '\0';
+	return true;
+}
+
+/* A memfd of size bytes of grey, with the seals asked for. */
+static int grey_memfd(size_t size, int seals) {
+	int fd = memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		_exit(10);
+	}
+	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		_exit(11);
+	}
+	memset(map, 0x80, size);
+	munmap(map, size);
+	if (seals != 0 && fcntl(fd, F_ADD_SEALS, seals) != 0) {
+		_exit(12);
+	}
+	return fd;
+}
+
+#define SEALED (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/* A reply that claims a 64x64 grey image; the modes below spoil one thing each. */
+static struct veil_wire_reply plausible(void) {
+	struct veil_wire_reply reply = {
+		.width = 64, .height = 64, .stride = 256, .drm_format = DRM_FORMAT_XRGB8888,
+		.original_width = 64, .original_height = 64,
+	};
+	snprintf(reply.decoder, sizeof(reply.decoder), "hostile");
+	return reply;
+}
+
+/* A reply as it is, with one descriptor: veil_serve_send() would fill in the magic. */
+static int send_raw(int sock, const struct veil_wire_reply *reply, int fd) {
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	memset(&control, 0, sizeof(control));
+	struct iovec iov = { .iov_base = (void *)reply, .iov_len = sizeof(*reply) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static int misbehave(int sock, int file) {
+	struct veil_wire_reply reply = plausible();
+	/* One line a start: the test counts them (a file that failed is not retried). */
+	fprintf(stderr, "hostile-decoder: started for '%s'\n", mode);
+	if (strcmp(mode, "segv") == 0) {
+		*(volatile int *)(uintptr_t)8 = 1;
+	} else if (strcmp(mode, "abort") == 0) {
+		abort();
+	} else if (strcmp(mode, "alloc") == 0) {
+		/* Until the address-space limit (lowered to 1 GiB: fewer mappings) says no. */
+		struct rlimit rl = { .rlim_cur = (rlim_t)1 << 30, .rlim_max = (rlim_t)1 << 30 };
+		setrlimit(RLIMIT_AS, &rl);
+		size_t total = 0;
+		for (;;) {
+			/*
+			 * mmap, not malloc: meson test's MALLOC_PERTURB_ would have malloc() fill
+			 * every byte. One byte touched a chunk: address space is what is limited.
+			 */
+			size_t chunk = (size_t)64 << 20;
+			char *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED) {
+				break;
+			}
+			p[chunk - 1] = 1;
+			total += chunk;
+		}
+		char msg[96];
+		snprintf(msg, sizeof(msg), "out of memory after %zu MiB", total >> 20);
+		return veil_serve_fail(sock, -ENOMEM, msg);
+	} else if (strcmp(mode, "loop") == 0) {
+		for (volatile unsigned long spin = 0;; spin = spin + 1) {
+		}
+	} else if (strcmp(mode, "exit") == 0) {
+		_exit(3);
+	} else if (strcmp(mode, "garbage") == 0) {
+		char junk[sizeof(reply) - 3];
+		for (size_t i = 0; i < sizeof(junk); i++) {
+			junk[i] = (char)(i * 37 + 11);
+		}
+		return write(sock, junk, sizeof(junk)) < 0 ? -errno : 0;
+	} else if (strcmp(mode, "magic") == 0) {
+		/* A whole reply with its pixels, from some other protocol. */
+		reply.magic = 0xdeadbeefu;
+		reply.version = VEIL_WIRE_VERSION;
+		return send_raw(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "lie-size") == 0) {
+		reply.width = 1920;
+		reply.height = 1080;
+		reply.stride = 7680;
+		reply.original_width = 1920;
+		reply.original_height = 1080;
+		return veil_serve_send(sock, &reply, grey_memfd(4096, SEALED));
+	} else if (strcmp(mode, "no-fd") == 0) {
+		return veil_serve_send(sock, &reply, -1);
+	} else if (strcmp(mode, "unsealed") == 0) {
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, 0));
+	} else if (strcmp(mode, "small") == 0) {
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 63, SEALED));
+	} else if (strcmp(mode, "short-stride") == 0) {
+		reply.stride = 252;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "huge") == 0) {
+		reply.width = 100000;
+		reply.stride = 400000;
+		reply.original_width = 100000;
+		return veil_serve_send(sock, &reply, grey_memfd(4096, SEALED));
+	} else if (strcmp(mode, "format") == 0) {
+		reply.drm_format = DRM_FORMAT_NV12;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "not-memfd") == 0) {
+		/* The file it was given: a real file, not sealed. */
+		return veil_serve_send(sock, &reply, file);
+	} else if (strcmp(mode, "status") == 0) {
+		reply.status = 7;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "control-chars") == 0) {
+		reply.status = -EINVAL;
+		snprintf(reply.message, sizeof(reply.message), "bad\x1b[31m\n\x01 bytes \xff\xfe");
+		memset(reply.decoder, 'x', sizeof(reply.decoder)); /* no NUL */
+		return veil_serve_send(sock, &reply, -1);
+	}
+	fprintf(stderr, "hostile-decoder: unknown mode '%s'\n", mode);
+	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
+}
+
+int main(int argc, char *argv[]) {
+	close_range(VEIL_WIRE_FD + 1, ~0u, 0);
+	struct veil_wire_request request;
+	int fd;
+	if (veil_serve_receive(VEIL_WIRE_FD, &request, &fd) < 0) {
+		return 2;
+	}
+	/* The same monitor as the real helper's: it reports how the misbehaving process ended. */
+	if (veil_serve_fork(VEIL_WIRE_FD, fd) < 0) {
+		return 3;
+	}
+	if (!find_mode(fd)) {
+		_exit(veil_serve_decode(VEIL_WIRE_FD, &request, fd));
+	}
+	char *message = NULL;
+	if (veil_sandbox_enter(&message) < 0) {
+		fprintf(stderr, "hostile-decoder: %s\n", message);
+		_exit(4);
+	}
+	_exit(misbehave(VEIL_WIRE_FD, fd) == 0 ? 0 : 1);
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""
+Still images decoded in veil-decoder, a sandboxed process (decode/isolate/).
+
+1. A hostile helper (hostile-decoder.c, the same wire protocol, put in place with
+   VEIL_DECODER_HELPER) that, on a marker in the file, segfaults, aborts, allocates without
+   bound, loops for ever, exits without a word, or answers nonsense (lies about sizes, no memfd,
+   an unsealed or too small memfd, a garbage header, ...). For each: the command is accepted,
+   the status's error names the file and says what happened, the compositor answers IPC, the
+   screen (grim) is pixel-identical to before, the helper was started once (no retry loop), and
+   the next command (a good PNG, decoded by the same helper's real code) works.
+2. Every still format through the real veil-decoder and through the compositor's own decode
+   (VEIL_DECODER=inprocess), one compositor each: the screenshots are identical, pixel for
+   pixel, and so are the statuses' decoder and source size.
+"""
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import veiltest as vt  # noqa: E402
+
+t = vt.Test('isolate')
+OUT = 'HEADLESS-1'
+W, H = 1280, 720  # the headless default
+HOSTILE = os.environ.get('VEIL_TEST_HOSTILE_DECODER')
+if not HOSTILE or not os.access(HOSTILE, os.X_OK):
+    print(f'SKIP: the hostile decoder is not built ({HOSTILE})')
+    print('0 passed, 0 failed, 1 skipped')
+    sys.exit(vt.SKIP)
+TIMEOUT_MS = 10000  # the helper's wall-clock limit in this test (30 s by default)
+media = t.media
+
+goods = [vt.make_png(os.path.join(media, 'good-a.png'), vt.quadrant_pixels(800, 600)),
+         vt.make_png(os.path.join(media, 'good-b.png'), np.ascontiguousarray(vt.quadrant_pixels(1000, 500)[::-1]))]
+
+# mode, what the status must say
+CASES = [
+    ('segv', 'decoder crashed (SIGSEGV)'),
+    ('abort', 'decoder aborted (SIGABRT)'),
+    ('alloc', 'decoder ran out of memory'),
+    ('loop', f'decoder took longer than {TIMEOUT_MS // 1000} s'),
+    ('exit', 'decoder exited with status 3 without an answer'),
+    ('garbage', 'decoder answered a malformed message'),
+    ('magic', 'decoder answered a malformed message'),
+    ('status', 'decoder answered a malformed message'),
+    ('lie-size', "decoder's pixels are 4096 bytes, fewer than 8294400"),
+    ('no-fd', 'decoder answered with 0 descriptors, not 1'),
+    ('unsealed', "decoder's pixels are not sealed against changes"),
+    ('not-memfd', "decoder's pixels are not sealed against changes"),
+    ('small', "decoder's pixels are 16128 bytes, fewer than 16384"),
+    ('short-stride', 'decoder answered a stride of 252 bytes for 64 pixels a row'),
+    ('huge', 'decoder answered an impossible size 100000x64'),
+    ('format', 'decoder answered an unknown pixel format'),
+    ('control-chars', 'bad'),
+]
+
+
+def hostile_file(mode):
+    """A good PNG with the marker after its IEND: the header checks pass, the helper reads it."""
+    path = os.path.join(media, f'hostile-{mode}.png')
+    with open(goods[0], 'rb') as src:
+        data = src.read()
+    return vt._write(path, data + f'veil-hostile:{mode}\n'.encode())
+
+
+def starts(c, mode):
+    with open(c.log_path, 'rb') as f:
+        return f.read().decode(errors='replace').count(f"hostile-decoder: started for '{mode}'")
+
+
+env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_HELPER': HOSTILE,
+       'VEIL_DECODER_TIMEOUT_MS': str(TIMEOUT_MS)}
+with t.compositor(outputs=1, name='hostile', env=env) as c:
+    shown = goods[0]
+    with t.case('a good wallpaper first'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(shown)} fill')
+        t.check(ok, 'accepted', err)
+        c.wait_veil(OUT, 'shown', file=shown)
+    for i, (mode, says) in enumerate(CASES):
+        with t.case(f'helper: {mode}'):
+            before = c.settled_screenshot(OUT)
+            path = hostile_file(mode)
+            t0 = time.monotonic()
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+            t.check(ok, 'accepted (the header is sound; the helper fails later)', err)
+
+            def failed():
+                v = c.veil(OUT)
+                return v if v.get('error') and v.get('loading') is None else None
+            v = c.check_until(failed, 'the status gets an error', timeout=30)
+            if v is None:
+                continue
+            vt._say(f'   {time.monotonic() - t0:.2f} s: {v["error"]}')
+            t.check(v['error'].startswith(f"Cannot show '{path}': "),
+                    'the error names the file', v['error'])
+            t.check(says in v['error'], f'the error says "{says}"', v['error'])
+            if mode == 'control-chars':
+                t.check(re.search(r'[\x00-\x1f\x7f]', v['error']) is None,
+                        'no control characters from the helper reach the status', v['error'])
+            t.check(c.responsive(), 'the compositor answers IPC')
+            t.check(v.get('file') == shown and v.get('state') == 'shown',
+                    'the status still describes the wallpaper of before',
+                    f'{v.get("state")} {v.get("file")}')
+            after = vt.grab(c, OUT)
+            t.check(after.shape == before.shape and np.array_equal(after, before),
+                    'the screen is pixel-identical to before',
+                    f'{int((after != before).any(axis=-1).sum())} pixels differ'
+                    if after.shape == before.shape else f'{after.shape} vs {before.shape}')
+            time.sleep(0.5)
+            t.check(starts(c, mode) == 1, 'the helper was started once for it (no retry)',
+                    f'{starts(c, mode)} starts')
+            # The next command works: the other good PNG, through the same helper's real code.
+            nxt = goods[(i + 1) % 2]
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(nxt)} fill')
+            t.check(ok, 'the next command is accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=nxt)
+            t.check(v.get('error') is None, 'and shows its file without an error',
+                    str(v.get('error')))
+            shot = c.settled_screenshot(OUT)
+            t.compare(shot, vt.expect_fill(nxt, W, H), f'next-after-{mode}', tolerance=8,
+                      mean_tolerance=1, ignore_edges=4)
+            shown = nxt
+    with t.case('a new command for a file that crashed the helper tries again'):
+        path = hostile_file('segv')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+        t.check(ok, 'accepted', err)
+        c.check_until(lambda: c.veil(OUT).get('loading') is None and c.veil(OUT).get('error'),
+                      'the status gets an error', timeout=30)
+        time.sleep(0.3)
+        t.check(starts(c, 'segv') == 2, 'one more start, for the new command',
+                f'{starts(c, "segv")} starts')
+
+
+# --- The real helper against the compositor's own decode, format by format. ---
+quad = vt.quadrant_pixels(800, 600)
+decoders = vt.still_decoders()
+FORMATS = [('PNG', vt.make_png(os.path.join(media, 'q.png'), quad), 'libpng'),
+           ('JPEG', vt.make_jpeg(os.path.join(media, 'q.jpg'), vt.quadrant_pixels(1024, 640)),
+            'gstreamer')]
+for label, lib, encoder, make, name in [
+        ('AVIF', 'heif', 'libaom-av1', vt.make_avif, 'q.avif'),
+        ('HEIC', 'heif', 'heif-enc', vt.make_heic, 'q.heic'),
+        ('WebP', 'webp', 'libwebp', vt.make_webp, 'q.webp'),
+        ('16-bit TIFF', 'tiff', 'tiff', vt.make_tiff16, 'q.tiff')]:
+    if lib not in decoders:
+        vt._say(f'# {label}: veil is built without lib{lib}, not tested')
+    elif not vt.have_encoder(encoder):
+        vt._say(f'# {label}: no {encoder} to make the file, not tested')
+    else:
+        FORMATS.append((label, make(os.path.join(media, name), quad), 'lib' + lib))
+# A photo larger than the output: the helper scales it down (shrink to cover) as veil does.
+FORMATS.append(('PNG scaled down in the helper',
+                vt.make_png(os.path.join(media, 'big.png'), vt.quadrant_pixels(2560, 1600)),
+                'libpng'))
+
+results = {}
+for mode in ('inprocess', 'process'):
+    with t.compositor(outputs=1, name=f'real-{mode}', env={'VEIL_DECODER': mode}) as c:
+        for label, path, decoder in FORMATS:
+            with t.case(f'{label} decoded {mode}'):
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+                t.check(ok, 'accepted', err)
+                v = c.wait_veil(OUT, 'shown', file=path)
+                t.check(v.get('error') is None, 'no error', str(v.get('error')))
+                src = v.get('source') or {}
+                t.check(src.get('decoder') == decoder, f'decoded by {decoder}', str(src))
+                results[(mode, label)] = (c.settled_screenshot(OUT), src.get('decoder'),
+                                          v.get('source_size'))
+        with open(c.log_path, 'rb') as f:
+            log = f.read().decode(errors='replace')
+        where = 'in veil-decoder' if mode == 'process' else 'in process'
+        for label, path, decoder in FORMATS:
+            t.check(f'{path}: ' in log and re.search(re.escape(path) + r': .*decoded ' + where,
+                                                     log) is not None,
+                    f'{label}: the log says it was decoded {where}')
+
+for label, path, decoder in FORMATS:
+    with t.case(f'{label}: the helper matches the compositor'):
+        a = results.get(('inprocess', label))
+        b = results.get(('process', label))
+        if a is None or b is None:
+            t.fail('both modes showed it')
+            continue
+        t.check(a[0].shape == b[0].shape and np.array_equal(a[0], b[0]),
+                'screenshots identical, pixel for pixel',
+                f'{int((a[0] != b[0]).any(axis=-1).sum())} pixels differ'
+                if a[0].shape == b[0].shape else 'sizes differ')
+        t.check(a[1:] == b[1:], 'same decoder and source size', f'{a[1:]} vs {b[1:]}')
+
+t.finish()
