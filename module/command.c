@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 #include "module/command.h"
 #include "util/message.h"
 
-/* How much of a word a message quotes: a 64 KiB word would drown the sentence around it. */
-#define SHOWN_SIZE 64
 
 static const char usage[] =
 	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] "
@@ -31,45 +28,6 @@ static const struct {
 	{ "next", VEIL_COMMAND_NEXT },
 	{ "previous", VEIL_COMMAND_PREVIOUS },
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char **message, int err, const char *fmt, ...) {
-	if (message == NULL) {
-		return err;
-	}
-	va_list args;
-	va_start(args, fmt);
-	/* Without memory the caller gets the errno alone: *message stays NULL. */
-	*message = veil_message_v(fmt, args);
-	va_end(args);
-	return err;
-}
-
-/*
- * A word as a message may quote it. Messages end up in logs and in swaymsg's JSON replies, so
- * control characters and bytes that are not UTF-8 become '?', and long words are cut.
- */
-static const char *show(char shown[static SHOWN_SIZE], const char *word) {
-	const unsigned char *p = (const unsigned char *)word;
-	size_t len = 0;
-	while (*p != '\0') {
-		size_t n = veil_utf8_length(p);
-		if (len + (n > 0 ? n : 1) > SHOWN_SIZE - sizeof("...")) {
-			memcpy(shown + len, "...", sizeof("..."));
-			return shown;
-		}
-		if (n == 0 || *p < 0x20 || *p == 0x7f) {
-			shown[len++] = '?';
-			p++;
-		} else {
-			memcpy(shown + len, p, n);
-			len += n;
-			p += n;
-		}
-	}
-	shown[len] = '\0';
-	return shown;
-}
 
 static const char *find_control(const char *s) {
 	for (; *s != '\0'; s++) {
@@ -146,14 +104,14 @@ static char *join(char *const words[], size_t count) {
  * Also finds the first variable that is not set, as wordexp()'s WRDE_BADVAL does not name it.
  */
 static int escape_name(const char *name, char **escaped, char **unset, char **message) {
-	char shown[SHOWN_SIZE];
+	char shown[VEIL_QUOTE_SIZE];
 	const char *problem = NULL;
 	char quote = '\0';
 
 	/* At most one backslash is added per character. */
 	char *out = malloc(2 * strlen(name) + 1);
 	if (out == NULL) {
-		return fail(message, -ENOMEM, "Out of memory");
+		return veil_message_fail(message, -ENOMEM, "Out of memory");
 	}
 	char *o = out;
 	for (const char *p = name; *p != '\0'; p++) {
@@ -240,13 +198,15 @@ static int escape_name(const char *name, char **escaped, char **unset, char **me
 
 error:
 	free(out);
-	return fail(message, -EINVAL, "File name '%s' %s", show(shown, name), problem);
+	return veil_message_fail(message, -EINVAL,
+		"File name '%s' %s", veil_message_quote(shown, name), problem);
 }
 
 static int too_long(char **message, const char *name) {
-	char shown[SHOWN_SIZE];
-	return fail(message, -ENAMETOOLONG, "File name '%s' is too long: %zu bytes, at most %d",
-		show(shown, name), strlen(name), PATH_MAX - 1);
+	char shown[VEIL_QUOTE_SIZE];
+	return veil_message_fail(message, -ENAMETOOLONG,
+		"File name '%s' is too long: %zu bytes, at most %d",
+		veil_message_quote(shown, name), strlen(name), PATH_MAX - 1);
 }
 
 /*
@@ -254,7 +214,7 @@ static int too_long(char **message, const char *name) {
  * this runs inside the user's compositor. Relative names stay relative.
  */
 static int expand_name(const char *name, char **path, char **message) {
-	char shown[SHOWN_SIZE], shown_var[SHOWN_SIZE];
+	char shown[VEIL_QUOTE_SIZE], shown_var[VEIL_QUOTE_SIZE];
 	char *escaped = NULL;
 	char *unset = NULL;
 	char *joined = NULL;
@@ -263,8 +223,9 @@ static int expand_name(const char *name, char **path, char **message) {
 
 	const char *control = find_control(name);
 	if (control != NULL) {
-		ret = fail(message, -EINVAL, "File name '%s' has a control character (byte 0x%02x): "
-			"rename the file", show(shown, name), (unsigned char)*control);
+		ret = veil_message_fail(message, -EINVAL,
+			"File name '%s' has a control character (byte 0x%02x): "
+			"rename the file", veil_message_quote(shown, name), (unsigned char)*control);
 		goto out;
 	}
 	/*
@@ -273,8 +234,10 @@ static int expand_name(const char *name, char **path, char **message) {
 	 * stays as the guard that wordexp() itself runs nothing.
 	 */
 	if (strstr(name, "$(") != NULL || strchr(name, '`') != NULL) {
-		ret = fail(message, -EINVAL, "File name '%s' has a command substitution ($(...) or "
-			"`...`): veil runs no commands, give the file name itself", show(shown, name));
+		ret = veil_message_fail(message, -EINVAL,
+			"File name '%s' has a command substitution ($(...) or "
+			"`...`): veil runs no commands, give the file name itself",
+			veil_message_quote(shown, name));
 		goto out;
 	}
 	/* Expansion may shorten a name, but not this much: spare wordexp() 64 KiB of words. */
@@ -293,24 +256,26 @@ static int expand_name(const char *name, char **path, char **message) {
 	case WRDE_NOSPACE:
 		/* The only error after which the words given so far are to be freed. */
 		wordfree(&words);
-		ret = fail(message, -ENOMEM, "Out of memory");
+		ret = veil_message_fail(message, -ENOMEM, "Out of memory");
 		goto out;
 	case WRDE_BADVAL:
 		if (unset != NULL) {
-			ret = fail(message, -EINVAL, "Variable '%s' in file name '%s' is not set",
-				show(shown_var, unset), show(shown, name));
+			ret = veil_message_fail(message, -EINVAL, "Variable '%s' in file name '%s' is not set",
+				veil_message_quote(shown_var, unset), veil_message_quote(shown, name));
 		} else {
-			ret = fail(message, -EINVAL, "File name '%s' uses a variable that is not set",
-				show(shown, name));
+			ret = veil_message_fail(message, -EINVAL,
+				"File name '%s' uses a variable that is not set",
+				veil_message_quote(shown, name));
 		}
 		goto out;
 	case WRDE_CMDSUB:
-		ret = fail(message, -EINVAL, "File name '%s' has a command substitution: veil runs "
-			"no commands", show(shown, name));
+		ret = veil_message_fail(message, -EINVAL,
+			"File name '%s' has a command substitution: veil runs "
+			"no commands", veil_message_quote(shown, name));
 		goto out;
 	default:
-		ret = fail(message, -EINVAL, "File name '%s' is not valid shell syntax",
-			show(shown, name));
+		ret = veil_message_fail(message, -EINVAL, "File name '%s' is not valid shell syntax",
+			veil_message_quote(shown, name));
 		goto out;
 	}
 
@@ -318,18 +283,19 @@ static int expand_name(const char *name, char **path, char **message) {
 	joined = join(words.we_wordv, words.we_wordc);
 	wordfree(&words);
 	if (joined == NULL) {
-		ret = fail(message, -ENOMEM, "Out of memory");
+		ret = veil_message_fail(message, -ENOMEM, "Out of memory");
 		goto out;
 	}
 	if (joined[0] == '\0') {
-		ret = fail(message, -EINVAL, "File name '%s' is empty once expanded",
-			show(shown, name));
+		ret = veil_message_fail(message, -EINVAL, "File name '%s' is empty once expanded",
+			veil_message_quote(shown, name));
 		goto out;
 	}
 	control = find_control(joined);
 	if (control != NULL) {
-		ret = fail(message, -EINVAL, "File name '%s' has a control character (byte 0x%02x) "
-			"once expanded", show(shown, name), (unsigned char)*control);
+		ret = veil_message_fail(message, -EINVAL,
+			"File name '%s' has a control character (byte 0x%02x) "
+			"once expanded", veil_message_quote(shown, name), (unsigned char)*control);
 		goto out;
 	}
 	if (strlen(joined) >= PATH_MAX) {
@@ -444,13 +410,13 @@ static int parse_at(int argc, char *argv[], struct veil_transition_spec *spec) {
  */
 static int parse_transition(int argc, char *argv[], struct veil_transition_spec *spec,
 		char **message) {
-	char shown[SHOWN_SIZE];
+	char shown[VEIL_QUOTE_SIZE];
 	*spec = (struct veil_transition_spec){
 		.at_x = { .value = 50, .percent = true },
 		.at_y = { .value = 50, .percent = true },
 	};
 	if (argc < 1) {
-		return fail(message, -EINVAL, "transition needs a kind: %s", transition_usage);
+		return veil_message_fail(message, -EINVAL, "transition needs a kind: %s", transition_usage);
 	}
 	static const struct {
 		const char *name;
@@ -468,14 +434,16 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 		spec->kind = kinds[i].kind;
 	}
 	if (!known) {
-		return fail(message, -EINVAL, "Unknown transition '%s': expected fade, wipe, grow, "
-			"slide or none", show(shown, argv[0]));
+		return veil_message_fail(message, -EINVAL,
+			"Unknown transition '%s': expected fade, wipe, grow, "
+			"slide or none", veil_message_quote(shown, argv[0]));
 	}
 	spec->ms = spec->kind == VEIL_TRANSITION_NONE ? 0 : VEIL_TRANSITION_DEFAULT_MS;
 	spec->side = spec->kind == VEIL_TRANSITION_SLIDE ? VEIL_SIDE_RIGHT : VEIL_SIDE_LEFT;
 	if (argc > 1 && spec->kind == VEIL_TRANSITION_NONE) {
-		return fail(message, -EINVAL, "Unexpected word '%s': `transition none` takes no "
-			"duration", show(shown, argv[1]));
+		return veil_message_fail(message, -EINVAL,
+			"Unexpected word '%s': `transition none` takes no "
+			"duration", veil_message_quote(shown, argv[1]));
 	}
 	bool has_ms = false, has_side = false, has_at = false;
 	bool sided = spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE;
@@ -484,8 +452,8 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 		bool keyword = strcasecmp(word, "from") == 0 || strcasecmp(word, "at") == 0;
 		if (!has_ms && !keyword) {
 			if (!parse_ms(word, VEIL_TRANSITION_MAX_MS, &spec->ms)) {
-				return fail(message, -EINVAL, "Invalid transition duration '%s': "
-					"expected milliseconds from 0 to %d", show(shown, word),
+				return veil_message_fail(message, -EINVAL, "Invalid transition duration '%s': "
+					"expected milliseconds from 0 to %d", veil_message_quote(shown, word),
 					VEIL_TRANSITION_MAX_MS);
 			}
 			has_ms = true;
@@ -497,7 +465,8 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 				spec->side = (enum veil_side)s;
 			}
 			if (!found) {
-				return fail(message, -EINVAL, "%s from where? Expected `from <left|right|"
+				return veil_message_fail(message, -EINVAL,
+					"%s from where? Expected `from <left|right|"
 					"top|bottom>`", veil_transition_name(spec->kind));
 			}
 			has_side = true;
@@ -506,14 +475,15 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 				strcasecmp(word, "at") == 0) {
 			int taken = parse_at(argc - i - 1, argv + i + 1, spec);
 			if (taken == 0) {
-				return fail(message, -EINVAL, "grow at where? Expected `at <x> <y>` in "
+				return veil_message_fail(message, -EINVAL,
+					"grow at where? Expected `at <x> <y>` in "
 					"logical pixels or percent of the output (`at 10%% 90%%`)");
 			}
 			has_at = true;
 			i += taken;
 		} else {
-			return fail(message, -EINVAL, "Unexpected word '%s' in the transition: %s",
-				show(shown, word), transition_usage);
+			return veil_message_fail(message, -EINVAL, "Unexpected word '%s' in the transition: %s",
+				veil_message_quote(shown, word), transition_usage);
 		}
 	}
 	return argc;
@@ -521,10 +491,11 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 
 /* `loopfade <ms>`: the fade at a video's loop seam. */
 static int parse_loopfade(const char *word, int *ms, char **message) {
-	char shown[SHOWN_SIZE];
+	char shown[VEIL_QUOTE_SIZE];
 	if (!parse_ms(word, VEIL_LOOPFADE_MAX_MS, ms)) {
-		return fail(message, -EINVAL, "Invalid loopfade duration '%s': expected milliseconds "
-			"from 0 to %d", show(shown, word), VEIL_LOOPFADE_MAX_MS);
+		return veil_message_fail(message, -EINVAL,
+			"Invalid loopfade duration '%s': expected milliseconds "
+			"from 0 to %d", veil_message_quote(shown, word), VEIL_LOOPFADE_MAX_MS);
 	}
 	return 0;
 }
@@ -589,7 +560,7 @@ static int parse_slideshow(int *argc, char *argv[], struct veil_command *parsed,
 
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
 	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
-	char shown[SHOWN_SIZE];
+	char shown[VEIL_QUOTE_SIZE];
 	char *name = NULL;
 	int ret;
 
@@ -598,15 +569,15 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		*message = NULL;
 	}
 	if (argc < 1 || argv == NULL || argv[0] == NULL || strcasecmp(argv[0], "veil") != 0) {
-		return fail(message, -EINVAL, "Not a veil command: use %s", usage);
+		return veil_message_fail(message, -EINVAL, "Not a veil command: use %s", usage);
 	}
 	for (int i = 1; i < argc; i++) {
 		if (argv[i] == NULL) {
-			return fail(message, -EINVAL, "Word %d of the veil command is missing", i);
+			return veil_message_fail(message, -EINVAL, "Word %d of the veil command is missing", i);
 		}
 	}
 	if (argc < 2) {
-		return fail(message, -EINVAL, "Missing file name: use %s", usage);
+		return veil_message_fail(message, -EINVAL, "Missing file name: use %s", usage);
 	}
 
 	if (strcasecmp(argv[1], "fps") == 0 || strcasecmp(argv[1], "battery") == 0) {
@@ -635,7 +606,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
 			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span) {
-				return fail(message, -EINVAL, "`veil %s` takes no arguments",
+				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}
 			cmd->kind = keywords[i].kind;
@@ -668,41 +639,43 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 
 	if (has_mode && mode == VEIL_MODE_SOLID_COLOR) {
 		if (end != 2) {
-			return fail(message, -EINVAL, "solid_color needs a colour: "
+			return veil_message_fail(message, -EINVAL, "solid_color needs a colour: "
 				"`veil #rrggbb solid_color`");
 		}
 		if (!veil_color_parse(argv[1], &parsed.color)) {
-			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
-				show(shown, argv[1]));
+			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				veil_message_quote(shown, argv[1]));
 		}
 		if (argc > 3) {
-			return fail(message, -EINVAL, "Unexpected word '%s' after solid_color",
-				show(shown, argv[3]));
+			return veil_message_fail(message, -EINVAL, "Unexpected word '%s' after solid_color",
+				veil_message_quote(shown, argv[3]));
 		}
 		parsed.mode = mode;
 		*cmd = parsed;
 		return 0;
 	}
 	if (end == 1) {
-		return fail(message, -EINVAL, "Missing file name: use %s", usage);
+		return veil_message_fail(message, -EINVAL, "Missing file name: use %s", usage);
 	}
 
 	const char *last = argv[argc - 1];
 	if (!has_mode && end == argc && argc == 2 && last[0] == '#' &&
 			veil_color_parse(last, NULL)) {
-		return fail(message, -EINVAL, "Missing file name: use %s, or `veil %s solid_color` "
+		return veil_message_fail(message, -EINVAL,
+			"Missing file name: use %s, or `veil %s solid_color` "
 			"for a plain colour", usage, last);
 	}
 	if (!has_mode && end == argc && argc > 2) {
 		/* A name in several words, no mode and no colour: check its last word was meant so. */
 		if (last[0] == '#') {
-			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
-				show(shown, last));
+			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				veil_message_quote(shown, last));
 		}
 		if (looks_like_mode(last)) {
-			return fail(message, -EINVAL, "Unknown mode '%s': expected %s (if '%s' is part "
+			return veil_message_fail(message, -EINVAL,
+				"Unknown mode '%s': expected %s (if '%s' is part "
 				"of the file name, add the mode: `veil <file> fill`)",
-				show(shown, last), modes, shown);
+				veil_message_quote(shown, last), modes, shown);
 		}
 	}
 
@@ -713,22 +686,22 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	}
 	if (next < argc) {
 		if (!veil_color_parse(argv[next], &parsed.color)) {
-			return fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
-				show(shown, argv[next]));
+			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
+				veil_message_quote(shown, argv[next]));
 		}
 		next++;
 	}
 	if (next < argc) {
-		return fail(message, -EINVAL, "Unexpected word '%s' after the colour",
-			show(shown, argv[next]));
+		return veil_message_fail(message, -EINVAL, "Unexpected word '%s' after the colour",
+			veil_message_quote(shown, argv[next]));
 	}
 
 	name = join(argv + 1, (size_t)(end - 1));
 	if (name == NULL) {
-		return fail(message, -ENOMEM, "Out of memory");
+		return veil_message_fail(message, -ENOMEM, "Out of memory");
 	}
 	if (name[0] == '\0') {
-		ret = fail(message, -EINVAL, "Missing file name: use %s", usage);
+		ret = veil_message_fail(message, -EINVAL, "Missing file name: use %s", usage);
 		goto out;
 	}
 	ret = expand_name(name, &parsed.path, message);

@@ -5,7 +5,6 @@
  * Parsed here and called from veil_command_parse (module/command.c).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,31 +13,6 @@
 
 static const char fps_usage[] = "`veil fps <1-240>|off`";
 static const char battery_usage[] = "`veil battery play|pause|fps <1-240>`";
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char **message, int err, const char *fmt, ...) {
-	if (message == NULL) {
-		return err;
-	}
-	va_list args;
-	va_start(args, fmt);
-	*message = veil_message_v(fmt, args);
-	va_end(args);
-	/* The words quoted may be anything a user typed; replies are JSON. */
-	veil_message_sanitize(*message);
-	return err;
-}
-
-/* A word as a message quotes it: cut, control characters as '?', as command.c shows words. */
-static const char *show(char shown[static 40], const char *word) {
-	size_t len = strnlen(word, 32);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)word[i];
-		shown[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	strcpy(shown + len, word[len] != '\0' ? "..." : "");
-	return shown;
-}
 
 /* A frame rate from 1 to VEIL_FPS_MAX, digits only; false for anything else. */
 static bool parse_rate(const char *word, int *fps) {
@@ -61,18 +35,18 @@ static bool parse_rate(const char *word, int *fps) {
 }
 
 static int parse_fps(int argc, char *argv[], struct veil_command *cmd, char **message) {
-	char shown[40];
+	char shown[VEIL_QUOTE_SIZE];
 	if (argc < 2) {
-		return fail(message, -EINVAL, "fps needs a frame rate or off: %s", fps_usage);
+		return veil_message_fail(message, -EINVAL, "fps needs a frame rate or off: %s", fps_usage);
 	}
 	if (argc > 2) {
-		return fail(message, -EINVAL, "Unexpected word '%s' after the frame rate: %s",
-			show(shown, argv[2]), fps_usage);
+		return veil_message_fail(message, -EINVAL, "Unexpected word '%s' after the frame rate: %s",
+			veil_message_quote(shown, argv[2]), fps_usage);
 	}
 	int fps = 0;
 	if (strcasecmp(argv[1], "off") != 0 && !parse_rate(argv[1], &fps)) {
-		return fail(message, -EINVAL, "Invalid frame rate '%s': expected frames a "
-			"second from 1 to %d, or off", show(shown, argv[1]), VEIL_FPS_MAX);
+		return veil_message_fail(message, -EINVAL, "Invalid frame rate '%s': expected frames a "
+			"second from 1 to %d, or off", veil_message_quote(shown, argv[1]), VEIL_FPS_MAX);
 	}
 	cmd->kind = VEIL_COMMAND_FPS;
 	cmd->fps = fps;
@@ -80,9 +54,9 @@ static int parse_fps(int argc, char *argv[], struct veil_command *cmd, char **me
 }
 
 static int parse_battery(int argc, char *argv[], struct veil_command *cmd, char **message) {
-	char shown[40];
+	char shown[VEIL_QUOTE_SIZE];
 	if (argc < 2) {
-		return fail(message, -EINVAL, "battery needs what videos do on battery: %s",
+		return veil_message_fail(message, -EINVAL, "battery needs what videos do on battery: %s",
 			battery_usage);
 	}
 	int words = 2;
@@ -92,22 +66,23 @@ static int parse_battery(int argc, char *argv[], struct veil_command *cmd, char 
 		cmd->battery = VEIL_BATTERY_PAUSE;
 	} else if (strcasecmp(argv[1], "fps") == 0) {
 		if (argc < 3) {
-			return fail(message, -EINVAL, "`battery fps` needs a frame rate: %s",
+			return veil_message_fail(message, -EINVAL, "`battery fps` needs a frame rate: %s",
 				battery_usage);
 		}
 		if (!parse_rate(argv[2], &cmd->battery_fps)) {
-			return fail(message, -EINVAL, "Invalid frame rate '%s': expected frames "
-				"a second from 1 to %d", show(shown, argv[2]), VEIL_FPS_MAX);
+			return veil_message_fail(message, -EINVAL, "Invalid frame rate '%s': expected frames "
+				"a second from 1 to %d", veil_message_quote(shown, argv[2]), VEIL_FPS_MAX);
 		}
 		cmd->battery = VEIL_BATTERY_FPS;
 		words = 3;
 	} else {
-		return fail(message, -EINVAL, "Unknown battery action '%s': expected play, "
-			"pause or fps <N>", show(shown, argv[1]));
+		return veil_message_fail(message, -EINVAL, "Unknown battery action '%s': expected play, "
+			"pause or fps <N>", veil_message_quote(shown, argv[1]));
 	}
 	if (argc > words) {
-		return fail(message, -EINVAL, "Unexpected word '%s' after the battery action: %s",
-			show(shown, argv[words]), battery_usage);
+		return veil_message_fail(message, -EINVAL,
+			"Unexpected word '%s' after the battery action: %s",
+			veil_message_quote(shown, argv[words]), battery_usage);
 	}
 	cmd->kind = VEIL_COMMAND_BATTERY;
 	return 0;

@@ -63,6 +63,7 @@ int veil_slideshow_words_parse(int *argc, char *argv[], struct veil_slideshow_sp
 		.order = VEIL_SLIDESHOW_NAME,
 	};
 	*given = false;
+	char shown[VEIL_QUOTE_SIZE];
 	bool seen_every = false, seen_order = false, seen_recursive = false;
 	/* From the end: the words before the first one that is none of these are the rest. */
 	while (*argc > 2) {
@@ -73,26 +74,25 @@ int veil_slideshow_words_parse(int *argc, char *argv[], struct veil_slideshow_sp
 			(n > 3 && strcasecmp(before, "order") == 0 && seen_order) ||
 			(n > 3 && strcasecmp(before, "every") == 0 && seen_every);
 		if (twice) {
-			veil_message_set(message, "'%.64s' is given twice",
-				strcasecmp(last, "recursive") == 0 ? last : before);
-			return -EINVAL;
+			return veil_message_fail(message, -EINVAL, "'%s' is given twice",
+				veil_message_quote(shown, strcasecmp(last, "recursive") == 0 ?
+				last : before));
 		}
 		if (strcasecmp(last, "recursive") == 0) {
 			spec->recursive = seen_recursive = true;
 			*argc = n - 1;
 		} else if (strcasecmp(before, "order") == 0 && n > 3) {
 			if (!parse_order(last, &spec->order)) {
-				veil_message_set(message, "Unknown order '%.64s': expected name, mtime "
-					"or shuffle", last);
-				return -EINVAL;
+				return veil_message_fail(message, -EINVAL, "Unknown order '%s': "
+					"expected name, mtime or shuffle", veil_message_quote(shown, last));
 			}
 			seen_order = true;
 			*argc = n - 2;
 		} else if (strcasecmp(before, "every") == 0 && n > 3) {
 			if (!parse_every(last, &spec->every_s)) {
-				veil_message_set(message, "Invalid interval '%.64s': expected a number "
-					"and s, m or h (30s, 10m, 1h), from 1s to 24h", last);
-				return -EINVAL;
+				return veil_message_fail(message, -EINVAL, "Invalid interval '%s': "
+					"expected a number and s, m or h (30s, 10m, 1h), from 1s to 24h",
+					veil_message_quote(shown, last));
 			}
 			seen_every = true;
 			*argc = n - 2;

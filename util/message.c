@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "util/message.h"
 
 char *veil_message_v(const char *fmt, va_list args) {
@@ -37,6 +38,16 @@ void veil_message_set(char **dst, const char *fmt, ...) {
 	va_end(args);
 }
 
+int veil_message_fail(char **message, int err, const char *fmt, ...) {
+	if (message != NULL) {
+		va_list args;
+		va_start(args, fmt);
+		*message = veil_message_v(fmt, args);
+		va_end(args);
+	}
+	return err;
+}
+
 size_t veil_utf8_length(const unsigned char *p) {
 	size_t len;
 	if (p[0] < 0x80) {
@@ -62,6 +73,28 @@ size_t veil_utf8_length(const unsigned char *p) {
 		}
 	}
 	return len;
+}
+
+const char *veil_message_quote(char buf[static VEIL_QUOTE_SIZE], const char *word) {
+	const unsigned char *p = (const unsigned char *)word;
+	size_t len = 0;
+	while (*p != '\0') {
+		size_t n = veil_utf8_length(p);
+		if (len + (n > 0 ? n : 1) > VEIL_QUOTE_SIZE - sizeof("...")) {
+			memcpy(buf + len, "...", sizeof("..."));
+			return buf;
+		}
+		if (n == 0 || *p < 0x20 || *p == 0x7f) {
+			buf[len++] = '?';
+			p++;
+		} else {
+			memcpy(buf + len, p, n);
+			len += n;
+			p += n;
+		}
+	}
+	buf[len] = '\0';
+	return buf;
 }
 
 char *veil_message_sanitize(char *str) {
