@@ -37,12 +37,26 @@ static int webp_open(const uint8_t *data, size_t len, struct veil_anim_decoder *
 	}
 	options.color_mode = MODE_bgrA;
 	options.use_threads = 0;
+	WebPData webp_data = { .bytes = data, .size = len };
+	/* The animation decoder allocates its canvas at once: its size is checked first. */
+	WebPDemuxer *demux = WebPDemux(&webp_data);
+	if (demux == NULL) {
+		veil_message_set(message, "corrupt or truncated animated WebP file");
+		return -EINVAL;
+	}
+	uint32_t canvas_width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
+	uint32_t canvas_height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+	WebPDemuxDelete(demux);
+	int ret = veil_image_check_size(canvas_width, canvas_height, "animated WebP image",
+		message);
+	if (ret < 0) {
+		return ret;
+	}
 	struct veil_anim_decoder *dec = calloc(1, sizeof(*dec));
 	if (dec == NULL) {
 		veil_message_set(message, "out of memory");
 		return -ENOMEM;
 	}
-	WebPData webp_data = { .bytes = data, .size = len };
 	dec->dec = WebPAnimDecoderNew(&webp_data, &options);
 	if (dec->dec == NULL) {
 		free(dec);
@@ -54,12 +68,6 @@ static int webp_open(const uint8_t *data, size_t len, struct veil_anim_decoder *
 		webp_destroy(dec);
 		veil_message_set(message, "animated WebP file without frames");
 		return -EINVAL;
-	}
-	int ret = veil_image_check_size(anim.canvas_width, anim.canvas_height,
-		"animated WebP image", message);
-	if (ret < 0) {
-		webp_destroy(dec);
-		return ret;
 	}
 	if (anim.frame_count > VEIL_ANIM_MAX_FRAMES) {
 		webp_destroy(dec);

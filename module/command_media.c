@@ -49,11 +49,10 @@ int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, c
 	if (parsed.kind != VEIL_COMMAND_SET || parsed.path == NULL ||
 			strcmp(parsed.path, placeholder) != 0) {
 		veil_command_finish(&parsed);
-		if (message != NULL) {
-			*message = veil_message("Unexpected word '%.64s' after the file: expected "
-				"a mode, a colour or an option", argc > 0 ? argv[0] : "");
-		}
-		return -EINVAL;
+		char shown[VEIL_QUOTE_SIZE];
+		return veil_message_fail(message, -EINVAL, "Unexpected word '%s' after the file: "
+			"expected a mode, a colour or an option",
+			veil_message_quote(shown, argc > 0 && argv[0] != NULL ? argv[0] : ""));
 	}
 	free(parsed.path);
 	parsed.path = NULL;
