@@ -68,6 +68,7 @@ struct options {
 	char **words;
 	int n_words;
 	bool has_options; /* set: words beyond a mode and a colour */
+	char **storage; /* the array words points into, freed at the end */
 	bool json, watch;
 };
 
@@ -250,6 +251,7 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	if (words == NULL) {
 		die_oom();
 	}
+	opts->storage = words;
 	int n = 0;
 	bool options_done = false;
 	for (int i = 1; i < argc; i++) {
@@ -924,5 +926,6 @@ int main(int argc, char *argv[]) {
 		wl_display_flush(client.display);
 		wl_display_disconnect(client.display);
 	}
+	free(opts.storage);
 	return ret;
 }
