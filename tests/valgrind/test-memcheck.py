@@ -98,8 +98,17 @@ bad = {
     'text': vt.make_text(m('text.png')),
     'empty file': vt._write(m('empty.png'), b''),
     'missing file': m('missing.png'),
-    'directory': media,
 }
+# A directory is a slideshow: one with nothing to show is an error in the status, the picture
+# stays; one of two pictures steps through them.
+empty_dir = m('empty-dir')
+os.makedirs(empty_dir, exist_ok=True)
+show_dir = m('show-dir')
+os.makedirs(show_dir, exist_ok=True)
+for name in ('1.png', '2.jpg'):
+    with open(png if name.endswith('png') else jpg, 'rb') as src, \
+            open(os.path.join(show_dir, name), 'wb') as dst:
+        dst.write(src.read())
 if 'tiff' not in decoders:
     bad['1-bit TIFF'] = bilevel
 if 'webp' in decoders:
@@ -191,6 +200,23 @@ with t.compositor(outputs=1, env=env) as c:
         v = c.veil(OUT)
         t.check(v.get('file') == png and v.get('state') == 'shown',
                 'the good wallpaper stayed', str(v))
+
+    with t.case('slideshows'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(empty_dir)}', timeout=120)
+        t.check(ok, 'an empty directory is accepted (a show with nothing to show)', err)
+        v = c.wait_until(lambda: c.veil(OUT).get('error') and c.veil(OUT),
+                         'the empty show reported', timeout=120)
+        t.check('empty-dir' in v['error'] and v.get('file') == png,
+                'the status names the directory, the picture stays', str(v))
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(show_dir)} fill every 1h', timeout=120)
+        t.check(ok, 'a show of two pictures', err)
+        c.wait_until(lambda: (c.veil(OUT).get('file') or '').endswith('1.png'),
+                     'the first picture', timeout=120)
+        ok, err = c.msg(f'output {OUT} veil next', timeout=120)
+        t.check(ok, 'next', err)
+        c.wait_until(lambda: (c.veil(OUT).get('file') or '').endswith('2.jpg'),
+                     'the second picture', timeout=120)
+        show(f'{png} fill', file=png)
 
     with t.case('outputs change'):
         ok, err = c.msg(f'output {OUT} resolution 1920x1080')
