@@ -279,31 +279,6 @@ static int describe_end(int status, char **message) {
 	}
 }
 
-static int send_request(int sock, int fd, const struct veil_wire_request *request) {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	memset(&control, 0, sizeof(control));
-	struct iovec iov = { .iov_base = (void *)request, .iov_len = sizeof(*request) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	ssize_t n;
-	do {
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : 0;
-}
-
 /*
  * The reply and the descriptors that came with it (at most 4 kept; *nfds of them). 1 with a
  * whole reply, 0 at the end of the stream (the helper is gone), -ETIMEDOUT, or another
@@ -495,7 +470,7 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	struct veil_wire_reply reply;
 	int ms = timeout_ms();
 	/* A helper dead before it read the request is told apart below, by its end. */
-	send_request(sv[0], fd, &request);
+	veil_wire_send(sv[0], &request, sizeof(request), fd);
 	int got = receive_reply(sv[0], ms, &reply, fds, &nfds, &malformed);
 	close(sv[0]);
 	if (got == -ETIMEDOUT) {

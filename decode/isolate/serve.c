@@ -53,27 +53,7 @@ int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
 int veil_serve_send(int sock, struct veil_wire_reply *reply, int pixels_fd) {
 	reply->magic = VEIL_WIRE_MAGIC;
 	reply->version = VEIL_WIRE_VERSION;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	memset(&control, 0, sizeof(control));
-	struct iovec iov = { .iov_base = reply, .iov_len = sizeof(*reply) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (pixels_fd >= 0) {
-		msg.msg_control = control.buf;
-		msg.msg_controllen = sizeof(control.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pixels_fd, sizeof(int));
-	}
-	ssize_t n;
-	do {
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : 0;
+	return veil_wire_send(sock, reply, sizeof(*reply), pixels_fd);
 }
 
 int veil_serve_fail(int sock, int status, const char *message) {

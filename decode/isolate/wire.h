@@ -17,6 +17,7 @@
 #ifndef VEIL_DECODE_ISOLATE_WIRE_H
 #define VEIL_DECODE_ISOLATE_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
@@ -42,5 +43,11 @@ struct veil_wire_reply {
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
 	char message[256]; /* NUL-terminated, when status < 0 */
 };
+
+/*
+ * Sends one datagram of len bytes, with fd as SCM_RIGHTS when fd >= 0 (both sides' messages).
+ * 0 or a negative errno.
+ */
+int veil_wire_send(int sock, const void *data, size_t len, int fd);
 
 #endif
