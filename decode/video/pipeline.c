@@ -50,7 +50,11 @@ static GstPadProbeReturn handle_caps_probe(GstPad *pad, GstPadProbeInfo *info, g
 	GstCaps *caps = NULL;
 	gst_event_parse_caps(event, &caps);
 	src->caps_refused = !veil_video_check_size(src, caps);
-	return src->caps_refused ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+	if (src->caps_refused) {
+		return GST_PAD_PROBE_DROP;
+	}
+	veil_video_set_convert_threads(src, caps);
+	return GST_PAD_PROBE_OK;
 }
 
 /* decodebin, streaming thread: a decoded stream is ready. Only the first video one is shown. */
@@ -188,10 +192,7 @@ int veil_video_build_pipeline(struct video_source *src, char **message) {
 	g_signal_connect(src->pipeline, "deep-element-added",
 		G_CALLBACK(handle_deep_element_added), src);
 
-	/*
-	 * Converting 4K60 to RGB on one core doesn't keep up (measured in the client-daemon days);
-	 * the threads idle when videoconvert passes frames through.
-	 */
+	/* Until the stream's size and rate are known (decode/video/threads.c). */
 	g_object_set(src->convert, "n-threads", 2, NULL);
 	veil_video_rate_install(src);
 

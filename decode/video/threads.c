@@ -4,7 +4,9 @@
 #include "decode/video/video.h"
 
 /*
- * How many threads libav decodes with. Left to itself, avdec starts one frame thread per core,
+ * How many threads decode and convert a video.
+ *
+ * libav's decoder. Left to itself, avdec starts one frame thread per core,
  * and each holds frames of its own: on 2 cores, a 1080p30 H.264 video kept 7.9 MiB more
  * anonymous memory with two threads than with one (docs/measurements.md, memory.py). One thread
  * broke gapless loops and mid-stream caps changes in the integration tests (video-order,
@@ -15,20 +17,40 @@
  *
  * The limit is set on the decoder's sink caps, which carry the stream's size and rate: avdec
  * reads max-threads when it opens the codec for them.
+ *
+ * videoconvert (to BGRx for pixman) works on one thread up to 1080p60's pixel rate and on two
+ * beyond. Splitting a 1080p frame across two threads cost 0.25 ms of CPU a frame more than one
+ * thread did (1.06 against 0.81 ms, `tests/bench/convert.py --per-frame`): the threads' hand-off
+ * costs more than it spreads. One thread converts a 4K frame in about 3.2 ms here, so 4K60
+ * would keep up too; two keep the margin on slower cores. The count is set on the decoded
+ * stream's caps, before videoconvert sees them: it reads n-threads when it makes its
+ * converter for new caps.
  */
 
 #define PIXELS_1080P30 (1920LL * 1088 * 30)
 
-static int threads_for(const GstStructure *s) {
+/* Pixels a second of the stream of these caps; 0 when its size or rate is unknown. */
+static long long pixel_rate(const GstStructure *s) {
 	int width = 0, height = 0, fps_n = 0, fps_d = 0;
 	if (!gst_structure_get_int(s, "width", &width) ||
 			!gst_structure_get_int(s, "height", &height) ||
 			!gst_structure_get_fraction(s, "framerate", &fps_n, &fps_d) ||
-			fps_n <= 0 || fps_d <= 0) {
+			fps_n <= 0 || fps_d <= 0 || width <= 0 || height <= 0) {
 		return 0;
 	}
-	long long rate = (long long)width * height * fps_n / fps_d;
-	return rate <= 2 * PIXELS_1080P30 ? 2 : 0;
+	return (long long)width * height * fps_n / fps_d;
+}
+
+static int threads_for(const GstStructure *s) {
+	long long rate = pixel_rate(s);
+	return rate > 0 && rate <= 2 * PIXELS_1080P30 ? 2 : 0;
+}
+
+void veil_video_set_convert_threads(struct video_source *src, GstCaps *caps) {
+	const GstStructure *s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
+	long long rate = s != NULL ? pixel_rate(s) : 0;
+	guint threads = rate > 0 && rate <= 2 * PIXELS_1080P30 ? 1 : 2;
+	g_object_set(src->convert, "n-threads", threads, NULL);
 }
 
 /* The decoder's sink pad, the thread that feeds it, before avdec sees the caps. */

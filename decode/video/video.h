@@ -263,6 +263,8 @@ void veil_video_rate_set_fps(struct video_source *src, int fps);
 
 /* threads.c, the thread that adds it: avdec decodes with fewer threads up to 1080p60. */
 void veil_video_limit_decoder_threads(struct video_source *src, GstElement *decoder);
+/* videoconvert's threads for the decoded stream of caps (decodebin's streaming thread). */
+void veil_video_set_convert_threads(struct video_source *src, GstCaps *caps);
 
 /* pool.c, the streaming thread that negotiates allocation */
 /*
