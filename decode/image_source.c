@@ -41,7 +41,8 @@ struct image_load {
 	int fd; /* our own descriptor of the file */
 	const struct veil_still_decoder *decoder; /* the one the header was checked with */
 	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
-	bool isolated; /* decoded in veil-decoder (decode/isolate/), not in this process */
+	/* Decoded in veil-decoder (decode/isolate/) when not NULL, else in this process. */
+	struct veil_helper_spare *spare;
 	/* Result. */
 	int ret;
 	char *message; /* malloc()ed, when ret < 0 */
@@ -61,9 +62,9 @@ static void load_free(struct image_load *load) {
 static void load_run(struct veil_job *job) {
 	struct image_load *load = wl_container_of(job, load, job);
 #if VEIL_DECODER_PROCESS
-	if (load->isolated) {
-		load->ret = veil_decoder_run(load->decoder->kind, load->fd, load->cover_width,
-			load->cover_height, &load->pixels, &load->original_width,
+	if (load->spare != NULL) {
+		load->ret = veil_decoder_run(load->spare, load->decoder->kind, load->fd,
+			load->cover_width, load->cover_height, &load->pixels, &load->original_width,
 			&load->original_height, load->decoder_name, sizeof(load->decoder_name),
 			&load->message);
 		load->frames = load->pixels.frames;
@@ -117,7 +118,7 @@ static void load_done(struct veil_job *job) {
 	image->base.opaque = opaque;
 	wlr_log(WLR_INFO, "veil: %s: %dx%d image (%s), kept at %dx%d, decoded %s",
 		image->base.path, image->original_width, image->original_height, image->decoder,
-		frame->width, frame->height, load->isolated ? "in veil-decoder" : "in process");
+		frame->width, frame->height, load->spare != NULL ? "in veil-decoder" : "in process");
 	load_free(load);
 	veil_source_set_frame(&image->base, frame);
 	wlr_buffer_drop(frame);
@@ -180,7 +181,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	}
 	load->image = image;
 	load->decoder = decoder;
-	load->isolated = ctx->decoder_process;
+	load->spare = ctx->decoder_spare;
 	if (!full_size) {
 		load->cover_width = ctx->max_output_width;
 		load->cover_height = ctx->max_output_height;

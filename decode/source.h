@@ -15,6 +15,7 @@
 
 struct wlr_buffer;
 struct wlr_renderer;
+struct veil_helper_spare;
 struct veil_source;
 struct veil_still_decoder;
 struct veil_worker;
@@ -87,8 +88,11 @@ struct veil_source_context {
 	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
 	/* Largest physical output size known: stills are kept no larger than this covers. */
 	int max_output_width, max_output_height;
-	/* Stills are decoded in veil-decoder processes (decode/isolate/client.c). */
-	bool decoder_process;
+	/*
+	 * Stills are decoded in veil-decoder processes (decode/isolate/client.c), started ahead of
+	 * need by this; NULL: in this process.
+	 */
+	struct veil_helper_spare *decoder_spare;
 	struct wl_list sources; /* veil_source.link */
 };
 

@@ -10,6 +10,9 @@
 #include <veil/veil.h>
 #include "veil-config.h"
 #include "decode/gst.h"
+#if VEIL_DECODER_PROCESS
+#include "decode/isolate/spare.h"
+#endif
 #include "module/command.h"
 #include "module/control.h"
 #include "module/policy.h"
@@ -146,6 +149,27 @@ static void update_outputs(struct veil_scene *scene) {
 	}
 }
 
+static void create_decoder_spare(struct veil_scene *scene) {
+#if VEIL_DECODER_PROCESS
+	scene->ctx.decoder_spare = veil_helper_spare_create();
+	if (scene->ctx.decoder_spare == NULL) {
+		wlr_log(WLR_ERROR, "veil: out of memory: decoding in the compositor's process");
+	}
+#else
+	(void)scene;
+#endif
+}
+
+/* After the worker: no decode uses the spare any more. */
+static void destroy_decoder_spare(struct veil_scene *scene) {
+#if VEIL_DECODER_PROCESS
+	veil_helper_spare_destroy(scene->ctx.decoder_spare);
+	scene->ctx.decoder_spare = NULL;
+#else
+	(void)scene;
+#endif
+}
+
 /* Tears down everything but the handle: on veil_scene_destroy, or when the display goes. */
 static void scene_finish(struct veil_scene *scene) {
 	if (scene->display == NULL) {
@@ -171,6 +195,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_worker_destroy(scene->ctx.worker);
 	scene->ctx.worker = NULL;
 	assert(wl_list_empty(&scene->ctx.sources));
+	destroy_decoder_spare(scene);
 	wl_list_remove(&scene->display_destroy.link);
 	wl_list_remove(&scene->renderer_destroy.link);
 	wl_list_init(&scene->renderer_destroy.link);
@@ -326,7 +351,9 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
-	scene->ctx.decoder_process = decoder_process_chosen();
+	if (decoder_process_chosen()) {
+		create_decoder_spare(scene);
+	}
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
@@ -337,6 +364,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	if (!veil_policy_init(scene)) {
 		veil_policy_finish(scene);
 		veil_worker_destroy(scene->ctx.worker);
+		destroy_decoder_spare(scene);
 		free(scene);
 		return NULL;
 	}

@@ -1,14 +1,11 @@
-#define _GNU_SOURCE /* F_GET_SEALS, sigabbrev_np, MSG_CMSG_CLOEXEC, __WALL */
+#define _GNU_SOURCE /* F_GET_SEALS, sigabbrev_np, MSG_CMSG_CLOEXEC */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,69 +13,13 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include "veil-config.h"
 #include "decode/isolate/client.h"
 #include "decode/isolate/sandbox.h"
+#include "decode/isolate/spare.h"
 #include "decode/isolate/wire.h"
 #include "util/message.h"
-
-extern char **environ;
-
-/* How long a dying helper gets to exit before it is killed. */
-#define EXIT_GRACE_MS 2000
-/* Helpers that answered and are still exiting, reaped later (at most this many kept). */
-#define MAX_EXITING 16
-
-/*
- * A helper that has answered is not waited for: on a busy machine its exit (at the workers'
- * low priority) takes longer than its decode. Its pidfd waits here until it has ended.
- */
-static struct {
-	pthread_mutex_t lock;
-	int pidfds[MAX_EXITING];
-	int count;
-} exiting = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* Reaps the answered helpers that have ended since. */
-static void reap_exiting(void) {
-	pthread_mutex_lock(&exiting.lock);
-	for (int i = 0; i < exiting.count;) {
-		siginfo_t info = {0};
-		int r = waitid(P_PIDFD, (id_t)exiting.pidfds[i], &info, WEXITED | __WALL | WNOHANG);
-		if (r < 0 && errno == EINTR) {
-			continue;
-		}
-		if (r == 0 && info.si_pid == 0) {
-			i++; /* still running */
-			continue;
-		}
-		/* Ended, or reaped by the compositor already (ECHILD). */
-		close(exiting.pidfds[i]);
-		exiting.pidfds[i] = exiting.pidfds[--exiting.count];
-	}
-	pthread_mutex_unlock(&exiting.lock);
-}
-
-/* Leaves an answered helper to end by itself; false when it must be waited for now. */
-static bool leave_exiting(int pidfd) {
-	reap_exiting();
-	pthread_mutex_lock(&exiting.lock);
-	bool kept = exiting.count < MAX_EXITING;
-	if (kept) {
-		exiting.pidfds[exiting.count++] = pidfd;
-	}
-	pthread_mutex_unlock(&exiting.lock);
-	return kept;
-}
-
-const char *veil_decoder_helper_path(void) {
-	const char *env = getenv("VEIL_DECODER_HELPER");
-	return env != NULL && env[0] != '\0' ? env : VEIL_DECODER_PATH;
-}
 
 static int timeout_ms(void) {
 	const char *env = getenv("VEIL_DECODER_TIMEOUT_MS");
@@ -90,159 +31,6 @@ static int timeout_ms(void) {
 		}
 	}
 	return VEIL_DECODER_TIMEOUT_MS;
-}
-
-static int64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* posix_spawn(), and a pidfd_open() of it where there is one (else *pidfd is -1). */
-static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char **message) {
-	/* dup2 onto itself would leave close-on-exec set: move it out of the way first. */
-	int moved = -1;
-	if (sock == VEIL_WIRE_FD) {
-		moved = fcntl(sock, F_DUPFD_CLOEXEC, VEIL_WIRE_FD + 1);
-		if (moved < 0) {
-			int err = errno;
-			veil_message_set(message, "cannot start the decoder: %s", strerror(err));
-			return -err;
-		}
-		sock = moved;
-	}
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&actions);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_adddup2(&actions, sock, VEIL_WIRE_FD);
-	sigset_t all, none;
-	sigfillset(&all);
-	sigemptyset(&none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	char *argv[] = { "veil-decoder", NULL };
-	int err = posix_spawn(pid, path, &actions, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&actions);
-	posix_spawnattr_destroy(&attr);
-	if (moved >= 0) {
-		close(moved);
-	}
-	if (err != 0) {
-		veil_message_set(message, "cannot start the decoder %s: %s", path, strerror(err));
-		return -err;
-	}
-	*pidfd = (int)syscall(SYS_pidfd_open, *pid, 0);
-	return 0;
-}
-
-/*
- * Starts the helper with sock as its VEIL_WIRE_FD, and a pidfd to wait for and kill it by: the
- * compositor's own SIGCHLD handling (veil-tinywl's and labwc's waitpid(-1) loops) may reap it
- * first, and its pid could then be reused. How the decoding itself ended comes from the
- * helper's monitor (wire.h), not from this process's exit status.
- */
-static int spawn(int sock, pid_t *pid, int *pidfd, char **message) {
-	const char *path = veil_decoder_helper_path();
-	if (access(path, X_OK) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot start the decoder %s: %s", path, strerror(err));
-		return -err;
-	}
-	char *argv[] = { "veil-decoder", NULL };
-	int fd = -1;
-	struct clone_args args = {
-		.flags = CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)&fd,
-		.exit_signal = SIGCHLD,
-	};
-	long ret = syscall(SYS_clone3, &args, sizeof(args));
-	if (ret < 0 && (errno == ENOSYS || errno == EPERM || errno == EINVAL)) {
-		/* No clone3 (valgrind, older kernels, some container filters). */
-		return spawn_plain(path, sock, pid, pidfd, message);
-	}
-	if (ret == 0) {
-		/* The child: async-signal-safe calls only, then the helper. */
-		if (sock == VEIL_WIRE_FD) {
-			fcntl(sock, F_SETFD, 0);
-		} else {
-			dup2(sock, VEIL_WIRE_FD);
-		}
-		/* Signals as a new process has them, whatever the compositor ignores or blocks. */
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
-		for (int sig = 1; sig < NSIG; sig++) {
-			sigaction(sig, &dfl, NULL);
-		}
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(path, argv, environ);
-		_exit(127);
-	}
-	if (ret < 0) {
-		int err = errno;
-		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
-		return -err;
-	}
-	*pid = (pid_t)ret;
-	*pidfd = fd;
-	return 0;
-}
-
-static void kill_helper(pid_t pid, int pidfd) {
-	/* Its decoding process dies with it (PR_SET_PDEATHSIG). */
-	if (pidfd >= 0) {
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	} else {
-		/*
-		 * Not reaped until veil waits for it, unless the compositor reaps every child:
-		 * then the pid may be gone (or, rarely, reused). Only without pidfds.
-		 */
-		kill(pid, SIGKILL);
-	}
-}
-
-/*
- * Waits up to ms for the helper to end (then kills it) and reaps it, unless the compositor
- * already did.
- */
-static void reap(pid_t pid, int pidfd, int ms) {
-	int64_t deadline = now_ms() + ms;
-	if (pidfd < 0) {
-		/* No pidfd: poll waitpid, then kill. */
-		for (;;) {
-			pid_t r = waitpid(pid, NULL, WNOHANG);
-			if (r == pid || (r < 0 && errno != EINTR)) {
-				return;
-			}
-			if (now_ms() >= deadline) {
-				kill_helper(pid, pidfd);
-				while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-					continue;
-				}
-				return;
-			}
-			struct timespec pause = { .tv_nsec = 2 * 1000 * 1000 };
-			nanosleep(&pause, NULL);
-		}
-	}
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		if (left <= 0) {
-			kill_helper(pid, pidfd);
-			break;
-		}
-		int r = poll(&pfd, 1, (int)left);
-		if (r > 0 || (r < 0 && errno != EINTR)) {
-			break;
-		}
-	}
-	siginfo_t info;
-	while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | __WALL) < 0 && errno == EINTR) {
-		continue;
-	}
 }
 
 /* Why a helper ended without an answer, as the status shows it. */
@@ -288,9 +76,9 @@ static int receive_reply(int sock, int ms, struct veil_wire_reply *reply, int fd
 		int *nfds, bool *malformed) {
 	*nfds = 0;
 	*malformed = false;
-	int64_t deadline = now_ms() + ms;
+	int64_t deadline = veil_helper_now_ms() + ms;
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - veil_helper_now_ms();
 		if (left <= 0) {
 			return -ETIMEDOUT;
 		}
@@ -437,60 +225,29 @@ static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], 
 	return 0;
 }
 
-int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cover_height,
-		struct veil_image *image, int *original_width, int *original_height, char *decoder,
-		size_t size, char **message) {
+int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
+		int *original_height, char *decoder, size_t size, bool *answered, char **message) {
 	*image = (struct veil_image){0};
-	snprintf(decoder, size, "veil-decoder");
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
-		return -err;
-	}
-	pid_t pid = 0;
-	int pidfd = -1;
-	bool answered = false;
-	int ret = spawn(sv[1], &pid, &pidfd, message);
-	close(sv[1]);
-	if (ret < 0) {
-		close(sv[0]);
-		return ret;
-	}
-	struct veil_wire_request request = {
-		.magic = VEIL_WIRE_MAGIC,
-		.version = VEIL_WIRE_VERSION,
-		.kind = (uint32_t)kind,
-		.cover_width = cover_width,
-		.cover_height = cover_height,
-	};
+	*answered = false;
 	int fds[4];
 	int nfds = 0;
 	bool malformed = false;
 	struct veil_wire_reply reply;
-	int ms = timeout_ms();
-	/* A helper dead before it read the request is told apart below, by its end. */
-	veil_wire_send(sv[0], &request, sizeof(request), fd);
-	int got = receive_reply(sv[0], ms, &reply, fds, &nfds, &malformed);
-	close(sv[0]);
+	int ret;
+	int got = receive_reply(sock, ms, &reply, fds, &nfds, &malformed);
 	if (got == -ETIMEDOUT) {
-		kill_helper(pid, pidfd);
-		reap(pid, pidfd, EXIT_GRACE_MS);
 		if (ms % 1000 == 0) {
 			veil_message_set(message, "decoder took longer than %d s", ms / 1000);
 		} else {
 			veil_message_set(message, "decoder took longer than %d ms", ms);
 		}
-		ret = -ETIMEDOUT;
-		goto out;
+		return -ETIMEDOUT;
 	}
 	if (got <= 0) {
-		reap(pid, pidfd, EXIT_GRACE_MS);
 		veil_message_set(message, "decoder ended without an answer");
-		ret = -EIO;
-		goto out;
+		return -EIO;
 	}
-	answered = true;
+	*answered = true;
 	if (malformed || reply.magic != VEIL_WIRE_MAGIC || reply.version != VEIL_WIRE_VERSION) {
 		veil_message_set(message, "decoder answered a malformed message");
 		ret = -EPROTO;
@@ -529,25 +286,47 @@ int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cov
 	ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height, message);
 
 out:
-	if (answered) {
-		/*
-		 * Its monitor exits by itself (or reports a death we no longer need); one that
-		 * answered nonsense is killed first, it may never exit.
-		 */
-		if (ret == -EPROTO) {
-			kill_helper(pid, pidfd);
-		}
-		if (pidfd >= 0 && leave_exiting(pidfd)) {
-			pidfd = -1;
-		} else {
-			reap(pid, pidfd, EXIT_GRACE_MS);
-		}
-	}
-	if (pidfd >= 0) {
-		close(pidfd);
-	}
 	for (int i = 0; i < nfds; i++) {
 		close(fds[i]);
 	}
+	return ret;
+}
+
+int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
+		int cover_width, int cover_height, struct veil_image *image, int *original_width,
+		int *original_height, char *decoder, size_t size, char **message) {
+	*image = (struct veil_image){0};
+	snprintf(decoder, size, "veil-decoder");
+	struct veil_helper helper;
+	int ret = veil_helper_spare_take(spare, &helper, message);
+	if (ret < 0) {
+		return ret;
+	}
+	struct veil_wire_request request = {
+		.magic = VEIL_WIRE_MAGIC,
+		.version = VEIL_WIRE_VERSION,
+		.kind = (uint32_t)kind,
+		.cover_width = cover_width,
+		.cover_height = cover_height,
+	};
+	/* A helper dead before it read the request is told apart below, by its end. */
+	veil_wire_send(helper.sock, &request, sizeof(request), fd);
+	bool answered;
+	ret = veil_decoder_receive(helper.sock, timeout_ms(), image, original_width,
+		original_height, decoder, size, &answered, message);
+	/*
+	 * A helper that answered exits by itself (its monitor, after the reply); one that
+	 * answered nonsense or ran out of time is killed first, it may never exit.
+	 */
+	if (ret == -EPROTO || ret == -ETIMEDOUT) {
+		veil_helper_kill(&helper);
+	}
+	if (answered) {
+		veil_helper_release(&helper);
+	} else {
+		veil_helper_end(&helper, VEIL_HELPER_EXIT_GRACE_MS);
+	}
+	/* The next decode's helper starts now, while nothing waits for it. */
+	veil_helper_spare_fill(spare);
 	return ret;
 }

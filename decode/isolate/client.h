@@ -1,10 +1,11 @@
 /*
  * The compositor's side of veil-decoder (decode/isolate/wire.h): one sandboxed process a decode,
- * started from a worker thread, and treated as untrusted.
+ * started ahead of it (spare.h) from a worker thread, and treated as untrusted.
  */
 #ifndef VEIL_DECODE_ISOLATE_CLIENT_H
 #define VEIL_DECODE_ISOLATE_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "decode/sniff.h"
 #include "util/image.h"
@@ -12,18 +13,26 @@
 /* Wall-clock limit on one decode; VEIL_DECODER_TIMEOUT_MS overrides it (tests). */
 #define VEIL_DECODER_TIMEOUT_MS 30000
 
-/* The helper this build runs: $VEIL_DECODER_HELPER, else the installed one. */
-const char *veil_decoder_helper_path(void);
+struct veil_helper_spare;
 
 /*
- * veil_still_decode() of the decoder of this kind, in veil-decoder. Blocks (a worker thread
+ * veil_still_decode() of the decoder of this kind, in veil-decoder: spare's helper when it has
+ * one (NULL: a new one), and the next spare started after. Blocks (a worker thread
  * only) until the helper replies, dies or runs out of time. On success *image holds read-only
  * mapped pixels (mapped_size > 0) and decoder (size bytes) the library that decoded them. A
  * helper that crashed, hung or answered nonsense is a negative errno with a sentence in
  * *message: "decoder crashed (SIGSEGV)", "decoder took longer than 30 s", ...
  */
-int veil_decoder_run(enum veil_media_kind kind, int fd, int cover_width, int cover_height,
-	struct veil_image *image, int *original_width, int *original_height, char *decoder,
-	size_t size, char **message);
+int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
+	int cover_width, int cover_height, struct veil_image *image, int *original_width,
+	int *original_height, char *decoder, size_t size, char **message);
+
+/*
+ * The reply of a helper on sock, within ms: every field checked against what veil itself would
+ * make, the pixels mapped read-only into *image. What veil_decoder_run() returns; *answered
+ * when a whole message came (a helper that has not answered is still running, or dead).
+ */
+int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
+	int *original_height, char *decoder, size_t size, bool *answered, char **message);
 
 #endif

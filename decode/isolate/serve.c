@@ -37,6 +37,9 @@ int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
 	if (n < 0) {
 		return -errno;
 	}
+	if (n == 0) {
+		return -EPIPE; /* the compositor closed the socket without a request */
+	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 				c->cmsg_len == CMSG_LEN(sizeof(int))) {

@@ -1,0 +1,119 @@
+/*
+ * A hostile veil-decoder's reply: any bytes as the datagram, with the descriptors a helper may
+ * attach (none, a memfd sealed or not, of any size, one too many, a pipe), read by the
+ * compositor's side (veil_decoder_receive, decode/isolate/client.c). Whatever comes, it returns
+ * an error with a message or pixels it mapped itself, and they are all readable.
+ *
+ * The input: byte 0 chooses the descriptors (bit 0 a memfd, bit 1 sealed, bit 2 a second
+ * memfd, bit 3 a pipe instead), bytes 1-4 the memfd's size (little-endian, at most 256 MiB:
+ * it stays sparse), the rest is the datagram.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/socket.h>
+#include "decode/isolate/client.h"
+#include "decode/isolate/wire.h"
+#include "fuzz-common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int make_memfd(uint32_t length, bool sealed) {
+	int fd = memfd_create("veil-fuzz-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	FUZZ_CHECK(fd >= 0, "memfd_create: %s", strerror(errno));
+	FUZZ_CHECK(ftruncate(fd, length) == 0, "ftruncate: %s", strerror(errno));
+	if (sealed) {
+		fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	}
+	return fd;
+}
+
+static void send_reply(int sock, const uint8_t *payload, size_t len, const int *fds, int nfds) {
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} control = {0};
+	struct iovec iov = { .iov_base = (void *)payload, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds > 0) {
+		msg.msg_control = control.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	FUZZ_CHECK(sendmsg(sock, &msg, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	if (size < 5) {
+		return 0;
+	}
+	uint8_t flags = data[0];
+	uint32_t length = (uint32_t)data[1] | (uint32_t)data[2] << 8 | (uint32_t)data[3] << 16 |
+		(uint32_t)data[4] << 24;
+	length %= 256u << 20;
+	const uint8_t *payload = data + 5;
+	size_t len = size - 5;
+	/* A datagram the size of a reply and more fits; a larger one is the kernel's to refuse. */
+	if (len > 4096) {
+		return 0;
+	}
+
+	int sv[2];
+	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0,
+		"socketpair: %s", strerror(errno));
+	int fds[2];
+	int nfds = 0;
+	if (flags & 8) {
+		int p[2];
+		FUZZ_CHECK(pipe2(p, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+		close(p[1]);
+		fds[nfds++] = p[0];
+	} else if (flags & 1) {
+		fds[nfds++] = make_memfd(length, flags & 2);
+		if (flags & 4) {
+			fds[nfds++] = make_memfd(length, flags & 2);
+		}
+	}
+	send_reply(sv[1], payload, len, fds, nfds);
+	for (int i = 0; i < nfds; i++) {
+		close(fds[i]);
+	}
+
+	struct veil_image image;
+	int width = 0, height = 0;
+	char decoder[32];
+	bool answered;
+	char *message = NULL;
+	int ret = veil_decoder_receive(sv[0], 5000, &image, &width, &height, decoder,
+		sizeof(decoder), &answered, &message);
+	close(sv[0]);
+	close(sv[1]);
+	if (ret < 0) {
+		FUZZ_CHECK(message != NULL && message[0] != '\0', "error %d without a message", ret);
+		FUZZ_CHECK(image.data == NULL, "error %d with pixels", ret);
+		for (const char *c = message; *c != '\0'; c++) {
+			FUZZ_CHECK(*c >= 0x20 || *c < 0, "a control character in the message");
+		}
+		free(message);
+		return 0;
+	}
+	FUZZ_CHECK(answered, "pixels without an answer");
+	FUZZ_CHECK(image.data != NULL && image.mapped_size > 0, "success without mapped pixels");
+	FUZZ_CHECK(image.width > 0 && image.height > 0 && image.stride >= image.width * 4,
+		"success with a size of %dx%d, stride %d", image.width, image.height, image.stride);
+	FUZZ_CHECK(width >= image.width && height >= image.height, "an original smaller than it");
+	FUZZ_CHECK(strnlen(decoder, sizeof(decoder)) < sizeof(decoder), "an unterminated name");
+	/* Every byte of every row can be read (a page missing would be SIGBUS here). */
+	const volatile uint8_t *pixels = image.data;
+	uint8_t sum = 0;
+	for (int y = 0; y < image.height; y += 97) {
+		sum ^= pixels[(size_t)y * image.stride + (size_t)image.width * 4 - 1];
+	}
+	(void)sum;
+	veil_image_finish(&image);
+	free(message);
+	return 0;
+}
