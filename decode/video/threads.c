@@ -21,8 +21,8 @@
  * videoconvert (to BGRx for pixman) works on one thread up to 1080p60's pixel rate and on two
  * beyond. Splitting a 1080p frame across two threads cost 0.25 ms of CPU a frame more than one
  * thread did (1.06 against 0.81 ms, `tests/bench/convert.py --per-frame`): the threads' hand-off
- * costs more than it spreads. One thread converts a 4K frame in about 3.2 ms here, so 4K60
- * would keep up too; two keep the margin on slower cores. The count is set on the decoded
+ * costs more than it spreads. Beyond 1080p60 two threads keep a margin on slower cores (a 4K
+ * frame is four times the work; not measured). The count is set on the decoded
  * stream's caps, before videoconvert sees them: it reads n-threads when it makes its
  * converter for new caps.
  */
