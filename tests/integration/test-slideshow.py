@@ -98,23 +98,6 @@ def step(c, word, colours, label):
     return path
 
 
-def blend_of(shot, old, new):
-    old = np.array(old, float)
-    new = np.array(new, float)
-    px = shot.reshape(-1, 3).astype(float)
-    if not (px == px[0]).all():
-        return None, f'not uniform: {np.unique(px, axis=0)[:4].tolist()}'
-    p = px[0]
-    keep = np.abs(new - old) > 20
-    alphas = (p[keep] - old[keep]) / (new[keep] - old[keep])
-    if alphas.max() - alphas.min() > 0.03:
-        return None, f'pixel {p.tolist()} is no blend of {old.tolist()} and {new.tolist()}'
-    a = float(alphas.mean())
-    if not 0.02 < a < 0.98:
-        return None, f'pixel {p.tolist()} is at an end (a {a:.3f})'
-    return a, ''
-
-
 def main_wakeups(pid):
     """The compositor's main thread: how often it went to sleep and woke (voluntary)."""
     with open(f'/proc/{pid}/status') as f:
@@ -279,7 +262,7 @@ with t.compositor(outputs=1) as c:
         grabbed_at = (before_grab + time.monotonic()) / 2
         t.check(-0.1 < seen_at - due_at < 2.5,
                 f'seen stepping {seen_at - due_at:+.2f} s after it was due (polling)')
-        a, why = blend_of(shot, fcol[f1], fcol[f2])
+        a, why = vt.blend_of(shot, fcol[f1], fcol[f2])
         t.check(a is not None, f'mid-fade: a blend of f1 and f2 (a {a})', why)
         if a is not None:
             # The fade's opacity grows linearly over its 3 s: when it began, from the pixels.

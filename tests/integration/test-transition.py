@@ -36,27 +36,6 @@ def flat_png(name, color):
 b_png, c_png, d_png = flat_png('b.png', B), flat_png('c.png', C), flat_png('d.png', D)
 
 
-def blend_of(shot, old, new):
-    """
-    The a of a screenshot that is old*(1-a) + new*a everywhere (within rounding), else None
-    with the reason.
-    """
-    old = np.array(old, float)
-    new = np.array(new, float)
-    px = shot.reshape(-1, 3).astype(float)
-    if not (px == px[0]).all():
-        return None, f'not uniform: {np.unique(px, axis=0)[:4].tolist()}'
-    p = px[0]
-    alphas = (p - old) / (new - old)
-    if alphas.max() - alphas.min() > 0.03:
-        return None, f'pixel {p.tolist()} is no blend of {old.tolist()} and {new.tolist()}'
-    a = float(alphas.mean())
-    # Strictly between: each channel differs from both ends.
-    if not all(min(o, n) < v < max(o, n) for v, o, n in zip(p, old, new)):
-        return None, f'pixel {p.tolist()} is not strictly between (a {a:.3f})'
-    return a, ''
-
-
 def hexc(color):
     return '#%02x%02x%02x' % tuple(color)
 
@@ -89,7 +68,7 @@ with t.compositor(outputs=1) as c:
 
         def shot_between():
             before = (transition_of(c.veil(OUT)) or {}).get('progress')
-            a, why = blend_of(vt.grab(c, OUT), vt.rgb(A), B)
+            a, why = vt.blend_of(vt.grab(c, OUT), vt.rgb(A), B)
             after = (transition_of(c.veil(OUT)) or {}).get('progress')
             return before, a, why, after
 
@@ -117,7 +96,7 @@ with t.compositor(outputs=1) as c:
         t.check(ok, '`veil #204080 solid_color transition fade 2000` accepted', err)
         c.wait_veil(OUT, 'shown', kind='color')
         time.sleep(0.5)
-        a1, why1 = blend_of(vt.grab(c, OUT), B, vt.rgb(A))
+        a1, why1 = vt.blend_of(vt.grab(c, OUT), B, vt.rgb(A))
         t.check(a1 is not None, 'a blend of B and A (premultiplied rect colour)', why1)
         c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
         t.compare(c.settled_screenshot(OUT), vt.expect_solid(A, W, H), 'a-again', **EXACT)
@@ -130,7 +109,7 @@ with t.compositor(outputs=1) as c:
         t.check(ok, '`veil c.png stretch transition fade 2000` accepted', err)
         c.wait_veil(OUT, 'shown', file=c_png)
         time.sleep(0.5)
-        a1, why1 = blend_of(vt.grab(c, OUT), B, C)
+        a1, why1 = vt.blend_of(vt.grab(c, OUT), B, C)
         t.check(a1 is not None, 'a blend of B and C', why1)
 
     with t.case('a command during a fade ends on its picture'):

@@ -890,6 +890,31 @@ CLASS_NAMES = {0: 'black', 1: 'blue', 2: 'green', 3: 'cyan', 4: 'red', 5: 'magen
                6: 'yellow', 7: 'white'}
 
 
+def blend_of(shot, old, new, max_off=2.0):
+    """
+    The a of a screenshot that is old*(1-a) + new*a everywhere, else None with the reason. a is
+    fitted over the three channels (least squares); each channel may be off the fit by max_off,
+    the rounding of 8-bit blending (the opacity and the result are each rounded: a channel that
+    changes by 37 moves a by 0.027 a unit). A picture at either end (a outside 0.02 to 0.98) is
+    no blend.
+    """
+    old = np.array(old, float)
+    new = np.array(new, float)
+    px = shot.reshape(-1, 3).astype(float)
+    if not (px == px[0]).all():
+        return None, f'not uniform: {np.unique(px, axis=0)[:4].tolist()}'
+    p = px[0]
+    d = new - old
+    a = float(np.dot(p - old, d) / np.dot(d, d))
+    off = float(np.abs(old + a * d - p).max())
+    if off > max_off:
+        return None, (f'pixel {p.tolist()} is no blend of {old.tolist()} and {new.tolist()} '
+                      f'(a {a:.3f} leaves a channel off by {off:.1f})')
+    if not 0.02 < a < 0.98:
+        return None, f'pixel {p.tolist()} is at an end (a {a:.3f})'
+    return a, ''
+
+
 def colour_class(img):
     hi = img > 150
     return (hi[..., 0].astype(np.int8) * 4 + hi[..., 1] * 2 + hi[..., 2]).astype(np.int8)
