@@ -1,3 +1,4 @@
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/util/log.h>
@@ -29,28 +30,21 @@
 
 #define PIXELS_1080P30 (1920LL * 1088 * 30)
 
-/* Pixels a second of the stream of these caps; 0 when its size or rate is unknown. */
-static long long pixel_rate(const GstStructure *s) {
+/* Whether the stream of these caps has a known size and rate within 1080p60's pixel rate. */
+static bool up_to_1080p60(const GstStructure *s) {
 	int width = 0, height = 0, fps_n = 0, fps_d = 0;
-	if (!gst_structure_get_int(s, "width", &width) ||
+	if (s == NULL || !gst_structure_get_int(s, "width", &width) ||
 			!gst_structure_get_int(s, "height", &height) ||
 			!gst_structure_get_fraction(s, "framerate", &fps_n, &fps_d) ||
 			fps_n <= 0 || fps_d <= 0 || width <= 0 || height <= 0) {
-		return 0;
+		return false;
 	}
-	return (long long)width * height * fps_n / fps_d;
-}
-
-static int threads_for(const GstStructure *s) {
-	long long rate = pixel_rate(s);
-	return rate > 0 && rate <= 2 * PIXELS_1080P30 ? 2 : 0;
+	return (long long)width * height * fps_n / fps_d <= 2 * PIXELS_1080P30;
 }
 
 void veil_video_set_convert_threads(struct video_source *src, GstCaps *caps) {
 	const GstStructure *s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
-	long long rate = s != NULL ? pixel_rate(s) : 0;
-	guint threads = rate > 0 && rate <= 2 * PIXELS_1080P30 ? 1 : 2;
-	g_object_set(src->convert, "n-threads", threads, NULL);
+	g_object_set(src->convert, "n-threads", up_to_1080p60(s) ? 1u : 2u, NULL);
 }
 
 /* The decoder's sink pad, the thread that feeds it, before avdec sees the caps. */
@@ -63,7 +57,7 @@ static GstPadProbeReturn handle_caps(GstPad *pad, GstPadProbeInfo *info, gpointe
 	GstCaps *caps;
 	gst_event_parse_caps(event, &caps);
 	const GstStructure *s = gst_caps_get_structure(caps, 0);
-	int threads = s != NULL ? threads_for(s) : 0;
+	int threads = up_to_1080p60(s) ? 2 : 0;
 	/* For measurements: VEIL_AVDEC_MAX_THREADS=N (0: libav's own choice). */
 	const char *forced = getenv("VEIL_AVDEC_MAX_THREADS");
 	if (forced != NULL) {
