@@ -1000,6 +1000,28 @@ def cpu_model():
     return 'unknown'
 
 
+def clip_seconds(path):
+    out = subprocess.run(['ffprobe', '-v', 'error', '-show_entries', 'format=duration', '-of',
+                          'default=nw=1:nk=1', path], capture_output=True, text=True)
+    try:
+        return float(out.stdout.strip())
+    except ValueError:
+        raise bl.BenchError(f'ffprobe cannot tell how long {path} is')
+
+
+def long_copy(src, seconds, outdir):
+    """The clip repeated without re-encoding, at least seconds long: nobody loops in a run."""
+    reps = int(seconds // max(1.0, clip_seconds(src))) + 1
+    base, ext = os.path.splitext(os.path.basename(src))
+    dst = os.path.join(outdir, f'{base}-x{reps}{ext}')
+    if not os.path.exists(dst):
+        part = dst + '.part' + ext
+        subprocess.run(['ffmpeg', '-v', 'error', '-nostdin', '-y', '-stream_loop',
+                        str(reps - 1), '-i', src, '-c', 'copy', part], check=True)
+        os.replace(part, dst)
+    return dst
+
+
 def run_text(argv, cwd=None):
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=cwd)

@@ -769,14 +769,7 @@ def compare(cfg):
         if src.endswith('.png'):
             cfg.media[s] = src
             continue
-        reps = int(longest // 10) + 1
-        dst = os.path.join(clipdir, f'long{reps * 10}s-{FILES[s]}')
-        if not os.path.exists(dst):
-            subprocess.run(['ffmpeg', '-v', 'error', '-nostdin', '-y', '-stream_loop',
-                            str(reps - 1), '-i', src, '-c', 'copy', dst + '.part.mp4'],
-                           check=True)
-            os.replace(dst + '.part.mp4', dst)
-        cfg.media[s] = dst
+        cfg.media[s] = bl.long_copy(src, longest, clipdir)
     # Pictures for grim: the still and the two switch pictures.
     cfg.pixels = {}
     for f in [have[n] for n in have if n.endswith('.png')]:

@@ -66,17 +66,6 @@ def pipeline(path, convert):
             'fakesink sync=true qos=false')
 
 
-def long_copy(src, seconds):
-    """The 10 s clip repeated without re-encoding so that it outlasts a run (as compare.py)."""
-    reps = int(seconds // 10) + 1
-    dst = os.path.join(os.path.dirname(src), f'long{reps * 10}s-{os.path.basename(src)}')
-    if not os.path.exists(dst):
-        subprocess.run(['ffmpeg', '-v', 'error', '-nostdin', '-y', '-stream_loop', str(reps - 1),
-                        '-i', src, '-c', 'copy', dst + '.part.mp4'], check=True)
-        os.replace(dst + '.part.mp4', dst)
-    return dst
-
-
 def raw_copy(src, frames):
     """The clip's first frames decoded once to I420, for --per-frame."""
     dst = os.path.join(os.path.dirname(src), f'raw-{frames}f-{os.path.basename(src)}.i420')
@@ -103,49 +92,72 @@ def per_frame(path, convert, frames, log_path):
     return 1000.0 * cpu / frames
 
 
+def interleave(cfg, choices, measure_one, label):
+    """
+    Every choice once a round, in an order rotated each round, after waiting for a quiet
+    machine: {choice: [{'value': measure_one(choice, round), 'busy_before': %}, ...]}.
+    """
+    per = {c: [] for c in choices}
+    for rnd in range(cfg.rounds):
+        order = choices[rnd % len(choices):] + choices[:rnd % len(choices)]
+        for c in order:
+            _, busy = bl.wait_quiet(cfg.quiet_wait)
+            value = measure_one(c, rnd)
+            per[c].append({'value': value, 'busy_before': busy})
+            bl.say(f'  {label}round {rnd + 1}: {c:12s} {value:7.3f} '
+                   f'(others {busy:.0f} % of a core before)')
+    return per
+
+
+def load_line(before, after):
+    return ('Load average before: ' + ' '.join(f'{v:.2f}' for v in before) + '; after: ' +
+            ' '.join(f'{v:.2f}' for v in after))
+
+
+def loaded_line(per, choices):
+    """The LOADED warning for the choices with a run after others used a quarter of a core."""
+    loaded = [c for c in choices if any(r['busy_before'] > 25 for r in per[c])]
+    return (f'LOADED: other programs used over 25 % of a core before a run of: '
+            f'{", ".join(loaded)}' if loaded else None)
+
+
+def finish(cfg, lines, results):
+    """Writes results.json and report.txt, prints the report."""
+    with open(os.path.join(cfg.out, 'results.json'), 'w') as f:
+        json.dump(results, f, indent=1)
+    report = '\n'.join(line for line in lines if line is not None) + '\n'
+    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
+        f.write(report)
+    print(report, end='')
+    print(f'convert: results in {cfg.out}')
+    return 0
+
+
 def run_per_frame(cfg, choices, clip_dir):
     lines = ['veil convert.py --per-frame: CPU time per 1920x1080 frame, I420 from a raw file, '
              f'{cfg.frames} frames a run, {cfg.rounds} rounds interleaved']
     lines += bl.machine_lines()
     load_before = bl.loadavg()
     path = raw_copy(os.path.join(clip_dir, CLIPS[30]), cfg.frames)
-    per = {c: [] for c in choices}
-    for rnd in range(cfg.rounds):
-        order = choices[rnd % len(choices):] + choices[:rnd % len(choices)]
-        for c in order:
-            waited, busy = bl.wait_quiet(cfg.quiet_wait)
-            ms = per_frame(path, CHOICES[c], cfg.frames,
-                           os.path.join(cfg.out, f'frame-{c}-{rnd}.log'))
-            per[c].append({'ms': ms, 'busy_before': busy})
-            bl.say(f'  round {rnd + 1}: {c:12s} {ms:6.3f} ms a frame '
-                   f'(others {busy:.0f} % of a core before)')
+    per = interleave(cfg, choices, lambda c, rnd: per_frame(
+        path, CHOICES[c], cfg.frames, os.path.join(cfg.out, f'frame-{c}-{rnd}.log')),
+        'ms a frame, ')
     load_after = bl.loadavg()
-    lines.append('Load average before: ' + ' '.join(f'{v:.2f}' for v in load_before) +
-                 '; after: ' + ' '.join(f'{v:.2f}' for v in load_after))
-    med = {c: bl.median([r['ms'] for r in per[c]]) for c in choices}
+    lines.append(load_line(load_before, load_after))
+    med = {c: bl.median([r['value'] for r in per[c]]) for c in choices}
     lines.append('')
     lines.append('| choice | CPU a frame, median | rounds | conversion (− floor) | '
                  'at 30 fps | at 60 fps |')
     lines.append('|---|---|---|---|---|---|')
     for c in choices:
-        rounds = ', '.join(f'{r["ms"]:.3f}' for r in per[c])
+        rounds = ', '.join(f'{r["value"]:.3f}' for r in per[c])
         conv = med[c] - med['floor'] if 'floor' in med else None
         lines.append(f'| {c} | {med[c]:.3f} ms | {rounds} | '
                      + (f'{conv:+.3f} ms | {conv * 3:.2f} % | {conv * 6:.2f} % |'
                         if conv is not None else '– | – | – |'))
-    loaded = [c for c in choices if any(r['busy_before'] > 25 for r in per[c])]
-    if loaded:
-        lines.append(f'LOADED: other programs used over 25 % of a core before a run of: '
-                     f'{", ".join(loaded)}')
-    with open(os.path.join(cfg.out, 'results.json'), 'w') as f:
-        json.dump({'per_frame': per, 'load_before': load_before, 'load_after': load_after},
-                  f, indent=1)
-    report = '\n'.join(lines) + '\n'
-    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
-        f.write(report)
-    print(report, end='')
-    print(f'convert: results in {cfg.out}')
-    return 0
+    lines.append(loaded_line(per, choices))
+    return finish(cfg, lines, {'per_frame': per, 'load_before': load_before,
+                               'load_after': load_after})
 
 
 def cpu_ticks(pid):
@@ -186,50 +198,32 @@ def run(cfg):
     load_before = bl.loadavg()
     results = {'choices': {}, 'load_before': load_before}
     for rate in cfg.rates:
-        path = long_copy(os.path.join(clip_dir, CLIPS[rate]), cfg.warmup + cfg.duration + 5)
-        per = {c: [] for c in choices}
-        for rnd in range(cfg.rounds):
-            order = choices[rnd % len(choices):] + choices[:rnd % len(choices)]
-            for c in order:
-                waited, busy = bl.wait_quiet(cfg.quiet_wait)
-                log = os.path.join(cfg.out, f'{rate}-{c}-{rnd}.log')
-                cpu = measure(path, CHOICES[c], cfg, log)
-                per[c].append({'cpu': cpu, 'busy_before': busy})
-                bl.say(f'  {rate} fps round {rnd + 1}: {c:12s} {cpu:6.2f} % '
-                       f'(others {busy:.0f} % of a core before)')
-        results['choices'][str(rate)] = per
+        path = bl.long_copy(os.path.join(clip_dir, CLIPS[rate]), cfg.warmup + cfg.duration + 5,
+                            clip_dir)
+        results['choices'][str(rate)] = interleave(cfg, choices, lambda c, rnd: measure(
+            path, CHOICES[c], cfg, os.path.join(cfg.out, f'{rate}-{c}-{rnd}.log')),
+            f'% of a core, {rate} fps ')
     results['load_after'] = bl.loadavg()
 
     lines = ['veil convert.py: decode + conversion, gst-launch-1.0 to fakesink sync=true, '
              f'{cfg.rounds} rounds interleaved, {cfg.duration:.0f} s sampled after '
              f'{cfg.warmup:.0f} s']
     lines += bl.machine_lines()
-    lines.append('Load average before: ' + ' '.join(f'{v:.2f}' for v in load_before) +
-                 '; after: ' + ' '.join(f'{v:.2f}' for v in results['load_after']))
+    lines.append(load_line(load_before, results['load_after']))
     for rate in cfg.rates:
         per = results['choices'][str(rate)]
-        med = {c: bl.median([r['cpu'] for r in per[c]]) for c in choices}
+        med = {c: bl.median([r['value'] for r in per[c]]) for c in choices}
         lines.append('')
         lines.append(f'{CLIPS[rate]}: CPU in % of one core, median (rounds)')
         lines.append('| choice | CPU | rounds | − floor | − veil |')
         lines.append('|---|---|---|---|---|')
         for c in choices:
-            rounds = ', '.join(f'{r["cpu"]:.2f}' for r in per[c])
+            rounds = ', '.join(f'{r["value"]:.2f}' for r in per[c])
             floor = f'{med[c] - med["floor"]:+.2f}' if 'floor' in med else '–'
             veil = f'{med[c] - med["veil"]:+.2f}' if 'veil' in med else '–'
             lines.append(f'| {c} | {med[c]:.2f} % | {rounds} | {floor} | {veil} |')
-        loaded = [c for c in choices if any(r['busy_before'] > 25 for r in per[c])]
-        if loaded:
-            lines.append(f'LOADED: other programs used over 25 % of a core before a run of: '
-                         f'{", ".join(loaded)}')
-    with open(os.path.join(cfg.out, 'results.json'), 'w') as f:
-        json.dump(results, f, indent=1)
-    report = '\n'.join(lines) + '\n'
-    with open(os.path.join(cfg.out, 'report.txt'), 'w') as f:
-        f.write(report)
-    print(report, end='')
-    print(f'convert: results in {cfg.out}')
-    return 0
+        lines.append(loaded_line(per, choices))
+    return finish(cfg, lines, results)
 
 
 def main():

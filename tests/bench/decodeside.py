@@ -13,7 +13,6 @@ machine. What veil costs the compositor's thread itself is bench.py's and wakes.
 import json
 import os
 import shlex
-import subprocess
 import time
 
 import benchlib as bl
@@ -71,28 +70,6 @@ def dmabufs(pid):
             continue
         seen[(st.st_dev, st.st_ino)] = st.st_size
     return len(seen), sum(seen.values()) // 1024
-
-
-def clip_seconds(path):
-    out = subprocess.run(['ffprobe', '-v', 'error', '-show_entries', 'format=duration', '-of',
-                          'default=nw=1:nk=1', path], capture_output=True, text=True)
-    try:
-        return float(out.stdout.strip())
-    except ValueError:
-        raise bl.BenchError(f'ffprobe cannot tell how long {path} is')
-
-
-def long_copy(src, seconds, outdir):
-    """The clip repeated without re-encoding, at least seconds long: nobody loops in a run."""
-    reps = int(seconds // max(1.0, clip_seconds(src))) + 1
-    base, ext = os.path.splitext(os.path.basename(src))
-    dst = os.path.join(outdir, f'{base}-x{reps}{ext}')
-    if not os.path.exists(dst):
-        part = dst + '.part' + ext
-        subprocess.run(['ffmpeg', '-v', 'error', '-nostdin', '-y', '-stream_loop',
-                        str(reps - 1), '-i', src, '-c', 'copy', part], check=True)
-        os.replace(part, dst)
-    return dst
 
 
 def run_veil(args, binary, path, out, tag):
@@ -204,7 +181,7 @@ def run(args):
     os.makedirs(out, exist_ok=True)
     files = [os.path.abspath(f) for f in args.file]
     longest = args.warmup + args.duration + 15
-    media = {f: long_copy(f, longest, out) for f in files}
+    media = {f: bl.long_copy(f, longest, out) for f in files}
     load_before = bl.loadavg()
     results = {f: {'A': [], 'C': []} for f in files}
     for rnd in range(1, args.rounds + 1):
