@@ -272,9 +272,11 @@ def bounds_rise(xs, ys):
     """
     The soaks' test of a level that should not rise (the client daemon's method): over the
     window given, the lowest value of the last quarter against the lowest of the first quarter,
-    and the highest against the highest; of the two rises the one nearer to zero, divided by the
-    distance between the quarters' centres (in units of xs). Memory kept for good raises both
-    bounds; a level that jumps about moves one. Returns (rise per x, low rise, high rise).
+    and the highest against the highest; the smaller of the two rises, divided by the distance
+    between the quarters' centres (in units of xs). Memory kept for good raises both bounds; a
+    level that jumps about moves one, or the two apart (a high sample early and a low one late
+    lower the one while they raise the other), and then the smaller is at most zero. Returns
+    (rise per x, low rise, high rise).
     """
     pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
     n = len(pts)
@@ -284,7 +286,7 @@ def bounds_rise(xs, ys):
     first, last = pts[:q], pts[-q:]
     lo = min(y for _, y in last) - min(y for _, y in first)
     hi = max(y for _, y in last) - max(y for _, y in first)
-    rise = lo if abs(lo) < abs(hi) else hi
+    rise = min(lo, hi)
     span = mean([x for x, _ in last]) - mean([x for x, _ in first])
     return (rise / span if span > 0 else 0.0), lo, hi
 

@@ -20,7 +20,7 @@ What fails (the method of veil's client-daemon soaks):
   heap     RssAnon over the stable window (the run without its first fifth, --settle; in
            switch without its first half): the
            lowest sample of the window's last quarter against the lowest of its first quarter,
-           and the highest against the highest; of the two rises the one nearer to zero, per
+           and the highest against the highest; the smaller of the two rises, per
            minute (loop) or per switch (switch), between the quarters' centres. Memory kept for
            good raises both bounds; a level that jumps about raises one. Limits: 8 KiB a minute
            (loop), 2 KiB a switch (switch) (--max-rise).
