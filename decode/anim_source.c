@@ -12,6 +12,7 @@
 #include "decode/still.h"
 #include "scene/pixel_buffer.h"
 #include "util/image.h"
+#include "util/pixels.h"
 #include "util/message.h"
 #include "util/worker.h"
 
@@ -127,7 +128,7 @@ static void decode_run(struct veil_job *job) {
 	}
 	int width = d->info.width, height = d->info.height;
 	size_t size = (size_t)width * (size_t)height * 4;
-	uint8_t *pixels = malloc(size);
+	uint8_t *pixels = veil_pixels_alloc(size);
 	if (pixels == NULL) {
 		d->ret = -ENOMEM;
 		veil_message_set(&d->message, "out of memory for a %dx%d frame", width, height);

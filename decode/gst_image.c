@@ -16,6 +16,7 @@
 #include "decode/image.h"
 #include "decode/task_pool.h"
 #include "util/message.h"
+#include "util/pixels.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
@@ -319,8 +320,8 @@ static int report_error(struct gst_load *load, GstMessage *msg, char **message) 
 }
 
 /*
- * Copies the sample into a malloc()ed image: straight alpha becomes premultiplied, an alpha
- * channel that is 0xff everywhere makes the image XRGB, and X bytes are set to 0xff.
+ * Copies the sample into a veil_pixels_alloc()ed image: straight alpha becomes premultiplied,
+ * an alpha channel that is 0xff everywhere makes the image XRGB, and X bytes are set to 0xff.
  */
 static int copy_sample(GstSample *sample, struct veil_image *image, char **message) {
 	GstVideoInfo info;
@@ -348,7 +349,7 @@ static int copy_sample(GstSample *sample, struct veil_image *image, char **messa
 		return -EINVAL;
 	}
 	size_t stride = (size_t)width * 4;
-	uint8_t *data = malloc(stride * (size_t)height);
+	uint8_t *data = veil_pixels_alloc(stride * (size_t)height);
 	if (data == NULL) {
 		gst_video_frame_unmap(&frame);
 		veil_message_set(message, "out of memory for a %dx%d image", width, height);

@@ -11,6 +11,7 @@
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
+#include "util/pixels.h"
 
 /*
  * AVIF and HEIC through libheif, which reads the file through a heif_reader over the fd (pread:
@@ -315,7 +316,7 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 		ret = -EINVAL;
 		goto out;
 	}
-	pixels = malloc((size_t)width * (size_t)height * 4);
+	pixels = veil_pixels_alloc((size_t)width * (size_t)height * 4);
 	if (pixels == NULL) {
 		veil_message_set(message, "out of memory for a %dx%d image", width, height);
 		ret = -ENOMEM;
@@ -334,7 +335,7 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 	pixels = NULL;
 
 out:
-	free(pixels);
+	veil_pixels_free(pixels);
 	if (img != NULL) {
 		heif_image_release(img);
 	}

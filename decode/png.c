@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "decode/image.h"
 #include "util/message.h"
+#include "util/pixels.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations
@@ -218,7 +219,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 		veil_message_set(message, "PNG image has a layout veil cannot convert");
 		return -EINVAL;
 	}
-	load->pixels = malloc(stride * height);
+	load->pixels = veil_pixels_alloc(stride * height);
 	load->rows = malloc(height * sizeof(*load->rows));
 	if (load->pixels == NULL || load->rows == NULL) {
 		veil_message_set(message, "out of memory for a %" PRIu32 "x%" PRIu32 " image",
@@ -359,7 +360,7 @@ out:
 		png_destroy_read_struct(&load->png, load->info != NULL ? &load->info : NULL, NULL);
 	}
 	free(load->rows);
-	free(load->pixels);
+	veil_pixels_free(load->pixels);
 	free(load);
 	return ret;
 }

@@ -149,7 +149,8 @@ void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame)
  * Records an asynchronous failure, err (a negative errno) and a sentence, and emits frame so
  * that holders can show it.
  */
-void veil_source_set_error(struct veil_source *source, int err, const char *fmt, ...);
+void veil_source_set_error(struct veil_source *source, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * Finds the source of a file or opens one: a still image (PNG through libpng, others through

@@ -10,6 +10,7 @@
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
+#include "util/pixels.h"
 
 /*
  * TIFF through libtiff's RGBA interface (TIFFRGBAImage), which reads every layout libtiff knows
@@ -237,7 +238,7 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 	if (ret < 0) {
 		goto out;
 	}
-	raster = malloc((size_t)width * height * 4);
+	raster = veil_pixels_alloc((size_t)width * height * 4);
 	if (raster == NULL) {
 		veil_message_set(message, "out of memory for a %ux%u image", width, height);
 		ret = -ENOMEM;
@@ -258,14 +259,14 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 		goto out;
 	}
 	if (turned) {
-		turned_pixels = malloc((size_t)width * height * 4);
+		turned_pixels = veil_pixels_alloc((size_t)width * height * 4);
 		if (turned_pixels == NULL) {
 			veil_message_set(message, "out of memory for a %ux%u image", width, height);
 			ret = -ENOMEM;
 			goto out;
 		}
 		turn(raster, width, height, orientation, turned_pixels);
-		free(raster);
+		veil_pixels_free(raster);
 		raster = turned_pixels;
 		turned_pixels = NULL;
 		uint32_t w = width;
@@ -300,8 +301,8 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 	raster = NULL;
 
 out:
-	free(turned_pixels);
-	free(raster);
+	veil_pixels_free(turned_pixels);
+	veil_pixels_free(raster);
 	if (tif != NULL) {
 		TIFFClose(tif);
 	}

@@ -10,6 +10,7 @@
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
+#include "util/pixels.h"
 
 /*
  * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). An
@@ -155,7 +156,7 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 	}
 	int width = features.width, height = features.height;
 	size_t stride = (size_t)width * 4;
-	pixels = malloc(stride * (size_t)height);
+	pixels = veil_pixels_alloc(stride * (size_t)height);
 	if (pixels == NULL) {
 		veil_message_set(message, "out of memory for a %dx%d image", width, height);
 		ret = -ENOMEM;
@@ -200,7 +201,7 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 	pixels = NULL;
 
 out:
-	free(pixels);
+	veil_pixels_free(pixels);
 	free(data);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include "util/image.h"
+#include "util/pixels.h"
 #include "util/message.h"
 
 /*
@@ -25,7 +26,7 @@ void veil_image_data_free(void *data, size_t mapped_size) {
 	if (data != NULL && mapped_size > 0) {
 		munmap(data, mapped_size);
 	} else {
-		free(data);
+		veil_pixels_free(data);
 	}
 }
 
@@ -47,7 +48,7 @@ static int scale(const struct veil_image *src, struct veil_image *dst) {
 
 	dst->stride = dst->width * 4;
 	dst->drm_format = src->drm_format;
-	dst->data = malloc((size_t)dst->stride * (size_t)dst->height);
+	dst->data = veil_pixels_alloc((size_t)dst->stride * (size_t)dst->height);
 	if (dst->data == NULL) {
 		goto out;
 	}
@@ -94,7 +95,7 @@ out:
 		pixman_image_unref(dst_image);
 	}
 	if (ret < 0) {
-		free(dst->data);
+		veil_pixels_free(dst->data);
 		dst->data = NULL;
 	}
 	return ret;

@@ -15,7 +15,7 @@ struct veil_image {
 	int width, height;
 	int stride; /* bytes per row */
 	uint32_t drm_format; /* DRM_FORMAT_ARGB8888 or DRM_FORMAT_XRGB8888 */
-	void *data; /* malloc()ed, or mapped when mapped_size > 0; owned by the image */
+	void *data; /* veil_pixels_alloc()ed, or mapped when mapped_size > 0; owned by it */
 	/*
 	 * 0, or the length of a read-only mmap() that data is (pixels a decoder process left in
 	 * a sealed memfd, decode/isolate/client.c): munmap()ed rather than free()d.

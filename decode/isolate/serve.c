@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "decode/gst.h"
+#include "decode/isolate/memfd_pixels.h"
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/serve.h"
 #include "decode/still.h"
 #include "util/image.h"
+#include "util/message.h"
 
 int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
 	*fd = -1;
@@ -113,6 +115,22 @@ out:
 	return 0;
 }
 
+/*
+ * The memfd the decoder wrote the pixels into (memfd_pixels.c), sealed; a copy into a new one
+ * only when the allocator had to fall back to the heap.
+ */
+static int hand_over(struct veil_image *image, int *out, char **message) {
+	int ret = veil_memfd_pixels_seal(image->data, out);
+	if (ret == -ENOENT) {
+		return pixels_to_memfd(image, out, message);
+	}
+	image->data = NULL; /* unmapped and gone with the seal, or freed when that failed */
+	if (ret < 0) {
+		veil_message_set(message, "cannot seal the memfd of the pixels: %s", strerror(-ret));
+	}
+	return ret;
+}
+
 int veil_serve_fork(int sock, int file) {
 	pid_t parent = getpid();
 	pid_t child = fork();
@@ -196,6 +214,7 @@ static void prepare_heap(const struct veil_wire_request *request) {
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd) {
 	char *message = NULL;
 	int ret = 0;
+	veil_memfd_pixels_install();
 	prepare_heap(request);
 	const struct veil_still_decoder *decoder =
 		veil_still_decoder_find((enum veil_media_kind)request->kind, &message);
@@ -235,7 +254,7 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 			fprintf(stderr, "veil-decoder: cannot scale down (%d), keeping it whole\n",
 				shrink_error);
 		}
-		ret = pixels_to_memfd(&image, &pixels, &message);
+		ret = hand_over(&image, &pixels, &message);
 		reply.status = ret;
 	}
 	if (ret == 0) {
