@@ -14,17 +14,18 @@
  * GStreamer decodes it too (WebP, TIFF: with the layouts it crashes on refused), else is refused.
  */
 static const struct veil_still_decoder decoders[] = {
-	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load },
+	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load, .in_place = true },
 #if VEIL_HAVE_LIBHEIF
-	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load },
+	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load, .in_place = false },
 #endif
 #if VEIL_HAVE_LIBWEBP
-	{ VEIL_MEDIA_WEBP, "libwebp", veil_webp_check, veil_webp_load },
+	{ VEIL_MEDIA_WEBP, "libwebp", veil_webp_check, veil_webp_load, .in_place = true },
 #endif
 #if VEIL_HAVE_LIBTIFF
-	{ VEIL_MEDIA_TIFF, "libtiff", veil_tiff_check, veil_tiff_load },
+	{ VEIL_MEDIA_TIFF, "libtiff", veil_tiff_check, veil_tiff_load, .in_place = true },
 #endif
-	{ VEIL_MEDIA_IMAGE, "gstreamer", veil_gst_image_check, veil_gst_image_load },
+	{ VEIL_MEDIA_IMAGE, "gstreamer", veil_gst_image_check, veil_gst_image_load,
+		.in_place = false },
 };
 
 const struct veil_still_decoder *veil_still_decoder_gst(void) {

@@ -19,6 +19,12 @@ struct veil_still_decoder {
 	int (*check)(int fd, char **message);
 	/* The whole decode, on a worker. */
 	int (*load)(int fd, struct veil_image *image, char **message);
+	/*
+	 * The library writes the picture straight into the block of veil_pixels_alloc() that load
+	 * returns, with no picture-sized buffer of its own (libpng, libwebp, libtiff; not libheif
+	 * or GStreamer, which decode into their own planes first).
+	 */
+	bool in_place;
 };
 
 /*

@@ -154,7 +154,10 @@ static void create_decoder_spare(struct veil_scene *scene) {
 	scene->ctx.decoder_spare = veil_helper_spare_create();
 	if (scene->ctx.decoder_spare == NULL) {
 		wlr_log(WLR_ERROR, "veil: out of memory: decoding in the compositor's process");
+		return;
 	}
+	/* Waiting before the first command, as after every decode: no decode starts a process. */
+	veil_helper_spare_fill_later(scene->ctx.decoder_spare, scene->ctx.worker);
 #else
 	(void)scene;
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,26 @@ void veil_worker_destroy(struct veil_worker *worker) {
 	free(worker);
 }
 
+/*
+ * The compositor's signals (SIGTERM, SIGINT, SIGCHLD, ... which it may take through a signalfd
+ * after blocking them on its own thread only) must never land on veil's threads, which may
+ * start before it blocks them: a worker starts with every signal blocked but those a fault
+ * raises, and so do the threads it starts (GStreamer's streaming threads).
+ */
+static int start_thread(pthread_t *thread, const pthread_attr_t *attr,
+		struct veil_worker *worker) {
+	sigset_t blocked, old;
+	sigfillset(&blocked);
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+		sigdelset(&blocked, faults[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &blocked, &old);
+	int err = pthread_create(thread, attr, worker_main, worker);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 void veil_worker_submit(struct veil_worker *worker, struct veil_job *job,
 		const struct veil_job_impl *impl) {
 	assert(impl->run != NULL && (impl->done == NULL || impl->discard != NULL));
@@ -214,8 +235,7 @@ void veil_worker_submit(struct veil_worker *worker, struct veil_job *job,
 		pthread_attr_init(&attr);
 		/* Decoders recurse and keep big frames on the stack less than GLib's threads do. */
 		pthread_attr_setstacksize(&attr, 8 * 1024 * 1024);
-		int err = pthread_create(&worker->threads[worker->n_threads], &attr, worker_main,
-			worker);
+		int err = start_thread(&worker->threads[worker->n_threads], &attr, worker);
 		pthread_attr_destroy(&attr);
 		if (err == 0) {
 			worker->n_threads++;

@@ -178,12 +178,13 @@ int veil_serve_fork(int sock, int file) {
 /*
  * The decoding process is new: each page of its heap faults in the first time it is written,
  * one at a time, about 15 us each on the machine measured (30 ms for a 1080p picture's 8 MiB;
- * populating the same in one call took 2 ms; docs/measurements.md). So the pixels of a picture
- * the size of the output are made ready at once before the decode: big blocks come from the
- * heap (not from mmap()s of their own that free() would give back), the heap keeps what is
- * freed, and a block that size, with an eighth more for the decoder's other buffers, is
- * populated and freed for the decoder to take. On kernels without MADV_POPULATE_WRITE nothing is
- * gained and nothing lost.
+ * populating the same in one call took 2 ms; docs/measurements.md). The pixels veil keeps are
+ * in memfds populated at once (memfd_pixels.c), but libheif and GStreamer decode into planes of
+ * their own first: for them a block the size of the output's picture is made ready at once
+ * before the decode: big blocks come from the heap (not from mmap()s of their own that free()
+ * would give back), the heap keeps what is freed, and a block that size, with an eighth more
+ * for the decoder's other buffers, is populated and freed for the decoder to take. On kernels
+ * without MADV_POPULATE_WRITE nothing is gained and nothing lost.
  */
 static void prepare_heap(const struct veil_wire_request *request) {
 	if (request->cover_width <= 0 || request->cover_height <= 0 ||
@@ -215,7 +216,6 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 	char *message = NULL;
 	int ret = 0;
 	veil_memfd_pixels_install();
-	prepare_heap(request);
 	const struct veil_still_decoder *decoder =
 		veil_still_decoder_find((enum veil_media_kind)request->kind, &message);
 	if (decoder == NULL) {
@@ -223,6 +223,9 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 			message != NULL ? message : "no decoder for this kind");
 		free(message);
 		return ret == 0 ? 0 : 1;
+	}
+	if (!decoder->in_place) {
+		prepare_heap(request);
 	}
 	/*
 	 * GStreamer reads its registry (and may rebuild it) before the sandbox closes: both are

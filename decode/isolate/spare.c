@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <wlr/util/log.h>
 #include "decode/isolate/spare.h"
+#include "util/worker.h"
 
 /*
  * Starting a helper costs more than the compositor's half of a decode: exec, then the dynamic
@@ -69,4 +70,32 @@ void veil_helper_spare_fill(struct veil_helper_spare *spare) {
 		free(message);
 	}
 	pthread_mutex_unlock(&spare->lock);
+}
+
+struct fill_job {
+	struct veil_job job;
+	struct veil_helper_spare *spare;
+};
+
+static void fill_run(struct veil_job *job) {
+	struct fill_job *fill = wl_container_of(job, fill, job);
+	veil_helper_spare_fill(fill->spare);
+	free(fill);
+}
+
+/* Fire and forget: run() frees the job, and runs even when the worker is being destroyed. */
+static const struct veil_job_impl fill_job_impl = {
+	.run = fill_run,
+};
+
+void veil_helper_spare_fill_later(struct veil_helper_spare *spare, struct veil_worker *worker) {
+	if (spare == NULL) {
+		return;
+	}
+	struct fill_job *fill = calloc(1, sizeof(*fill));
+	if (fill == NULL) {
+		return; /* the first decode starts its own helper */
+	}
+	fill->spare = spare;
+	veil_worker_submit(worker, &fill->job, &fill_job_impl);
 }

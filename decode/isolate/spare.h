@@ -25,4 +25,12 @@ int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *
 /* Starts a spare helper when there is none; a failure is left to the next take to report. */
 void veil_helper_spare_fill(struct veil_helper_spare *spare);
 
+struct veil_worker;
+
+/*
+ * The same on one of the worker's threads, for the first decode of a session: returns at once.
+ * The spare must outlive the worker (its destroy runs the job if it has not run yet).
+ */
+void veil_helper_spare_fill_later(struct veil_helper_spare *spare, struct veil_worker *worker);
+
 #endif
