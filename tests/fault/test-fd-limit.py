@@ -73,11 +73,34 @@ try:
     picture = c.settled_screenshot(OUT)
     bounded = fl.Bounded(t, pid, 'fd limit')
 
+    def open_fds():
+        """
+        The descriptor numbers open once they have held for a second: a decode in veil-decoder
+        ends after its picture is shown (the helper's socket and pidfd close, the next spare's
+        open), and a limit set on numbers that then change leaves other room than asked for.
+        """
+        def now():
+            return frozenset(int(f) for f in os.listdir(f'/proc/{pid}/fd'))
+        last, since = now(), time.monotonic()
+        deadline = since + 15
+        while time.monotonic() - since < 1.0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            n = now()
+            if n != last:
+                last, since = n, time.monotonic()
+        return last
+
     def squeeze(free):
-        """Leaves `free` descriptors: the limit becomes what is open now plus free."""
-        n = fl.fd_count(pid)
-        resource.prlimit(pid, resource.RLIMIT_NOFILE, (n + free, hard))
-        return n + free
+        """
+        Leaves `free` descriptors. RLIMIT_NOFILE bounds descriptor numbers, not their count, and
+        closed ones leave holes below the highest open: the limit becomes the number below which
+        exactly `free` are unused (open ones above it stay open).
+        """
+        used = open_fds()
+        unused = [i for i in range(max(used) + free + 2) if i not in used]
+        lim = unused[free]
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (lim, hard))
+        return lim
 
     def release():
         resource.prlimit(pid, resource.RLIMIT_NOFILE, (START_LIMIT, hard))
