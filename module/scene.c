@@ -303,23 +303,20 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 }
 
 /*
- * Stills in veil-decoder processes when the compositor's environment says VEIL_DECODER=process
- * and veil is built with them (-Ddecoder_process=true); in the compositor's process otherwise
- * (docs/integrating.md). In-process stays the default until a helper's start costs what a
- * command may (docs/measurements.md, "Stills in veil-decoder").
+ * Stills are decoded in veil-decoder processes when veil is built with them
+ * (-Ddecoder_process=true, the default), so that a crash in a decoder costs a wallpaper and not
+ * the session; VEIL_DECODER=inprocess in the compositor's environment decodes them in its own
+ * process instead (docs/integrating.md, "Where stills are decoded").
  */
 static bool decoder_process_chosen(void) {
 	const char *mode = getenv("VEIL_DECODER");
-	bool chosen = false;
-	if (mode != NULL && strcmp(mode, "process") == 0) {
-		chosen = VEIL_DECODER_PROCESS;
-	} else if (mode != NULL && strcmp(mode, "inprocess") == 0) {
+	bool chosen = VEIL_DECODER_PROCESS;
+	if (mode != NULL && strcmp(mode, "inprocess") == 0) {
 		chosen = false;
 	} else if (mode != NULL && mode[0] != '\0' && strcmp(mode, "process") != 0) {
 		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=%s is neither 'process' nor 'inprocess'",
 			mode);
-	}
-	if (mode != NULL && strcmp(mode, "process") == 0 && !VEIL_DECODER_PROCESS) {
+	} else if (mode != NULL && strcmp(mode, "process") == 0 && !VEIL_DECODER_PROCESS) {
 		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=process, but veil was built without "
 			"veil-decoder (-Ddecoder_process=false): decoding in the compositor's process");
 	}
