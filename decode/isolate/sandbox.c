@@ -12,6 +12,7 @@
 #if VEIL_HAVE_SECCOMP
 #include <seccomp.h>
 #endif
+#include "decode/isolate/landlock.h"
 #include "decode/isolate/sandbox.h"
 #include "util/image.h"
 #include "util/message.h"
@@ -166,6 +167,12 @@ int veil_sandbox_enter(char **message) {
 	if (ret < 0) {
 		return ret;
 	}
+	/* Before the filter, which refuses landlock's calls. A kernel without it: seccomp only. */
+	ret = veil_landlock_restrict(message);
+	if (ret < 0 && ret != -ENOSYS && ret != -EOPNOTSUPP) {
+		return ret;
+	}
+	ret = 0;
 #if VEIL_HAVE_SECCOMP
 	ret = install_filter(message);
 #endif

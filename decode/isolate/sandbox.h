@@ -1,7 +1,8 @@
 /*
  * What veil-decoder gives up before it parses anything (docs/reliability.md, "The decoder
  * process", lists it): new privileges, memory and CPU time past its limits, core dumps, more
- * than a few descriptors, and every system call outside an allow-list (with libseccomp).
+ * than a few descriptors, every file but the system's libraries and data (with landlock:
+ * landlock.h), and every system call outside an allow-list (with libseccomp).
  */
 #ifndef VEIL_DECODE_ISOLATE_SANDBOX_H
 #define VEIL_DECODE_ISOLATE_SANDBOX_H

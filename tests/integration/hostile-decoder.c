@@ -131,6 +131,32 @@ static int misbehave(int sock, int file) {
 	} else if (strcmp(mode, "loop") == 0) {
 		for (volatile unsigned long spin = 0;; spin = spin + 1) {
 		}
+	} else if (strcmp(mode, "read-file") == 0) {
+		/* A file of the user's the compositor could read, and its directory's entries. */
+		const char *secret = getenv("VEIL_TEST_SECRET");
+		if (secret == NULL) {
+			return veil_serve_fail(sock, -EINVAL, "no VEIL_TEST_SECRET to read");
+		}
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", secret);
+		char *slash = strrchr(dir, '/');
+		if (slash != NULL && slash != dir) {
+			*slash = '\0';
+		}
+		int file_fd = open(secret, O_RDONLY | O_CLOEXEC);
+		int file_err = errno;
+		int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int dir_err = errno;
+		char msg[160];
+		if (file_fd >= 0 || dir_fd >= 0) {
+			snprintf(msg, sizeof(msg), "the sandbox let it open the %s",
+				file_fd >= 0 ? "file" : "directory");
+			return veil_serve_fail(sock, -EPERM, msg);
+		}
+		snprintf(msg, sizeof(msg),
+			"the sandbox refused the file (%s) and its directory (%s)",
+			strerror(file_err), strerror(dir_err));
+		return veil_serve_fail(sock, -EACCES, msg);
 	} else if (strcmp(mode, "exit") == 0) {
 		_exit(3);
 	} else if (strcmp(mode, "garbage") == 0) {

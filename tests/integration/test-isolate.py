@@ -13,6 +13,7 @@ Still images decoded in veil-decoder, a sandboxed process (decode/isolate/).
    (VEIL_DECODER=inprocess), one compositor each: the screenshots are identical, pixel for
    pixel, and so are the statuses' decoder and source size.
 """
+import ctypes
 import os
 import re
 import sys
@@ -59,6 +60,26 @@ CASES = [
 ]
 
 
+def landlock_abi():
+    """The kernel's landlock ABI version (landlock_create_ruleset's version query), or 0."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    nr = {'x86_64': 444, 'aarch64': 444}.get(os.uname().machine)
+    if nr is None:
+        return 0
+    return max(0, libc.syscall(nr, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+
+
+# A file of the user's that the helper must not read, nor list the directory of (landlock).
+os.makedirs(os.path.join(media, 'secret'))
+SECRET = vt._write(os.path.join(media, 'secret', 'key.txt'), b'not for the decoder\n')
+LANDLOCK = landlock_abi()
+if LANDLOCK > 0:
+    CASES.append(('read-file', 'the sandbox refused the file (Permission denied) and its '
+                  'directory (Permission denied)'))
+else:
+    vt._say('# read-file: this kernel has no landlock (the helper can read files); not tested')
+
+
 def hostile_file(mode):
     """A good PNG with the marker after its IEND: the header checks pass, the helper reads it."""
     path = os.path.join(media, f'hostile-{mode}.png')
@@ -72,7 +93,7 @@ def starts(c, mode):
         return f.read().decode(errors='replace').count(f"hostile-decoder: started for '{mode}'")
 
 
-env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_HELPER': HOSTILE,
+env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_HELPER': HOSTILE, 'VEIL_TEST_SECRET': SECRET,
        'VEIL_DECODER_TIMEOUT_MS': str(TIMEOUT_MS),
        # Under AddressSanitizer the hostile helper's SIGSEGV would become ASan's abort.
        'ASAN_OPTIONS': (os.environ.get('ASAN_OPTIONS', '') + ':handle_segv=0').lstrip(':')}
