@@ -24,6 +24,8 @@ enum veil_anim_format {
 #define VEIL_ANIM_SHORT_DELAY_MS 100
 /* More frames than this are refused (a million frames of one pixel are no wallpaper). */
 #define VEIL_ANIM_MAX_FRAMES 100000
+/* As for a WebP still: larger files are not pictures. */
+#define VEIL_ANIM_MAX_FILE_SIZE (512u * 1024 * 1024)
 
 struct veil_anim_info {
 	int width, height; /* the canvas */
@@ -63,6 +65,23 @@ const struct veil_anim_decoder_impl *veil_anim_decoder_find(enum veil_anim_forma
 enum veil_anim_format veil_anim_detect(int fd);
 /* The header's canvas size against veil's limits: 0 or a negative errno and a sentence. */
 int veil_anim_check(int fd, enum veil_anim_format format, char **message);
+
+/*
+ * Reads the file at fd whole into *data (it must outlive the decoder: free it after) and opens
+ * impl's decoder on it. 0, or a negative errno with a sentence (nothing to free then).
+ */
+int veil_anim_open_file(const struct veil_anim_decoder_impl *impl, int fd, uint8_t **data,
+	size_t *len, struct veil_anim_decoder **dec, struct veil_anim_info *info, char **message);
+
+/*
+ * A composed canvas (width * height * 4 bytes, as next() gives it) as a picture of its own
+ * (util/pixels.h's allocator: a memfd in veil-decoder), shrunk to cover cover_width x
+ * cover_height when both are > 0 (a failure to shrink keeps it whole, its error in
+ * *shrink_error). 0, or -ENOMEM with a sentence.
+ */
+struct veil_image;
+int veil_anim_frame_image(const uint8_t *canvas, int width, int height, int cover_width,
+	int cover_height, struct veil_image *image, int *shrink_error, char **message);
 
 /* A delay as the files give it (milliseconds), raised when too short to be meant. */
 int veil_anim_delay(int64_t ms);

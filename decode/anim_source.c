@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/anim.h"
+#include "decode/isolate/anim_client.h"
 #include "decode/source.h"
 #include "decode/still.h"
 #include "scene/pixel_buffer.h"
@@ -22,6 +23,10 @@
  * the largest output (as stills are) and wrapped as a wlr_buffer; a timer on the compositor's
  * event loop swaps them in with each frame's own delay, and does nothing else.
  *
+ * Where: in veil-decoder (decode/isolate/anim_client.h: the same decoders in a sandboxed
+ * process, each frame handed over in a sealed memfd and mapped here) when the scene decodes
+ * there, else on the worker itself.
+ *
  * Memory: when every frame at the kept size fits ANIM_BUDGET, the frames are decoded once and
  * kept (then the file's bytes and the decoder go); otherwise they are decoded on the fly, at
  * most AHEAD frames ahead of the one shown. Nothing is decoded while no output shows the
@@ -30,8 +35,6 @@
 
 #define ANIM_BUDGET (64u * 1024 * 1024)
 #define AHEAD 2
-/* As for a WebP still: larger files are not pictures. */
-#define MAX_FILE_SIZE (512u * 1024 * 1024)
 
 struct anim_frame {
 	struct wlr_buffer *buffer; /* one lock of ours */
@@ -51,6 +54,9 @@ struct anim_decode {
 	uint8_t *data;
 	size_t len;
 	struct veil_anim_decoder *dec; /* NULL until the first job opens it */
+	/* Decoded in veil-decoder when not NULL (then data and dec stay NULL). */
+	struct veil_helper_spare *spare;
+	struct veil_anim_helper helper;
 	int cover_width, cover_height; /* 0: keep every pixel */
 	struct veil_anim_info info;
 	/* One job's result. */
@@ -85,10 +91,12 @@ struct anim_source {
 
 static const struct veil_source_impl anim_source_impl;
 
+/* Not on the compositor thread while a helper runs (decode_release()). */
 static void decode_free(struct anim_decode *d) {
 	if (d == NULL) {
 		return;
 	}
+	veil_anim_helper_end(&d->helper);
 	if (d->dec != NULL) {
 		d->impl->destroy(d->dec);
 	}
@@ -101,23 +109,40 @@ static void decode_free(struct anim_decode *d) {
 	free(d);
 }
 
+/* The next frame from veil-decoder, into d->image. */
+static void decode_in_helper(struct anim_decode *d) {
+	struct veil_decoder_frame frame;
+	int original_width, original_height;
+	d->ret = veil_anim_helper_next(&d->helper, d->spare, d->impl->format, d->fd,
+		d->cover_width, d->cover_height, &d->image, &original_width, &original_height,
+		&frame, &d->message);
+	if (d->ret < 0) {
+		return;
+	}
+	d->info = (struct veil_anim_info){
+		.width = original_width,
+		.height = original_height,
+		.frames = frame.frames,
+		.plays = frame.plays,
+	};
+	d->delay_ms = frame.delay_ms;
+	d->index = frame.index;
+}
+
 /* A worker: opens the decoder the first time, then composes the next frame into d->image. */
 static void decode_run(struct veil_job *job) {
 	struct anim_decode *d = wl_container_of(job, d, job);
 	free(d->message);
 	d->message = NULL;
 	veil_image_finish(&d->image);
+	if (d->spare != NULL) {
+		decode_in_helper(d);
+		return;
+	}
 	if (d->dec == NULL) {
-		const char *what = d->impl->format == VEIL_ANIM_GIF ? "GIF file" :
-			d->impl->format == VEIL_ANIM_PNG ? "APNG file" : "WebP file";
-		d->ret = veil_still_read_file(d->fd, MAX_FILE_SIZE, what, &d->data, &d->len,
+		d->ret = veil_anim_open_file(d->impl, d->fd, &d->data, &d->len, &d->dec, &d->info,
 			&d->message);
 		if (d->ret < 0) {
-			return;
-		}
-		d->ret = d->impl->open(d->data, d->len, &d->dec, &d->info, &d->message);
-		if (d->ret < 0) {
-			d->dec = NULL;
 			return;
 		}
 	}
@@ -126,29 +151,12 @@ static void decode_run(struct veil_job *job) {
 	if (d->ret < 0) {
 		return;
 	}
-	int width = d->info.width, height = d->info.height;
-	size_t size = (size_t)width * (size_t)height * 4;
-	uint8_t *pixels = veil_pixels_alloc(size);
-	if (pixels == NULL) {
-		d->ret = -ENOMEM;
-		veil_message_set(&d->message, "out of memory for a %dx%d frame", width, height);
-		return;
-	}
-	memcpy(pixels, canvas, size);
-	bool opaque = veil_still_opaque(pixels, width, height, width * 4);
-	d->image = (struct veil_image){
-		.width = width,
-		.height = height,
-		.stride = width * 4,
-		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
-		.data = pixels,
-	};
-	if (d->cover_width > 0 && d->cover_height > 0) {
-		int ret = veil_image_shrink_to_cover(&d->image, d->cover_width, d->cover_height);
-		if (ret < 0) {
-			wlr_log(WLR_ERROR, "veil: an animation's frame cannot be scaled down (%d): "
-				"kept whole", ret);
-		}
+	int shrink_error;
+	d->ret = veil_anim_frame_image(canvas, d->info.width, d->info.height, d->cover_width,
+		d->cover_height, &d->image, &shrink_error, &d->message);
+	if (shrink_error < 0) {
+		wlr_log(WLR_ERROR, "veil: an animation's frame cannot be scaled down (%d): "
+			"kept whole", shrink_error);
 	}
 }
 
@@ -165,6 +173,23 @@ static const struct veil_job_impl decode_impl = {
 	.discard = decode_discard,
 };
 
+static const struct veil_job_impl decode_free_impl = {
+	.run = decode_discard,
+	.discard = decode_discard,
+};
+
+/*
+ * Compositor thread, no job pending: frees the decode, on a worker when a helper runs (its end
+ * may wait for it to exit).
+ */
+static void decode_release(struct anim_source *anim, struct anim_decode *d) {
+	if (d != NULL && veil_anim_helper_running(&d->helper)) {
+		veil_worker_submit(anim->base.ctx->worker, &d->job, &decode_free_impl);
+		return;
+	}
+	decode_free(d);
+}
+
 static void arm_timer(struct anim_source *anim) {
 	bool on = anim->running && anim->has_frame && !anim->finished && !anim->failed &&
 		!anim->due && anim->info.frames > 1;
@@ -178,7 +203,7 @@ static void schedule(struct anim_source *anim) {
 		return;
 	}
 	if (anim->keep_all && anim->n_kept >= anim->info.frames) {
-		decode_free(anim->decode);
+		decode_release(anim, anim->decode);
 		anim->decode = NULL;
 		return;
 	}
@@ -283,7 +308,7 @@ static void decode_done(struct veil_job *job) {
 		char *message = d->message;
 		d->message = NULL;
 		int err = d->ret;
-		decode_free(d);
+		decode_release(anim, d);
 		anim->decode = NULL;
 		fail(anim, err, message);
 		free(message);
@@ -293,7 +318,8 @@ static void decode_done(struct veil_job *job) {
 		anim->opened = true;
 		anim->info = d->info;
 		uint64_t frame_bytes = (uint64_t)d->image.stride * (uint64_t)d->image.height;
-		anim->keep_all = (uint64_t)d->info.frames * frame_bytes <= ANIM_BUDGET;
+		anim->keep_all = (uint64_t)d->info.frames * frame_bytes <= ANIM_BUDGET &&
+			(d->spare == NULL || d->info.frames <= VEIL_ANIM_HELPER_MAX_KEPT);
 		if (anim->keep_all) {
 			anim->kept = calloc((size_t)d->info.frames, sizeof(*anim->kept));
 			anim->keep_all = anim->kept != NULL;
@@ -304,16 +330,17 @@ static void decode_done(struct veil_job *job) {
 		if (d->info.plays > 0) {
 			snprintf(plays, sizeof(plays), "%d times", d->info.plays);
 		}
-		wlr_log(WLR_INFO, "veil: %s: %dx%d %s animation of %d frames (%s), plays %s, "
+		wlr_log(WLR_INFO, "veil: %s: %dx%d %s animation of %d frames (%s, %s), plays %s, "
 			"kept at %dx%d, %s", anim->base.path, d->info.width, d->info.height,
-			anim->impl->format_name, d->info.frames, anim->impl->name, plays,
+			anim->impl->format_name, d->info.frames, anim->impl->name,
+			d->spare != NULL ? "in veil-decoder" : "in process", plays,
 			d->image.width, d->image.height, anim->keep_all ? "every frame kept" :
 			"decoded on the fly (larger than the budget)");
 	}
 	struct anim_frame frame = { .delay_ms = d->delay_ms, .index = d->index };
 	frame.buffer = veil_pixel_buffer_create(&d->image);
 	if (frame.buffer == NULL) {
-		decode_free(d);
+		decode_release(anim, d);
 		anim->decode = NULL;
 		fail(anim, -ENOMEM, NULL);
 		return;
@@ -325,7 +352,7 @@ static void decode_done(struct veil_job *job) {
 		if (frame.index != anim->n_kept) {
 			/* Decoders give frames in order: a gap is a bug, not a file's. */
 			wlr_buffer_unlock(frame.buffer);
-			decode_free(d);
+			decode_release(anim, d);
 			anim->decode = NULL;
 			fail(anim, -EIO, "frames came out of order");
 			return;
@@ -417,7 +444,7 @@ static void anim_source_destroy(struct veil_source *source) {
 		/* The worker frees the decode when it is done with it. */
 		veil_job_cancel(&anim->decode->job);
 	} else {
-		decode_free(anim->decode);
+		decode_release(anim, anim->decode);
 	}
 	for (int i = 0; i < anim->n_kept; i++) {
 		wlr_buffer_unlock(anim->kept[i].buffer);
@@ -469,6 +496,8 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 		return NULL;
 	}
 	d->impl = impl;
+	d->spare = ctx->decoder_spare;
+	veil_anim_helper_init(&d->helper);
 	if (!full_size) {
 		d->cover_width = ctx->max_output_width;
 		d->cover_height = ctx->max_output_height;

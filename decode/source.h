@@ -89,8 +89,8 @@ struct veil_source_context {
 	/* Largest physical output size known: stills are kept no larger than this covers. */
 	int max_output_width, max_output_height;
 	/*
-	 * Stills are decoded in veil-decoder processes (decode/isolate/client.c), started ahead of
-	 * need by this; NULL: in this process.
+	 * Stills and animations are decoded in veil-decoder processes (decode/isolate/client.c,
+	 * anim_client.c), started ahead of need by this; NULL: in this process.
 	 */
 	struct veil_helper_spare *decoder_spare;
 	struct wl_list sources; /* veil_source.link */

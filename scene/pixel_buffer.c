@@ -10,8 +10,14 @@
  */
 struct pixel_buffer {
 	struct wlr_buffer base;
-	void *data; /* owned: freed (or unmapped) in destroy, when wlroots drops the last lock */
+	/*
+	 * Owned: freed, unmapped or released (veil_image's release) in destroy, when wlroots
+	 * drops the last lock.
+	 */
+	void *data;
 	size_t mapped_size; /* veil_image.mapped_size */
+	void (*release)(void *release_data);
+	void *release_data;
 	uint32_t format;
 	size_t stride;
 };
@@ -27,7 +33,11 @@ static struct pixel_buffer *pixel_buffer_from_buffer(struct wlr_buffer *wlr_buff
 static void pixel_buffer_destroy(struct wlr_buffer *wlr_buffer) {
 	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
 	wlr_buffer_finish(wlr_buffer);
-	veil_image_data_free(buffer->data, buffer->mapped_size);
+	if (buffer->release != NULL) {
+		buffer->release(buffer->release_data);
+	} else {
+		veil_image_data_free(buffer->data, buffer->mapped_size);
+	}
 	free(buffer);
 }
 
@@ -63,7 +73,11 @@ struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image) {
 	buffer->format = image->drm_format;
 	buffer->stride = image->stride;
 	buffer->mapped_size = image->mapped_size;
+	buffer->release = image->release;
+	buffer->release_data = image->release_data;
 	image->data = NULL;
 	image->mapped_size = 0;
+	image->release = NULL;
+	image->release_data = NULL;
 	return &buffer->base;
 }

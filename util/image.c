@@ -31,7 +31,11 @@ void veil_image_data_free(void *data, size_t mapped_size) {
 }
 
 void veil_image_finish(struct veil_image *image) {
-	veil_image_data_free(image->data, image->mapped_size);
+	if (image->release != NULL) {
+		image->release(image->release_data);
+	} else {
+		veil_image_data_free(image->data, image->mapped_size);
+	}
 	*image = (struct veil_image){0};
 }
 
@@ -40,18 +44,11 @@ void veil_image_finish(struct veil_image *image) {
  * pixels under it (a box sampling filter as wide as the reduction), so a large reduction does not
  * alias the way bilinear sampling, which looks at 2x2 source pixels only, would.
  */
-static int scale(const struct veil_image *src, struct veil_image *dst) {
+int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst) {
 	int ret = -ENOMEM;
 	bool opaque = src->drm_format == DRM_FORMAT_XRGB8888;
 	pixman_image_t *src_image = NULL, *dst_image = NULL;
 	pixman_fixed_t *params = NULL;
-
-	dst->stride = dst->width * 4;
-	dst->drm_format = src->drm_format;
-	dst->data = veil_pixels_alloc((size_t)dst->stride * (size_t)dst->height);
-	if (dst->data == NULL) {
-		goto out;
-	}
 
 	src_image = pixman_image_create_bits_no_clear(opaque ? PIXMAN_XRGB : PIXMAN_ARGB,
 		src->width, src->height, src->data, src->stride);
@@ -94,11 +91,35 @@ out:
 	if (dst_image != NULL) {
 		pixman_image_unref(dst_image);
 	}
-	if (ret < 0) {
-		veil_pixels_free(dst->data);
-		dst->data = NULL;
-	}
 	return ret;
+}
+
+bool veil_image_cover_size(int width, int height, int max_width, int max_height,
+		int *out_width, int *out_height) {
+	*out_width = width;
+	*out_height = height;
+	if (max_width <= 0 || max_height <= 0 || width <= 0 || height <= 0) {
+		return false;
+	}
+	/*
+	 * One side ends exactly at its limit; the other, rounded up, covers at least its own. The
+	 * side that binds is the one whose limit asks for the larger scale.
+	 */
+	int64_t w = width, h = height;
+	int64_t new_width, new_height;
+	if ((int64_t)max_width * h >= (int64_t)max_height * w) {
+		new_width = max_width;
+		new_height = (h * max_width + w - 1) / w;
+	} else {
+		new_height = max_height;
+		new_width = (w * max_height + h - 1) / h;
+	}
+	if (new_width >= w && new_height >= h) {
+		return false; /* already no larger than needed: never scale up */
+	}
+	*out_width = (int)(new_width < w ? new_width : w);
+	*out_height = (int)(new_height < h ? new_height : h);
+	return true;
 }
 
 int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height) {
@@ -110,36 +131,19 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
 			image->drm_format != DRM_FORMAT_XRGB8888) {
 		return -EINVAL;
 	}
-
-	/*
-	 * One side ends exactly at its limit; the other, rounded up, covers at least its own. The
-	 * side that binds is the one whose limit asks for the larger scale.
-	 */
-	int64_t width = image->width, height = image->height;
-	int64_t new_width, new_height;
-	if ((int64_t)max_width * height >= (int64_t)max_height * width) {
-		new_width = max_width;
-		new_height = (height * max_width + width - 1) / width;
-	} else {
-		new_height = max_height;
-		new_width = (width * max_height + height - 1) / height;
+	struct veil_image scaled = { .drm_format = image->drm_format };
+	if (!veil_image_cover_size(image->width, image->height, max_width, max_height,
+			&scaled.width, &scaled.height)) {
+		return 0;
 	}
-	if (new_width >= width && new_height >= height) {
-		return 0; /* already no larger than needed: never scale up */
+	scaled.stride = scaled.width * 4;
+	scaled.data = veil_pixels_alloc((size_t)scaled.stride * (size_t)scaled.height);
+	if (scaled.data == NULL) {
+		return -ENOMEM;
 	}
-	if (new_width > width) {
-		new_width = width;
-	}
-	if (new_height > height) {
-		new_height = height;
-	}
-
-	struct veil_image scaled = {
-		.width = (int)new_width,
-		.height = (int)new_height,
-	};
-	int ret = scale(image, &scaled);
+	int ret = veil_image_scale_into(image, &scaled);
 	if (ret < 0) {
+		veil_pixels_free(scaled.data);
 		return ret;
 	}
 	veil_image_finish(image);

@@ -22,6 +22,13 @@ struct veil_image {
 	 */
 	size_t mapped_size;
 	/*
+	 * When not NULL, the pixels are borrowed (a frame in the memfds an animation's
+	 * veil-decoder reuses, decode/isolate/frame_pool.h): finishing the image, or the buffer
+	 * that took it over, calls release(release_data) instead of freeing them.
+	 */
+	void (*release)(void *release_data);
+	void *release_data;
+	/*
 	 * 0 or 1 for a still; for an animation a decoder shows as a still (an animated WebP), its
 	 * number of frames, the pixels being the first. Scaling keeps only the pixels.
 	 */
@@ -32,7 +39,7 @@ struct veil_image {
 #define VEIL_IMAGE_MAX_SIDE 16384
 #define VEIL_IMAGE_MAX_PIXELS (16384 * 16384 / 2)
 
-/* Frees or unmaps the pixels; the image is all zero afterwards. */
+/* Frees, unmaps or releases the pixels; the image is all zero afterwards. */
 void veil_image_finish(struct veil_image *image);
 /* Frees or unmaps pixels of either kind above (data may be NULL). */
 void veil_image_data_free(void *data, size_t mapped_size);
@@ -49,5 +56,16 @@ int veil_image_check_size(uint64_t width, uint64_t height, const char *what, cha
  * Returns 0 or a negative errno (the image is unchanged then).
  */
 int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height);
+/*
+ * The size veil_image_shrink_to_cover() would keep of a width x height picture, in *out_width
+ * and *out_height; whether it is smaller (false: kept as it is, or limits of 0).
+ */
+bool veil_image_cover_size(int width, int height, int max_width, int max_height,
+	int *out_width, int *out_height);
+/*
+ * Scales src into dst, whose size, stride and pixels (of dst's size) the caller gives; the
+ * format is src's. 0 or -ENOMEM.
+ */
+int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst);
 
 #endif

@@ -15,13 +15,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "decode/anim.h"
 #include "decode/isolate/client.h"
+#include "decode/isolate/frame_pool.h"
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/spare.h"
 #include "decode/isolate/wire.h"
 #include "util/message.h"
 
-static int timeout_ms(void) {
+int veil_decoder_timeout_ms(void) {
 	const char *env = getenv("VEIL_DECODER_TIMEOUT_MS");
 	if (env != NULL) {
 		char *end;
@@ -152,16 +154,10 @@ static void copy_field(char *dst, size_t dst_size, const char *src, size_t size)
 }
 
 /*
- * Every field of a successful reply checked against what veil itself would make, and the
- * pixels mapped read-only. 0, or -EPROTO with what was wrong in *message.
+ * The picture's fields of a successful reply checked against what veil itself would make. 0,
+ * or -EPROTO with what was wrong in *message.
  */
-static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], int nfds,
-		struct veil_image *image, int *original_width, int *original_height,
-		char **message) {
-	if (nfds != 1) {
-		veil_message_set(message, "decoder answered with %d descriptors, not 1", nfds);
-		return -EPROTO;
-	}
+static int check_picture(const struct veil_wire_reply *reply, char **message) {
 	int64_t width = reply->width, height = reply->height, stride = reply->stride;
 	if (width <= 0 || height <= 0 || width > VEIL_IMAGE_MAX_SIDE ||
 			height > VEIL_IMAGE_MAX_SIDE || width * height > VEIL_IMAGE_MAX_PIXELS) {
@@ -186,6 +182,18 @@ static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], 
 			reply->original_width, reply->original_height);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+/* A still's pixels: one memfd sealed against every change, mapped read-only. */
+static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], int nfds,
+		struct veil_image *image, int *original_width, int *original_height,
+		char **message) {
+	if (nfds != 1) {
+		veil_message_set(message, "decoder answered with %d descriptors, not 1", nfds);
+		return -EPROTO;
+	}
+	int64_t width = reply->width, height = reply->height, stride = reply->stride;
 	int fd = fds[0];
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -225,16 +233,36 @@ static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], 
 	return 0;
 }
 
-int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
-		int *original_height, char *decoder, size_t size, bool *answered, char **message) {
-	*image = (struct veil_image){0};
+/* An animation's frame: 0, or -EPROTO with what was wrong. */
+static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder_frame *frame,
+		char **message) {
+	if (reply->frames < 1 || reply->frames > VEIL_ANIM_MAX_FRAMES || reply->index < 0 ||
+			reply->index >= reply->frames || reply->delay_ms < 1 || reply->plays < 0) {
+		veil_message_set(message, "decoder answered an impossible frame (%d of %d, %d ms, "
+			"%d plays)", reply->index, reply->frames, reply->delay_ms, reply->plays);
+		return -EPROTO;
+	}
+	*frame = (struct veil_decoder_frame){
+		.frames = reply->frames,
+		.index = reply->index,
+		.delay_ms = reply->delay_ms,
+		.plays = reply->plays,
+	};
+	return 0;
+}
+
+/*
+ * A whole, well-formed, successful reply with its picture's fields checked, and the descriptors
+ * that came with it (the caller closes them); or a negative errno with a sentence, the
+ * descriptors closed. *answered when a whole message came.
+ */
+static int receive_checked(int sock, int ms, struct veil_wire_reply *reply, int fds[4],
+		int *nfds, char *decoder, size_t size, bool *answered, char **message) {
 	*answered = false;
-	int fds[4];
-	int nfds = 0;
+	*nfds = 0;
 	bool malformed = false;
-	struct veil_wire_reply reply;
 	int ret;
-	int got = receive_reply(sock, ms, &reply, fds, &nfds, &malformed);
+	int got = receive_reply(sock, ms, reply, fds, nfds, &malformed);
 	if (got == -ETIMEDOUT) {
 		if (ms % 1000 == 0) {
 			veil_message_set(message, "decoder took longer than %d s", ms / 1000);
@@ -248,44 +276,95 @@ int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *origin
 		return -EIO;
 	}
 	*answered = true;
-	if (malformed || reply.magic != VEIL_WIRE_MAGIC || reply.version != VEIL_WIRE_VERSION) {
+	if (malformed || reply->magic != VEIL_WIRE_MAGIC || reply->version != VEIL_WIRE_VERSION) {
 		veil_message_set(message, "decoder answered a malformed message");
 		ret = -EPROTO;
-		goto out;
+		goto fail;
 	}
-	copy_field(decoder, size, reply.decoder, sizeof(reply.decoder));
-	if (reply.status == -ECHILD) {
+	copy_field(decoder, size, reply->decoder, sizeof(reply->decoder));
+	if (reply->status == -ECHILD) {
 		/* The monitor's word on how the decoding process ended. */
-		if (reply.exit_signal > 0 && reply.exit_signal < NSIG) {
-			ret = describe_end(W_EXITCODE(0, reply.exit_signal), message);
-		} else if (reply.exit_signal == 0 && reply.exit_code >= 0 &&
-				reply.exit_code <= 255) {
-			ret = describe_end(W_EXITCODE(reply.exit_code, 0), message);
+		if (reply->exit_signal > 0 && reply->exit_signal < NSIG) {
+			ret = describe_end(W_EXITCODE(0, reply->exit_signal), message);
+		} else if (reply->exit_signal == 0 && reply->exit_code >= 0 &&
+				reply->exit_code <= 255) {
+			ret = describe_end(W_EXITCODE(reply->exit_code, 0), message);
 		} else {
 			veil_message_set(message, "decoder answered a malformed message");
 			ret = -EPROTO;
 		}
-		goto out;
+		goto fail;
 	}
-	if (reply.status < 0) {
-		char text[sizeof(reply.message)];
-		copy_field(text, sizeof(text), reply.message, sizeof(reply.message));
-		ret = reply.status >= -4095 ? reply.status : -EIO;
+	if (reply->status < 0) {
+		char text[sizeof(reply->message)];
+		copy_field(text, sizeof(text), reply->message, sizeof(reply->message));
+		ret = reply->status >= -4095 ? reply->status : -EIO;
 		if (ret == -ENOMEM) {
 			veil_message_set(message, "decoder ran out of memory (%s)", text);
 		} else {
 			veil_message_set(message, "%s", text[0] != '\0' ? text : strerror(-ret));
 		}
-		goto out;
+		goto fail;
 	}
-	if (reply.status > 0) {
+	if (reply->status > 0) {
 		veil_message_set(message, "decoder answered a malformed message");
 		ret = -EPROTO;
-		goto out;
+		goto fail;
 	}
-	ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height, message);
+	ret = check_picture(reply, message);
+	if (ret == 0) {
+		return 0;
+	}
+fail:
+	for (int i = 0; i < *nfds; i++) {
+		close(fds[i]);
+	}
+	*nfds = 0;
+	return ret;
+}
 
-out:
+int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
+		int *original_height, char *decoder, size_t size, bool *answered, char **message) {
+	*image = (struct veil_image){0};
+	struct veil_wire_reply reply;
+	int fds[4];
+	int nfds;
+	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, size, answered, message);
+	if (ret == 0) {
+		ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height,
+			message);
+	}
+	for (int i = 0; i < nfds; i++) {
+		close(fds[i]);
+	}
+	return ret;
+}
+
+int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
+		struct veil_image *image, int *original_width, int *original_height,
+		struct veil_decoder_frame *frame, bool *answered, char **message) {
+	*image = (struct veil_image){0};
+	struct veil_wire_reply reply;
+	int fds[4];
+	int nfds;
+	char decoder[sizeof(reply.decoder)];
+	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, sizeof(decoder),
+		answered, message);
+	if (ret == 0) {
+		ret = accept_frame(&reply, frame, message);
+	}
+	if (ret == 0 && nfds > 1) {
+		veil_message_set(message, "decoder answered with %d descriptors, not 0 or 1", nfds);
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		ret = veil_frame_pool_accept(pool, reply.slot, nfds == 1 ? fds[0] : -1, reply.width,
+			reply.height, reply.stride, reply.drm_format, image, message);
+	}
+	if (ret == 0) {
+		*original_width = reply.original_width;
+		*original_height = reply.original_height;
+	}
 	for (int i = 0; i < nfds; i++) {
 		close(fds[i]);
 	}
@@ -305,6 +384,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	struct veil_wire_request request = {
 		.magic = VEIL_WIRE_MAGIC,
 		.version = VEIL_WIRE_VERSION,
+		.op = VEIL_WIRE_DECODE,
 		.kind = (uint32_t)kind,
 		.cover_width = cover_width,
 		.cover_height = cover_height,
@@ -312,7 +392,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	/* A helper dead before it read the request is told apart below, by its end. */
 	veil_wire_send(helper.sock, &request, sizeof(request), fd);
 	bool answered;
-	ret = veil_decoder_receive(helper.sock, timeout_ms(), image, original_width,
+	ret = veil_decoder_receive(helper.sock, veil_decoder_timeout_ms(), image, original_width,
 		original_height, decoder, size, &answered, message);
 	/*
 	 * A helper that answered exits by itself (its monitor, after the reply); one that

@@ -35,4 +35,23 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
 	int *original_height, char *decoder, size_t size, bool *answered, char **message);
 
+/* An animation's frame as the helper describes it, checked: 0 <= index < frames, delay >= 1. */
+struct veil_decoder_frame {
+	int frames, index, delay_ms, plays;
+};
+
+struct veil_frame_pool;
+
+/*
+ * The same for an animation's frame: its description into *frame and its pixels, in one of
+ * the helper's memfds (pool), into *image (borrowed from the pool until the image is finished
+ * or the buffer that takes it over goes).
+ */
+int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
+	struct veil_image *image, int *original_width, int *original_height,
+	struct veil_decoder_frame *frame, bool *answered, char **message);
+
+/* The wall-clock limit on one decode or one frame, in ms (VEIL_DECODER_TIMEOUT_MS). */
+int veil_decoder_timeout_ms(void);
+
 #endif

@@ -138,7 +138,7 @@ static int install_filter(char **message) {
 }
 #endif
 
-int veil_sandbox_enter(char **message) {
+int veil_sandbox_enter(int cpu_seconds, char **message) {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		int err = errno;
 		veil_message_set(message, "cannot set no_new_privs: %s", strerror(err));
@@ -152,8 +152,8 @@ int veil_sandbox_enter(char **message) {
 	 */
 	rlim_t fsize = (rlim_t)VEIL_IMAGE_MAX_PIXELS * 4;
 	int ret = limit(RLIMIT_CORE, 0, "core dumps", message);
-	if (ret == 0) {
-		ret = limit(RLIMIT_CPU, VEIL_SANDBOX_MAX_CPU, "CPU time", message);
+	if (ret == 0 && cpu_seconds > 0) {
+		ret = limit(RLIMIT_CPU, (rlim_t)cpu_seconds, "CPU time", message);
 	}
 	if (ret == 0) {
 		ret = limit(RLIMIT_FSIZE, fsize, "file sizes", message);

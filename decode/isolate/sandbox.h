@@ -17,9 +17,11 @@
 #define VEIL_SANDBOX_MAX_FILES 64
 
 /*
- * Applies it all to the calling process (every thread started afterwards inherits it). 0, or
- * a negative errno with a sentence in *message. Irreversible.
+ * Applies it all to the calling process (every thread started afterwards inherits it), with
+ * at most cpu_seconds of CPU time (0: no limit, for an animation's decoder, which runs as long
+ * as it plays: the compositor limits each frame's wall-clock time instead). 0, or a negative
+ * errno with a sentence in *message. Irreversible.
  */
-int veil_sandbox_enter(char **message);
+int veil_sandbox_enter(int cpu_seconds, char **message);
 
 #endif

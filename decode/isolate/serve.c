@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "decode/anim.h"
 #include "decode/gst.h"
 #include "decode/isolate/memfd_pixels.h"
 #include "decode/isolate/sandbox.h"
@@ -50,7 +51,7 @@ int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
 		}
 	}
 	if ((size_t)n != sizeof(*request) || *fd < 0 || request->magic != VEIL_WIRE_MAGIC ||
-			request->version != VEIL_WIRE_VERSION) {
+			request->version != VEIL_WIRE_VERSION || request->op != VEIL_WIRE_DECODE) {
 		return -EPROTO;
 	}
 	return 0;
@@ -146,7 +147,7 @@ int veil_serve_fork(int sock, int file) {
 	}
 	close(file);
 	char *message = NULL;
-	if (veil_sandbox_enter(&message) < 0) {
+	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message) < 0) {
 		fprintf(stderr, "veil-decoder: monitor: %s\n", message);
 		free(message);
 	}
@@ -213,6 +214,9 @@ static void prepare_heap(const struct veil_wire_request *request) {
 }
 
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd) {
+	if (request->anim != VEIL_ANIM_NONE) {
+		return veil_serve_anim(sock, request, fd);
+	}
 	char *message = NULL;
 	int ret = 0;
 	veil_memfd_pixels_install();
@@ -236,7 +240,7 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 		ret = veil_gst_init(&message);
 	}
 	if (ret == 0) {
-		ret = veil_sandbox_enter(&message);
+		ret = veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message);
 	}
 	if (ret < 0) {
 		ret = veil_serve_fail(sock, ret, message);

@@ -27,8 +27,15 @@ int veil_serve_fork(int sock, int file);
 /*
  * The real work for a request: GStreamer started when its decoder is the one asked for, the
  * sandbox entered, the file decoded with veil_still_decode(), the pixels put in a sealed memfd
- * and sent. Returns the process's exit status: 0 once a reply (success or failure) is sent.
+ * and sent; an animation's request goes to veil_serve_anim(). Returns the process's exit
+ * status: 0 once a reply (success or failure) is sent.
  */
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd);
+/*
+ * An animation (serve_anim.c): the sandbox entered, the file read and its decoder opened, then
+ * one reply a frame, the first at once and each later one for a NEXT request, until the
+ * compositor closes its end (exit status 0) or a frame fails (its reply sent, then 0).
+ */
+int veil_serve_anim(int sock, const struct veil_wire_request *request, int fd);
 
 #endif

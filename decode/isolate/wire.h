@@ -3,16 +3,24 @@
  * (SOCK_SEQPACKET: one message a datagram). Both messages have a fixed size; the compositor
  * treats every field of a reply as untrusted (decode/isolate/client.c checks them all).
  *
- *   compositor -> helper: struct veil_wire_request, with the file's descriptor (SCM_RIGHTS,
- *                         read-only, opened by the compositor: the helper opens no paths).
+ *   compositor -> helper: struct veil_wire_request, op DECODE, with the file's descriptor
+ *                         (SCM_RIGHTS, read-only, opened by the compositor: the helper opens no
+ *                         paths).
  *   helper -> compositor: struct veil_wire_reply; when status is 0, with one descriptor: a
  *                         memfd sealed against writes, growing and shrinking, holding
  *                         height rows of stride bytes of DRM_FORMAT_[AX]RGB8888 pixels.
+ * A still is one request and one reply. An animation (anim is its format) is one reply a frame:
+ * the first answers the DECODE request, each later one a NEXT request (no descriptor), until
+ * the compositor closes its end. Its frames are recycled: each is in one of the helper's
+ * memfds (slot), sealed against growing and shrinking only, sent with the frame that first
+ * uses it; a NEXT request lists the slots whose frames the compositor no longer holds, and
+ * only those may be written again.
+ *
  * The helper is two processes: a monitor, started by the compositor, forks the process that
  * decodes (before either parses anything) and waits for it. When the decoding process ends
  * without a reply, the monitor sends one with status -ECHILD and how it ended (exit_signal or
  * exit_code): the compositor's own SIGCHLD handling (a waitpid(-1) loop) cannot take that from
- * veil. Then the helper exits: one helper a decode.
+ * veil. Then the helper exits: one helper a decode (a still, or an animation's every frame).
  */
 #ifndef VEIL_DECODE_ISOLATE_WIRE_H
 #define VEIL_DECODE_ISOLATE_WIRE_H
@@ -21,14 +29,27 @@
 #include <stdint.h>
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 1u
+#define VEIL_WIRE_VERSION 2u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
+/* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
+#define VEIL_WIRE_MAX_SLOTS 512
+#define VEIL_WIRE_RELEASED 16
+
+enum veil_wire_op {
+	VEIL_WIRE_DECODE, /* the first request, with the file */
+	VEIL_WIRE_NEXT, /* an animation's next frame */
+};
 
 struct veil_wire_request {
 	uint32_t magic, version;
+	uint32_t op; /* enum veil_wire_op */
 	uint32_t kind; /* enum veil_media_kind of the decoder the header was checked with */
+	uint32_t anim; /* enum veil_anim_format; VEIL_ANIM_NONE (0) for a still */
 	int32_t cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+	/* NEXT: the slots the compositor released since its last request. */
+	uint32_t n_released;
+	int32_t released[VEIL_WIRE_RELEASED];
 };
 
 struct veil_wire_reply {
@@ -37,7 +58,12 @@ struct veil_wire_reply {
 	int32_t width, height, stride;
 	uint32_t drm_format;
 	int32_t original_width, original_height;
-	int32_t frames;
+	int32_t frames; /* a still's frames in the file; an animation's */
+	/*
+	 * An animation's frame: which one, how long it shows; how many plays (0: for ever); the
+	 * slot it is in (a descriptor comes with it when the slot is new).
+	 */
+	int32_t index, delay_ms, plays, slot;
 	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
 	int32_t exit_signal, exit_code;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */

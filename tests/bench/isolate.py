@@ -103,7 +103,8 @@ p = subprocess.Popen(['sh', '-c', 'exec "$0" 3<&%d %d<&-' % (b.fileno(), b.filen
                      pass_fds=(b.fileno(),))
 b.close()
 fd = os.open(path, os.O_RDONLY)
-a.sendmsg([struct.pack('<IIIii', 0x6c696576, 1, 1, 1920, 1080)],
+# magic, version, op (decode), kind (PNG), anim (none), the size to cover (wire.h)
+a.sendmsg([struct.pack('<IIIIIii', 0x6c696576, 2, 0, 1, 0, 1920, 1080)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
 msg, anc, _, _ = a.recvmsg(512, socket.CMSG_SPACE(16))
 p.wait()

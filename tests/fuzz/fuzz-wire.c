@@ -5,13 +5,15 @@
  * an error with a message or pixels it mapped itself, and they are all readable.
  *
  * The input: byte 0 chooses the descriptors (bit 0 a memfd, bit 1 sealed, bit 2 a second
- * memfd, bit 3 a pipe instead), bytes 1-4 the memfd's size (little-endian, at most 256 MiB:
- * it stays sparse), the rest is the datagram.
+ * memfd, bit 3 a pipe instead) and whether the reply is read as an animation's frame (bit 4),
+ * bytes 1-4 the memfd's size (little-endian, at most 256 MiB: it stays sparse), the rest is
+ * the datagram.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/socket.h>
 #include "decode/isolate/client.h"
+#include "decode/isolate/frame_pool.h"
 #include "decode/isolate/wire.h"
 #include "fuzz-common.h"
 
@@ -87,13 +89,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	char decoder[32];
 	bool answered;
 	char *message = NULL;
-	int ret = veil_decoder_receive(sv[0], 5000, &image, &width, &height, decoder,
-		sizeof(decoder), &answered, &message);
+	/* Bit 4: read as an animation's frame, into a pool of its own. */
+	struct veil_decoder_frame frame = {0};
+	struct veil_frame_pool *pool = NULL;
+	int ret;
+	snprintf(decoder, sizeof(decoder), "frame");
+	if (flags & 16) {
+		pool = veil_frame_pool_create();
+		FUZZ_CHECK(pool != NULL, "out of memory");
+		ret = veil_decoder_receive_frame(sv[0], 5000, pool, &image, &width, &height, &frame,
+			&answered, &message);
+	} else {
+		ret = veil_decoder_receive(sv[0], 5000, &image, &width, &height, decoder,
+			sizeof(decoder), &answered, &message);
+	}
 	close(sv[0]);
 	close(sv[1]);
 	if (ret < 0) {
 		FUZZ_CHECK(message != NULL && message[0] != '\0', "error %d without a message", ret);
 		FUZZ_CHECK(image.data == NULL, "error %d with pixels", ret);
+		veil_frame_pool_unref(pool);
 		for (const char *c = message; *c != '\0'; c++) {
 			FUZZ_CHECK(*c >= 0x20 || *c < 0, "a control character in the message");
 		}
@@ -101,11 +116,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		return 0;
 	}
 	FUZZ_CHECK(answered, "pixels without an answer");
-	FUZZ_CHECK(image.data != NULL && image.mapped_size > 0, "success without mapped pixels");
+	FUZZ_CHECK(image.data != NULL && (image.mapped_size > 0 || image.release != NULL),
+		"success without mapped pixels");
 	FUZZ_CHECK(image.width > 0 && image.height > 0 && image.stride >= image.width * 4,
 		"success with a size of %dx%d, stride %d", image.width, image.height, image.stride);
 	FUZZ_CHECK(width >= image.width && height >= image.height, "an original smaller than it");
 	FUZZ_CHECK(strnlen(decoder, sizeof(decoder)) < sizeof(decoder), "an unterminated name");
+	if (flags & 16) {
+		FUZZ_CHECK(frame.frames >= 1 && frame.index >= 0 && frame.index < frame.frames &&
+			frame.delay_ms >= 1 && frame.plays >= 0, "an impossible frame accepted");
+	}
 	/* Every byte of every row can be read (a page missing would be SIGBUS here). */
 	const volatile uint8_t *pixels = image.data;
 	uint8_t sum = 0;
@@ -114,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	}
 	(void)sum;
 	veil_image_finish(&image);
+	veil_frame_pool_unref(pool);
 	free(message);
 	return 0;
 }

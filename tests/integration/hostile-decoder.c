@@ -1,7 +1,8 @@
 /*
  * A veil-decoder that misbehaves on request, for test-isolate.py (VEIL_DECODER_HELPER points
- * the compositor at it). The request is in the file the compositor hands over: a PNG followed
- * by "veil-hostile:WORD\n" after its end, which the PNG header checks do not look at. Without
+ * the compositor at it). The request is in the file the compositor hands over: a PNG (or an
+ * animated GIF: the modes "anim-*") followed by "veil-hostile:WORD\n" after its end, which the
+ * header checks do not look at. Without
  * the marker it decodes as the real helper does (the same code), so that the next command
  * works. Every misbehaviour happens inside the real sandbox.
  */
@@ -98,12 +99,80 @@ static int send_raw(int sock, const struct veil_wire_reply *reply, int fd) {
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
+/* A real invalid write (not raise()): through a pointer the compiler cannot see is bad. */
+static void crash(void) {
+	int *volatile address = (int *)(uintptr_t)8;
+	*address = 1;
+}
+
+/*
+ * An animation's frame: grey, 64x64, one of three of 100 ms each, playing for ever, in slot
+ * (a new memfd with the seals given, or none when seals is -1).
+ */
+static int send_frame(int sock, int index, int slot, int seals) {
+	struct veil_wire_reply reply = plausible();
+	reply.frames = 3;
+	reply.index = index;
+	reply.delay_ms = 100;
+	reply.slot = slot;
+	return veil_serve_send(sock, &reply, seals >= 0 ? grey_memfd(256 * 64, seals) : -1);
+}
+
+/* The compositor's request for the next frame (whatever it holds). */
+static int wait_next(int sock) {
+	struct veil_wire_request request;
+	ssize_t n = read(sock, &request, sizeof(request));
+	return n == (ssize_t)sizeof(request) ? 0 : -1;
+}
+
+/* The animation modes: a first good frame, then the misbehaviour at the second. */
+static int misbehave_anim(int sock) {
+	if (send_frame(sock, 0, 0, F_SEAL_SHRINK | F_SEAL_GROW) != 0 || wait_next(sock) != 0) {
+		return 1;
+	}
+	if (strcmp(mode, "anim-segv") == 0) {
+		crash();
+	} else if (strcmp(mode, "anim-loop") == 0) {
+		for (volatile unsigned long spin = 0;; spin = spin + 1) {
+		}
+	} else if (strcmp(mode, "anim-skip") == 0) {
+		return send_frame(sock, 2, 1, SEALED);
+	} else if (strcmp(mode, "anim-held") == 0) {
+		return send_frame(sock, 1, 0, -1); /* slot 0: the frame on screen */
+	} else if (strcmp(mode, "anim-no-memory") == 0) {
+		return send_frame(sock, 1, 5, -1);
+	} else if (strcmp(mode, "anim-unsealed") == 0) {
+		return send_frame(sock, 1, 1, 0);
+	} else if (strcmp(mode, "anim-resize") == 0) {
+		struct veil_wire_reply reply = plausible();
+		reply.frames = 3;
+		reply.index = 1;
+		reply.delay_ms = 100;
+		reply.width = reply.original_width = 32;
+		reply.stride = 128;
+		reply.slot = 1;
+		return veil_serve_send(sock, &reply, grey_memfd(128 * 64, SEALED));
+	} else if (strcmp(mode, "anim-delay") == 0) {
+		struct veil_wire_reply reply = plausible();
+		reply.frames = 3;
+		reply.index = 1;
+		reply.delay_ms = 0;
+		reply.slot = 1;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	}
+	fprintf(stderr, "hostile-decoder: unknown animation mode '%s'\n", mode);
+	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
+}
+
 static int misbehave(int sock, int file) {
 	struct veil_wire_reply reply = plausible();
 	/* One line a start: the test counts them (a file that failed is not retried). */
 	fprintf(stderr, "hostile-decoder: started for '%s'\n", mode);
+	if (strncmp(mode, "anim-", 5) == 0) {
+		return misbehave_anim(sock);
+	}
 	if (strcmp(mode, "segv") == 0) {
-		*(volatile int *)(uintptr_t)8 = 1;
+		crash();
 	} else if (strcmp(mode, "abort") == 0) {
 		abort();
 	} else if (strcmp(mode, "alloc") == 0) {
@@ -225,7 +294,7 @@ int main(int argc, char *argv[]) {
 		_exit(veil_serve_decode(VEIL_WIRE_FD, &request, fd));
 	}
 	char *message = NULL;
-	if (veil_sandbox_enter(&message) < 0) {
+	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message) < 0) {
 		fprintf(stderr, "hostile-decoder: %s\n", message);
 		_exit(4);
 	}

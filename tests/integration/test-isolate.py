@@ -8,7 +8,10 @@ Still images decoded in veil-decoder, a sandboxed process (decode/isolate/).
    an unsealed or too small memfd, a garbage header, ...). For each: the command is accepted,
    the status's error names the file and says what happened, the compositor answers IPC, the
    screen (grim) is pixel-identical to before, the helper was started once (no retry loop), and
-   the next command (a good PNG, decoded by the same helper's real code) works.
+   the next command (a good PNG, decoded by the same helper's real code) works. The same for
+   an animation's helper that shows a first frame and then crashes, hangs, skips a frame,
+   changes the size, answers a delay of 0, writes into the memfd of the frame on screen, names
+   a memfd it never sent, or sends one that could shrink: the first frame stays, stopped.
 2. Every still format through the real veil-decoder and through the compositor's own decode
    (VEIL_DECODER=inprocess), one compositor each: the screenshots are identical, pixel for
    pixel, and so are the statuses' decoder and source size.
@@ -22,6 +25,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import animlib  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('isolate')
@@ -78,6 +82,27 @@ if LANDLOCK > 0:
                   'directory (Permission denied)'))
 else:
     vt._say('# read-file: this kernel has no landlock (the helper can read files); not tested')
+
+
+# mode, what the status must say: each after a first good frame (hostile-decoder.c).
+ANIM_CASES = [
+    ('anim-segv', 'decoder crashed (SIGSEGV)'),
+    ('anim-loop', f'decoder took longer than {TIMEOUT_MS // 1000} s'),
+    ('anim-skip', 'decoder answered frame 2, not 1'),
+    ('anim-resize', 'decoder answered a frame of another animation'),
+    ('anim-delay', 'decoder answered an impossible frame (1 of 3, 0 ms, 0 plays)'),
+    ('anim-held', 'decoder wrote into a frame the compositor still holds'),
+    ('anim-no-memory', 'decoder answered a frame in slot 5 without its memory'),
+    ('anim-unsealed', "decoder's frame is not sealed against resizing"),
+]
+
+
+def hostile_gif(mode):
+    """A 3-frame animated GIF with the marker after its trailer: the helper never decodes it."""
+    frames = [{'indices': np.full((48, 64), k, np.uint8), 'delay_cs': 10} for k in range(3)]
+    data = animlib.gif(64, 48, [(255, 0, 0), (0, 255, 0), (0, 0, 255)], frames)
+    return vt._write(os.path.join(media, f'hostile-{mode}.gif'),
+                     data + f'veil-hostile:{mode}\n'.encode())
 
 
 def hostile_file(mode):
@@ -156,6 +181,41 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
         time.sleep(0.3)
         t.check(starts(c, 'segv') == 2, 'one more start, for the new command',
                 f'{starts(c, "segv")} starts')
+
+    # Animations: the helper shows a first grey frame, then fails at the second. The grey frame
+    # stays, the status says what happened, the next command works.
+    for i, (mode, says) in enumerate(ANIM_CASES):
+        with t.case(f'animation helper: {mode}'):
+            path = hostile_gif(mode)
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+            t.check(ok, 'accepted', err)
+
+            def failed():
+                v = c.veil(OUT)
+                return v if v.get('error') and v.get('loading') is None else None
+            v = c.check_until(failed, 'the status gets an error', timeout=30)
+            if v is None:
+                continue
+            vt._say(f'   {v["error"]}')
+            t.check(v['error'].startswith(f"'{path}': "), 'the error names the file',
+                    v['error'])
+            t.check(says in v['error'], f'the error says "{says}"', v['error'])
+            t.check(c.responsive(), 'the compositor answers IPC')
+            src = v.get('source') or {}
+            t.check(v.get('file') == path and src.get('state') == 'stopped',
+                    'the animation stays, stopped', f'{src.get("state")} {v.get("file")}')
+            shot = c.settled_screenshot(OUT)
+            t.compare(shot, np.full((H, W, 3), 0x80, np.uint8), f'anim-{mode}', tolerance=2,
+                      mean_tolerance=1)
+            time.sleep(0.5)
+            t.check(starts(c, mode) == 1, 'the helper was started once for it (no retry)',
+                    f'{starts(c, mode)} starts')
+            nxt = goods[i % 2]
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(nxt)} fill')
+            t.check(ok, 'the next command is accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=nxt)
+            t.check(v.get('error') is None, 'and shows its file without an error',
+                    str(v.get('error')))
 
 
 # --- The real helper against the compositor's own decode, format by format. ---

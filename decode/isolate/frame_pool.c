@@ -1,0 +1,184 @@
+#define _GNU_SOURCE /* F_GET_SEALS */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "decode/isolate/frame_pool.h"
+#include "decode/isolate/wire.h"
+#include "util/image.h"
+#include "util/message.h"
+
+struct pool_slot {
+	uint8_t *data; /* mapped read-only; NULL before the slot's memfd came */
+	size_t size; /* of the mapping */
+	bool held; /* a frame in it is not released yet */
+	bool in_released; /* listed in released: a helper that reuses it early lists it once */
+};
+
+struct veil_frame_pool {
+	pthread_mutex_t lock;
+	int refs; /* the creator's, and one for each frame held */
+	struct pool_slot slots[VEIL_WIRE_MAX_SLOTS];
+	/* Released since the helper was last told: at most one entry a slot. */
+	int32_t released[VEIL_WIRE_MAX_SLOTS];
+	int n_released;
+};
+
+/* What a frame's image (and then its buffer) holds: freed with the frame's release. */
+struct pool_frame {
+	struct veil_frame_pool *pool;
+	int slot;
+};
+
+struct veil_frame_pool *veil_frame_pool_create(void) {
+	struct veil_frame_pool *pool = calloc(1, sizeof(*pool));
+	if (pool == NULL) {
+		return NULL;
+	}
+	pthread_mutex_init(&pool->lock, NULL);
+	pool->refs = 1;
+	return pool;
+}
+
+static void pool_destroy(struct veil_frame_pool *pool) {
+	for (int i = 0; i < VEIL_WIRE_MAX_SLOTS; i++) {
+		if (pool->slots[i].data != NULL) {
+			munmap(pool->slots[i].data, pool->slots[i].size);
+		}
+	}
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+/* Drops one reference, with the lock held; unlocks, and destroys the pool after the last. */
+static void unref_locked(struct veil_frame_pool *pool) {
+	bool last = --pool->refs == 0;
+	pthread_mutex_unlock(&pool->lock);
+	if (last) {
+		pool_destroy(pool);
+	}
+}
+
+void veil_frame_pool_unref(struct veil_frame_pool *pool) {
+	if (pool == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&pool->lock);
+	unref_locked(pool);
+}
+
+/* veil_image.release of a frame: the compositor thread, or a worker. */
+static void release_frame(void *data) {
+	struct pool_frame *frame = data;
+	struct veil_frame_pool *pool = frame->pool;
+	pthread_mutex_lock(&pool->lock);
+	struct pool_slot *slot = &pool->slots[frame->slot];
+	slot->held = false;
+	if (!slot->in_released) {
+		slot->in_released = true;
+		pool->released[pool->n_released++] = frame->slot;
+	}
+	unref_locked(pool);
+	free(frame);
+}
+
+/* Maps a new memfd for slot: sealed so that no page of the mapping can vanish (SIGBUS). */
+static int map_slot(struct pool_slot *slot, int fd, size_t size, char **message) {
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		veil_message_set(message, "decoder's frame is not in a memory file");
+		return -EPROTO;
+	}
+	int seals = fcntl(fd, F_GET_SEALS);
+	int needed = F_SEAL_SHRINK | F_SEAL_GROW;
+	if (seals < 0 || (seals & needed) != needed) {
+		veil_message_set(message, "decoder's frame is not sealed against resizing");
+		return -EPROTO;
+	}
+	if ((uint64_t)st.st_size < size) {
+		veil_message_set(message, "decoder's frame is %jd bytes, fewer than %zu",
+			(intmax_t)st.st_size, size);
+		return -EPROTO;
+	}
+	void *data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		int err = errno;
+		veil_message_set(message, "cannot map the decoder's frame: %s", strerror(err));
+		return -err;
+	}
+	if (slot->data != NULL) {
+		munmap(slot->data, slot->size);
+	}
+	slot->data = data;
+	slot->size = size;
+	return 0;
+}
+
+int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot_id, int fd, int width,
+		int height, int stride, uint32_t format, struct veil_image *image, char **message) {
+	*image = (struct veil_image){0};
+	if (slot_id < 0 || slot_id >= VEIL_WIRE_MAX_SLOTS) {
+		veil_message_set(message, "decoder answered frame slot %d", slot_id);
+		return -EPROTO;
+	}
+	struct pool_frame *frame = calloc(1, sizeof(*frame));
+	if (frame == NULL) {
+		veil_message_set(message, "out of memory");
+		return -ENOMEM;
+	}
+	/* check_picture() bounded these: no overflow. */
+	size_t size = (size_t)stride * (size_t)height;
+	int ret = 0;
+	pthread_mutex_lock(&pool->lock);
+	struct pool_slot *slot = &pool->slots[slot_id];
+	if (slot->held) {
+		veil_message_set(message, "decoder wrote into a frame the compositor still holds");
+		ret = -EPROTO;
+	} else if (fd >= 0) {
+		ret = map_slot(slot, fd, size, message);
+	} else if (slot->data == NULL || slot->size < size) {
+		veil_message_set(message, "decoder answered a frame in slot %d without its memory",
+			slot_id);
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		slot->held = true;
+		pool->refs++;
+		frame->pool = pool;
+		frame->slot = slot_id;
+		*image = (struct veil_image){
+			.width = width,
+			.height = height,
+			.stride = stride,
+			.drm_format = format,
+			.data = slot->data,
+			.release = release_frame,
+			.release_data = frame,
+		};
+	}
+	pthread_mutex_unlock(&pool->lock);
+	if (ret < 0) {
+		free(frame);
+	}
+	return ret;
+}
+
+int veil_frame_pool_take_released(struct veil_frame_pool *pool, int32_t *ids, int max) {
+	pthread_mutex_lock(&pool->lock);
+	int n = pool->n_released < max ? pool->n_released : max;
+	memcpy(ids, pool->released, (size_t)n * sizeof(*ids));
+	for (int i = 0; i < n; i++) {
+		pool->slots[ids[i]].in_released = false;
+	}
+	memmove(pool->released, pool->released + n,
+		(size_t)(pool->n_released - n) * sizeof(*ids));
+	pool->n_released -= n;
+	pthread_mutex_unlock(&pool->lock);
+	return n;
+}

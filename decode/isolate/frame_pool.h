@@ -1,0 +1,35 @@
+/*
+ * The memfds an animation's veil-decoder writes its frames into (wire.h: slots), as the
+ * compositor maps them. A frame's pixels are borrowed from its slot until the image or the
+ * wlr_buffer that took it over releases them (veil_image.release), on the compositor thread;
+ * the helper may write that slot again only after the compositor's next request says so.
+ * Frames are received on a worker: the pool is locked, and lives until its creator and every
+ * frame let go of it.
+ */
+#ifndef VEIL_DECODE_ISOLATE_FRAME_POOL_H
+#define VEIL_DECODE_ISOLATE_FRAME_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct veil_frame_pool;
+struct veil_image;
+
+/* NULL when memory is short. */
+struct veil_frame_pool *veil_frame_pool_create(void);
+/* Gives up the creator's reference (NULL is allowed). */
+void veil_frame_pool_unref(struct veil_frame_pool *pool);
+
+/*
+ * A worker: the frame in slot (a new memfd in fd when >= 0, which the pool maps and does not
+ * keep) of width x height pixels, stride bytes a row, as *image. The slot must be one the pool
+ * does not hold a frame of; a new memfd must be sealed against shrinking and growing and hold
+ * the frame. 0, or -EPROTO (or mmap's errno) with a sentence.
+ */
+int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot, int fd, int width,
+	int height, int stride, uint32_t format, struct veil_image *image, char **message);
+
+/* A worker: moves up to max slots released since the last call into ids; how many. */
+int veil_frame_pool_take_released(struct veil_frame_pool *pool, int32_t *ids, int max);
+
+#endif

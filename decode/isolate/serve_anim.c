@@ -1,0 +1,251 @@
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "decode/anim.h"
+#include "decode/isolate/sandbox.h"
+#include "decode/isolate/serve.h"
+#include "decode/still.h"
+#include "util/image.h"
+#include "util/message.h"
+
+/*
+ * An animation in veil-decoder: the same decoders as in the compositor (decode/anim_*.c), each
+ * frame composed, then copied (or shrunk) straight into one of a few memfds it reuses once the
+ * compositor has released the frame in it (wire.h: slots), sent with the first frame that uses
+ * it. The compositor asks for each frame when it wants it, so the helper decodes nothing while
+ * the animation is paused, covered, or every frame is kept.
+ */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+struct slot {
+	uint8_t *data; /* mapped shared and writable; the memfd itself is closed once sent */
+	size_t size;
+	bool held; /* by the compositor: not to be written until it releases it */
+};
+
+struct slots {
+	struct slot slot[VEIL_WIRE_MAX_SLOTS];
+	int n;
+};
+
+/*
+ * Waits for the compositor's next request and frees the slots it released: 0 for NEXT, -EPIPE
+ * when it closed its end (it needs no more frames), another negative errno for anything else.
+ */
+static int receive_next(int sock, struct slots *slots) {
+	struct veil_wire_request request;
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = &request, .iov_len = sizeof(request) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
+	};
+	ssize_t n;
+	do {
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		return -errno;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < count; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				close(fd);
+			}
+		}
+	}
+	if (n == 0) {
+		return -EPIPE;
+	}
+	if ((size_t)n != sizeof(request) || request.magic != VEIL_WIRE_MAGIC ||
+			request.version != VEIL_WIRE_VERSION || request.op != VEIL_WIRE_NEXT ||
+			request.n_released > VEIL_WIRE_RELEASED) {
+		return -EPROTO;
+	}
+	for (uint32_t i = 0; i < request.n_released; i++) {
+		int32_t id = request.released[i];
+		if (id >= 0 && id < slots->n) {
+			slots->slot[id].held = false;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A slot of size bytes the compositor does not hold: a released one, else a new memfd (in *fd,
+ * to send with the frame) sealed against resizing, mapped and populated at once.
+ */
+static int take_slot(struct slots *slots, size_t size, int *id, int *fd, char **message) {
+	*fd = -1;
+	for (int i = 0; i < slots->n; i++) {
+		if (!slots->slot[i].held && slots->slot[i].size == size) {
+			*id = i;
+			return 0;
+		}
+	}
+	if (slots->n >= VEIL_WIRE_MAX_SLOTS) {
+		veil_message_set(message, "the compositor holds every one of %d frames",
+			VEIL_WIRE_MAX_SLOTS);
+		return -ENOSPC;
+	}
+	int memfd = memfd_create("veil-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0) {
+		int err = errno;
+		veil_message_set(message, "cannot create a frame's memfd: %s", strerror(err));
+		return -err;
+	}
+	int ret = 0;
+	void *data = MAP_FAILED;
+	if (ftruncate(memfd, (off_t)size) != 0 ||
+			fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		ret = -errno;
+	} else {
+		data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+		if (data == MAP_FAILED) {
+			ret = -errno;
+		}
+	}
+	if (ret < 0) {
+		veil_message_set(message, "cannot make a frame's memfd of %zu bytes: %s", size,
+			strerror(-ret));
+		close(memfd);
+		return ret;
+	}
+	/* One call instead of a page fault every 4 KiB (serve.c, prepare_heap). */
+	madvise(data, size, MADV_POPULATE_WRITE);
+	*id = slots->n++;
+	slots->slot[*id] = (struct slot){ .data = data, .size = size };
+	*fd = memfd;
+	return 0;
+}
+
+/* The next frame composed into a slot, described in *reply; *fd: the slot's memfd, if new. */
+static int compose(const struct veil_anim_decoder_impl *impl, struct veil_anim_decoder *dec,
+		const struct veil_anim_info *info, const struct veil_wire_request *request,
+		struct slots *slots, struct veil_wire_reply *reply, int *fd, char **message) {
+	const uint8_t *canvas;
+	int delay_ms, index;
+	int ret = impl->next(dec, &canvas, &delay_ms, &index, message);
+	if (ret < 0) {
+		return ret;
+	}
+	/* As veil_anim_frame_image() in the compositor: opaque or not, then shrunk to cover. */
+	bool opaque = veil_still_opaque(canvas, info->width, info->height, info->width * 4);
+	struct veil_image src = {
+		.width = info->width,
+		.height = info->height,
+		.stride = info->width * 4,
+		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
+		.data = (void *)canvas,
+	};
+	struct veil_image dst = src;
+	bool shrink = veil_image_cover_size(src.width, src.height, request->cover_width,
+		request->cover_height, &dst.width, &dst.height);
+	dst.stride = dst.width * 4;
+	int id;
+	ret = take_slot(slots, (size_t)dst.stride * (size_t)dst.height, &id, fd, message);
+	if (ret < 0) {
+		return ret;
+	}
+	dst.data = slots->slot[id].data;
+	if (!shrink) {
+		memcpy(dst.data, canvas, (size_t)dst.stride * (size_t)dst.height);
+	} else if (veil_image_scale_into(&src, &dst) < 0) {
+		veil_message_set(message, "out of memory scaling a frame down");
+		return -ENOMEM;
+	}
+	slots->slot[id].held = true;
+	*reply = (struct veil_wire_reply){
+		.width = dst.width,
+		.height = dst.height,
+		.stride = dst.stride,
+		.drm_format = dst.drm_format,
+		.original_width = info->width,
+		.original_height = info->height,
+		.frames = info->frames,
+		.index = index,
+		.delay_ms = delay_ms,
+		.plays = info->plays,
+		.slot = id,
+	};
+	snprintf(reply->decoder, sizeof(reply->decoder), "%s", impl->name);
+	return 0;
+}
+
+int veil_serve_anim(int sock, const struct veil_wire_request *request, int fd) {
+	char *message = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	struct veil_anim_decoder *dec = NULL;
+	struct veil_anim_info info = {0};
+	struct slots *slots = calloc(1, sizeof(*slots));
+	const struct veil_anim_decoder_impl *impl =
+		veil_anim_decoder_find((enum veil_anim_format)request->anim);
+	int ret = 0;
+	if (slots == NULL) {
+		ret = -ENOMEM;
+		veil_message_set(&message, "out of memory");
+		goto fail;
+	}
+	if (impl == NULL) {
+		ret = -ENOTSUP;
+		veil_message_set(&message, "no decoder for this kind of animation");
+		goto fail;
+	}
+	ret = veil_sandbox_enter(0, &message);
+	if (ret == 0) {
+		ret = veil_anim_open_file(impl, fd, &data, &len, &dec, &info, &message);
+	}
+	while (ret == 0) {
+		struct veil_wire_reply reply;
+		int memfd = -1;
+		ret = compose(impl, dec, &info, request, slots, &reply, &memfd, &message);
+		if (ret < 0) {
+			break;
+		}
+		int sent = veil_serve_send(sock, &reply, memfd);
+		if (memfd >= 0) {
+			close(memfd); /* the mapping keeps it */
+		}
+		if (sent == 0) {
+			sent = receive_next(sock, slots);
+		}
+		if (sent < 0) {
+			/* The compositor closed its end: every frame it wanted was sent. */
+			ret = sent == -EPIPE || sent == -ECONNRESET ? 0 : 1;
+			goto out;
+		}
+	}
+fail:
+	if (ret < 0) {
+		ret = veil_serve_fail(sock, ret, message) == 0 ? 0 : 1;
+	}
+out:
+	if (dec != NULL) {
+		impl->destroy(dec);
+	}
+	free(data);
+	free(slots);
+	free(message);
+	return ret;
+}
