@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 #include "util/image.h"
 #include "util/message.h"
 
-int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
+int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
+		int *fd) {
 	*fd = -1;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -42,16 +44,24 @@ int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd) {
 		return -errno;
 	}
 	if (n == 0) {
-		return -EPIPE; /* the compositor closed the socket without a request */
+		return -EPIPE; /* the compositor closed the socket: no request (more) */
 	}
+	/* Room for one descriptor: the kernel closes any more than that. */
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 				c->cmsg_len == CMSG_LEN(sizeof(int))) {
 			memcpy(fd, CMSG_DATA(c), sizeof(int));
 		}
 	}
-	if ((size_t)n != sizeof(*request) || *fd < 0 || request->magic != VEIL_WIRE_MAGIC ||
-			request->version != VEIL_WIRE_VERSION || request->op != VEIL_WIRE_DECODE) {
+	/* DECODE comes with the file, NEXT with nothing. */
+	bool has_fd = op == VEIL_WIRE_DECODE;
+	if ((size_t)n != sizeof(*request) || (*fd >= 0) != has_fd ||
+			request->magic != VEIL_WIRE_MAGIC || request->version != VEIL_WIRE_VERSION ||
+			request->op != (uint32_t)op || request->n_released > VEIL_WIRE_RELEASED) {
+		if (*fd >= 0) {
+			close(*fd);
+			*fd = -1;
+		}
 		return -EPROTO;
 	}
 	return 0;

@@ -8,8 +8,13 @@
 
 #include "decode/isolate/wire.h"
 
-/* Receives the request and the file's descriptor (*fd). 0 or a negative errno. */
-int veil_serve_receive(int sock, struct veil_wire_request *request, int *fd);
+/*
+ * Receives a request of kind op: DECODE with the file's descriptor (*fd), NEXT without one
+ * (*fd is -1). 0, -EPIPE when the compositor closed its end, -EPROTO for any other message,
+ * or another negative errno.
+ */
+int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
+	int *fd);
 /*
  * Sends a reply, with pixels_fd when >= 0. The header's magic and version are filled in.
  * 0 or a negative errno.

@@ -46,41 +46,10 @@ struct slots {
  */
 static int receive_next(int sock, struct slots *slots) {
 	struct veil_wire_request request;
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = &request, .iov_len = sizeof(request) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	ssize_t n;
-	do {
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		return -errno;
-	}
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t i = 0; i < count; i++) {
-				int fd;
-				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-				close(fd);
-			}
-		}
-	}
-	if (n == 0) {
-		return -EPIPE;
-	}
-	if ((size_t)n != sizeof(request) || request.magic != VEIL_WIRE_MAGIC ||
-			request.version != VEIL_WIRE_VERSION || request.op != VEIL_WIRE_NEXT ||
-			request.n_released > VEIL_WIRE_RELEASED) {
-		return -EPROTO;
+	int fd;
+	int ret = veil_serve_receive(sock, VEIL_WIRE_NEXT, &request, &fd);
+	if (ret < 0) {
+		return ret;
 	}
 	for (uint32_t i = 0; i < request.n_released; i++) {
 		int32_t id = request.released[i];

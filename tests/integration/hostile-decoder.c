@@ -118,11 +118,11 @@ static int send_frame(int sock, int index, int slot, int seals) {
 	return veil_serve_send(sock, &reply, seals >= 0 ? grey_memfd(256 * 64, seals) : -1);
 }
 
-/* The compositor's request for the next frame (whatever it holds). */
+/* The compositor's request for the next frame. */
 static int wait_next(int sock) {
 	struct veil_wire_request request;
-	ssize_t n = read(sock, &request, sizeof(request));
-	return n == (ssize_t)sizeof(request) ? 0 : -1;
+	int fd;
+	return veil_serve_receive(sock, VEIL_WIRE_NEXT, &request, &fd) == 0 ? 0 : -1;
 }
 
 /* The animation modes: a first good frame, then the misbehaviour at the second. */
@@ -283,7 +283,7 @@ int main(int argc, char *argv[]) {
 	close_range(VEIL_WIRE_FD + 1, ~0u, 0);
 	struct veil_wire_request request;
 	int fd;
-	if (veil_serve_receive(VEIL_WIRE_FD, &request, &fd) < 0) {
+	if (veil_serve_receive(VEIL_WIRE_FD, VEIL_WIRE_DECODE, &request, &fd) < 0) {
 		return 2;
 	}
 	/* The same monitor as the real helper's: it reports how the misbehaving process ended. */

@@ -113,6 +113,14 @@ def hostile_file(mode):
     return vt._write(path, data + f'veil-hostile:{mode}\n'.encode())
 
 
+def wait_failed(c):
+    """The output's status once its load has ended with an error (a check), or None."""
+    def failed():
+        v = c.veil(OUT)
+        return v if v.get('error') and v.get('loading') is None else None
+    return c.check_until(failed, 'the status gets an error', timeout=30)
+
+
 def starts(c, mode):
     with open(c.log_path, 'rb') as f:
         return f.read().decode(errors='replace').count(f"hostile-decoder: started for '{mode}'")
@@ -135,11 +143,7 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
             t0 = time.monotonic()
             ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
             t.check(ok, 'accepted (the header is sound; the helper fails later)', err)
-
-            def failed():
-                v = c.veil(OUT)
-                return v if v.get('error') and v.get('loading') is None else None
-            v = c.check_until(failed, 'the status gets an error', timeout=30)
+            v = wait_failed(c)
             if v is None:
                 continue
             vt._say(f'   {time.monotonic() - t0:.2f} s: {v["error"]}')
@@ -176,8 +180,7 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
         path = hostile_file('segv')
         ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
         t.check(ok, 'accepted', err)
-        c.check_until(lambda: c.veil(OUT).get('loading') is None and c.veil(OUT).get('error'),
-                      'the status gets an error', timeout=30)
+        wait_failed(c)
         time.sleep(0.3)
         t.check(starts(c, 'segv') == 2, 'one more start, for the new command',
                 f'{starts(c, "segv")} starts')
@@ -189,11 +192,7 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
             path = hostile_gif(mode)
             ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
             t.check(ok, 'accepted', err)
-
-            def failed():
-                v = c.veil(OUT)
-                return v if v.get('error') and v.get('loading') is None else None
-            v = c.check_until(failed, 'the status gets an error', timeout=30)
+            v = wait_failed(c)
             if v is None:
                 continue
             vt._say(f'   {v["error"]}')
