@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* F_GET_SEALS, sigabbrev_np, MSG_CMSG_CLOEXEC */
+#define _GNU_SOURCE /* F_SEAL_*, sigabbrev_np */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,14 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "decode/anim.h"
 #include "decode/isolate/client.h"
 #include "decode/isolate/frame_pool.h"
+#include "decode/isolate/map.h"
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/spare.h"
 #include "decode/isolate/wire.h"
@@ -70,12 +68,11 @@ static int describe_end(int status, char **message) {
 }
 
 /*
- * The reply and the descriptors that came with it (at most 4 kept; *nfds of them). 1 with a
- * whole reply, 0 at the end of the stream (the helper is gone), -ETIMEDOUT, or another
- * negative errno.
+ * The reply and the descriptors that came with it (*nfds of them). 1 with a whole reply, 0 at
+ * the end of the stream (the helper is gone), -ETIMEDOUT, or another negative errno.
  */
-static int receive_reply(int sock, int ms, struct veil_wire_reply *reply, int fds[4],
-		int *nfds, bool *malformed) {
+static int receive_reply(int sock, int ms, struct veil_wire_reply *reply,
+		int fds[VEIL_WIRE_MAX_FDS], int *nfds, bool *malformed) {
 	*nfds = 0;
 	*malformed = false;
 	int64_t deadline = veil_helper_now_ms() + ms;
@@ -96,49 +93,14 @@ static int receive_reply(int sock, int ms, struct veil_wire_reply *reply, int fd
 			break;
 		}
 	}
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	/* One byte more than a reply: a longer datagram is seen as longer, not cut to size. */
-	char buf[sizeof(*reply) + 1];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	ssize_t n;
-	do {
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		return -errno;
-	}
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-			continue;
-		}
-		size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < count; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*nfds < 4) {
-				fds[(*nfds)++] = fd;
-			} else {
-				close(fd);
-			}
-		}
-	}
+	int n = veil_wire_receive(sock, reply, sizeof(*reply), fds, nfds);
 	if (n == 0 && *nfds == 0) {
 		return 0;
 	}
-	if ((size_t)n != sizeof(*reply) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-		*malformed = true;
-		return 1;
+	if (n < 0 && n != -EMSGSIZE) {
+		return n;
 	}
-	memcpy(reply, buf, sizeof(*reply));
+	*malformed = (size_t)n != sizeof(*reply);
 	return 1;
 }
 
@@ -185,39 +147,21 @@ static int check_picture(const struct veil_wire_reply *reply, char **message) {
 	return 0;
 }
 
-/* A still's pixels: one memfd sealed against every change, mapped read-only. */
-static int accept_pixels(const struct veil_wire_reply *reply, const int fds[4], int nfds,
-		struct veil_image *image, int *original_width, int *original_height,
-		char **message) {
+/* A still's pixels: one memfd sealed against every change. */
+static int accept_pixels(const struct veil_wire_reply *reply,
+		const int fds[VEIL_WIRE_MAX_FDS], int nfds, struct veil_image *image,
+		int *original_width, int *original_height, char **message) {
 	if (nfds != 1) {
 		veil_message_set(message, "decoder answered with %d descriptors, not 1", nfds);
 		return -EPROTO;
 	}
 	int64_t width = reply->width, height = reply->height, stride = reply->stride;
-	int fd = fds[0];
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		veil_message_set(message, "decoder's pixels are not in a memory file");
-		return -EPROTO;
-	}
-	int seals = fcntl(fd, F_GET_SEALS);
-	int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
-	if (seals < 0 || (seals & needed) != needed) {
-		veil_message_set(message, "decoder's pixels are not sealed against changes");
-		return -EPROTO;
-	}
 	size_t size = (size_t)stride * (size_t)height;
-	if ((uint64_t)st.st_size < size) {
-		veil_message_set(message, "decoder's pixels are %jd bytes, fewer than %zu",
-			(intmax_t)st.st_size, size);
-		return -EPROTO;
-	}
-	/* Sealed against shrinking: no page of this mapping can vanish under the renderer. */
-	void *data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (data == MAP_FAILED) {
-		int err = errno;
-		veil_message_set(message, "cannot map the decoder's pixels: %s", strerror(err));
-		return -err;
+	void *data;
+	int ret = veil_decoder_map_memfd(fds[0], F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE, size,
+		"decoder's picture", &data, message);
+	if (ret < 0) {
+		return ret;
 	}
 	*image = (struct veil_image){
 		.width = (int)width,
@@ -256,7 +200,7 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
  * that came with it (the caller closes them); or a negative errno with a sentence, the
  * descriptors closed. *answered when a whole message came.
  */
-static int receive_checked(int sock, int ms, struct veil_wire_reply *reply, int fds[4],
+static int receive_checked(int sock, int ms, struct veil_wire_reply *reply, int fds[VEIL_WIRE_MAX_FDS],
 		int *nfds, char *decoder, size_t size, bool *answered, char **message) {
 	*answered = false;
 	*nfds = 0;
@@ -316,10 +260,7 @@ static int receive_checked(int sock, int ms, struct veil_wire_reply *reply, int 
 		return 0;
 	}
 fail:
-	for (int i = 0; i < *nfds; i++) {
-		close(fds[i]);
-	}
-	*nfds = 0;
+	veil_wire_close(fds, nfds);
 	return ret;
 }
 
@@ -327,16 +268,14 @@ int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *origin
 		int *original_height, char *decoder, size_t size, bool *answered, char **message) {
 	*image = (struct veil_image){0};
 	struct veil_wire_reply reply;
-	int fds[4];
+	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
 	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, size, answered, message);
 	if (ret == 0) {
 		ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height,
 			message);
 	}
-	for (int i = 0; i < nfds; i++) {
-		close(fds[i]);
-	}
+	veil_wire_close(fds, &nfds);
 	return ret;
 }
 
@@ -345,7 +284,7 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 		struct veil_decoder_frame *frame, bool *answered, char **message) {
 	*image = (struct veil_image){0};
 	struct veil_wire_reply reply;
-	int fds[4];
+	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
 	char decoder[sizeof(reply.decoder)];
 	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, sizeof(decoder),
@@ -365,9 +304,7 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 		*original_width = reply.original_width;
 		*original_height = reply.original_height;
 	}
-	for (int i = 0; i < nfds; i++) {
-		close(fds[i]);
-	}
+	veil_wire_close(fds, &nfds);
 	return ret;
 }
 

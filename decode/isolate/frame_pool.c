@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* F_GET_SEALS */
+#define _GNU_SOURCE /* F_SEAL_* */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "decode/isolate/frame_pool.h"
+#include "decode/isolate/map.h"
 #include "decode/isolate/wire.h"
 #include "util/image.h"
 #include "util/message.h"
@@ -88,29 +88,13 @@ static void release_frame(void *data) {
 	free(frame);
 }
 
-/* Maps a new memfd for slot: sealed so that no page of the mapping can vanish (SIGBUS). */
+/* Maps a slot's new memfd: sealed so that no page of the mapping can vanish (SIGBUS). */
 static int map_slot(struct pool_slot *slot, int fd, size_t size, char **message) {
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		veil_message_set(message, "decoder's frame is not in a memory file");
-		return -EPROTO;
-	}
-	int seals = fcntl(fd, F_GET_SEALS);
-	int needed = F_SEAL_SHRINK | F_SEAL_GROW;
-	if (seals < 0 || (seals & needed) != needed) {
-		veil_message_set(message, "decoder's frame is not sealed against resizing");
-		return -EPROTO;
-	}
-	if ((uint64_t)st.st_size < size) {
-		veil_message_set(message, "decoder's frame is %jd bytes, fewer than %zu",
-			(intmax_t)st.st_size, size);
-		return -EPROTO;
-	}
-	void *data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (data == MAP_FAILED) {
-		int err = errno;
-		veil_message_set(message, "cannot map the decoder's frame: %s", strerror(err));
-		return -err;
+	void *data;
+	int ret = veil_decoder_map_memfd(fd, F_SEAL_SHRINK | F_SEAL_GROW, size, "decoder's frame",
+		&data, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (slot->data != NULL) {
 		munmap(slot->data, slot->size);

@@ -25,44 +25,25 @@
 int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
 		int *fd) {
 	*fd = -1;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = request, .iov_len = sizeof(*request) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	ssize_t n;
-	do {
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		return -errno;
-	}
-	if (n == 0) {
+	int fds[VEIL_WIRE_MAX_FDS];
+	int nfds;
+	int n = veil_wire_receive(sock, request, sizeof(*request), fds, &nfds);
+	if (n == 0 && nfds == 0) {
 		return -EPIPE; /* the compositor closed the socket: no request (more) */
 	}
-	/* Room for one descriptor: the kernel closes any more than that. */
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-				c->cmsg_len == CMSG_LEN(sizeof(int))) {
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-		}
+	if (n < 0) {
+		return n == -EMSGSIZE ? -EPROTO : n;
 	}
 	/* DECODE comes with the file, NEXT with nothing. */
-	bool has_fd = op == VEIL_WIRE_DECODE;
-	if ((size_t)n != sizeof(*request) || (*fd >= 0) != has_fd ||
+	int expected = op == VEIL_WIRE_DECODE ? 1 : 0;
+	if ((size_t)n != sizeof(*request) || nfds != expected ||
 			request->magic != VEIL_WIRE_MAGIC || request->version != VEIL_WIRE_VERSION ||
 			request->op != (uint32_t)op || request->n_released > VEIL_WIRE_RELEASED) {
-		if (*fd >= 0) {
-			close(*fd);
-			*fd = -1;
-		}
+		veil_wire_close(fds, &nfds);
 		return -EPROTO;
+	}
+	if (nfds == 1) {
+		*fd = fds[0];
 	}
 	return 0;
 }

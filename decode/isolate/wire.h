@@ -35,6 +35,8 @@
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
 #define VEIL_WIRE_MAX_SLOTS 512
 #define VEIL_WIRE_RELEASED 16
+/* Descriptors a message may carry at most (one is the most either side sends). */
+#define VEIL_WIRE_MAX_FDS 4
 
 enum veil_wire_op {
 	VEIL_WIRE_DECODE, /* the first request, with the file */
@@ -75,5 +77,17 @@ struct veil_wire_reply {
  * 0 or a negative errno.
  */
 int veil_wire_send(int sock, const void *data, size_t len, int fd);
+
+/*
+ * Receives one datagram into data, of at most len bytes, and the descriptors that came with it
+ * (close-on-exec, *nfds of them in fds). Returns its length (0 at the end of the stream, when
+ * the other side closed its end), -EMSGSIZE for a datagram longer than len or with more than
+ * VEIL_WIRE_MAX_FDS descriptors (none kept), or another negative errno. Blocks until one
+ * comes. Both sides' messages: the caller checks the length and the descriptors it expects.
+ */
+int veil_wire_receive(int sock, void *data, size_t len, int fds[VEIL_WIRE_MAX_FDS], int *nfds);
+
+/* Closes the descriptors a message came with; *nfds becomes 0. */
+void veil_wire_close(int *fds, int *nfds);
 
 #endif
