@@ -153,11 +153,12 @@ static void create_decoder_spare(struct veil_scene *scene) {
 #if VEIL_DECODER_PROCESS
 	scene->ctx.decoder_spare = veil_helper_spare_create();
 	if (scene->ctx.decoder_spare == NULL) {
-		wlr_log(WLR_ERROR, "veil: out of memory: decoding in the compositor's process");
+		wlr_log(WLR_ERROR, "veil: cannot start the spare veil-decoder's thread: "
+			"decoding in the compositor's process");
 		return;
 	}
 	/* Waiting before the first command, as after every decode: no decode starts a process. */
-	veil_helper_spare_fill_later(scene->ctx.decoder_spare, scene->ctx.worker);
+	veil_helper_spare_fill(scene->ctx.decoder_spare, 0);
 #else
 	(void)scene;
 #endif

@@ -199,14 +199,8 @@ void veil_worker_destroy(struct veil_worker *worker) {
 	free(worker);
 }
 
-/*
- * The compositor's signals (SIGTERM, SIGINT, SIGCHLD, ... which it may take through a signalfd
- * after blocking them on its own thread only) must never land on veil's threads, which may
- * start before it blocks them: a worker starts with every signal blocked but those a fault
- * raises, and so do the threads it starts (GStreamer's streaming threads).
- */
-static int start_thread(pthread_t *thread, const pthread_attr_t *attr,
-		struct veil_worker *worker) {
+int veil_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+		void *(*start)(void *), void *data) {
 	sigset_t blocked, old;
 	sigfillset(&blocked);
 	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
@@ -214,7 +208,7 @@ static int start_thread(pthread_t *thread, const pthread_attr_t *attr,
 		sigdelset(&blocked, faults[i]);
 	}
 	pthread_sigmask(SIG_BLOCK, &blocked, &old);
-	int err = pthread_create(thread, attr, worker_main, worker);
+	int err = pthread_create(thread, attr, start, data);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
@@ -235,7 +229,8 @@ void veil_worker_submit(struct veil_worker *worker, struct veil_job *job,
 		pthread_attr_init(&attr);
 		/* Decoders recurse and keep big frames on the stack less than GLib's threads do. */
 		pthread_attr_setstacksize(&attr, 8 * 1024 * 1024);
-		int err = start_thread(&worker->threads[worker->n_threads], &attr, worker);
+		int err = veil_thread_create(&worker->threads[worker->n_threads], &attr, worker_main,
+			worker);
 		pthread_attr_destroy(&attr);
 		if (err == 0) {
 			worker->n_threads++;

@@ -8,6 +8,7 @@
 #ifndef VEIL_UTIL_WORKER_H
 #define VEIL_UTIL_WORKER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <wayland-server-core.h>
 
@@ -63,5 +64,15 @@ void veil_job_cancel(struct veil_job *job);
  * (libavcodec's, for one) inherit it.
  */
 void veil_thread_lower_priority(void);
+
+/*
+ * pthread_create() for veil's own threads. The compositor's signals (SIGTERM, SIGINT, SIGCHLD,
+ * ... which it may take through a signalfd after blocking them on its own thread only) must
+ * never land on them, and they may start before it blocks them: the thread starts with every
+ * signal blocked but those a fault raises, and so do the threads it starts (GStreamer's
+ * streaming threads, veil-decoder's processes until they reset their mask).
+ */
+int veil_thread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+	void *data);
 
 #endif

@@ -105,10 +105,10 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 		veil_helper_end(&ah->helper, VEIL_HELPER_EXIT_GRACE_MS);
 		veil_frame_pool_unref(ah->pool);
 		veil_anim_helper_init(ah);
-		/* The next animation's helper starts now, while nothing waits for it. */
-		veil_helper_spare_fill(spare);
+		/* The next animation's helper, a while after this one failed. */
+		veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
 	} else if (request.op == VEIL_WIRE_DECODE) {
-		veil_helper_spare_fill(spare);
+		veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
 	}
 	return ret;
 }

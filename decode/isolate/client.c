@@ -343,7 +343,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	} else {
 		veil_helper_end(&helper, VEIL_HELPER_EXIT_GRACE_MS);
 	}
-	/* The next decode's helper starts now, while nothing waits for it. */
-	veil_helper_spare_fill(spare);
+	/* The next decode's helper, once this picture is on screen. */
+	veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
 	return ret;
 }

@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 /*
- * Maps size bytes of fd read-only into *data once fd is a regular file with at least seals
- * (F_SEAL_*) and size bytes. what names it in the sentence ("decoder's picture"). 0, or
+ * A worker: maps size bytes of fd read-only and populated into *data once fd is a regular
+ * file with at least seals (F_SEAL_*) and size bytes. what names it in the sentence ("decoder's picture"). 0, or
  * -EPROTO (or mmap's errno) with a sentence. fd stays the caller's.
  */
 int veil_decoder_map_memfd(int fd, int seals, size_t size, const char *what, void **data,

@@ -1,5 +1,9 @@
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <wlr/util/log.h>
 #include "decode/isolate/spare.h"
 #include "util/worker.h"
@@ -7,20 +11,82 @@
 /*
  * Starting a helper costs more than the compositor's half of a decode: exec, then the dynamic
  * loader maps GStreamer's and the image libraries' (docs/measurements.md, "Decoding in a helper
- * process"). One helper waits, started after the last decode, for the next.
+ * process"). One helper waits for the next decode, started by the spare's thread (below the
+ * compositor's priority, as workers are, which the helper inherits) some time after the last.
  */
 struct veil_helper_spare {
+	pthread_t thread;
 	pthread_mutex_t lock;
+	pthread_cond_t cond; /* on CLOCK_MONOTONIC */
+	/* Under lock. */
 	struct veil_helper helper; /* pid 0: none */
+	int64_t fill_at_ms; /* veil_helper_now_ms() to start one at; -1: none asked for */
+	bool ending;
 };
+
+static void wait_until(struct veil_helper_spare *spare, int64_t ms) {
+	struct timespec ts = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+	pthread_cond_timedwait(&spare->cond, &spare->lock, &ts);
+}
+
+static void *spare_main(void *data) {
+	struct veil_helper_spare *spare = data;
+	pthread_setname_np(pthread_self(), "veil-spare");
+	veil_thread_lower_priority();
+	pthread_mutex_lock(&spare->lock);
+	while (!spare->ending) {
+		if (spare->fill_at_ms < 0) {
+			pthread_cond_wait(&spare->cond, &spare->lock);
+			continue;
+		}
+		if (veil_helper_now_ms() < spare->fill_at_ms) {
+			wait_until(spare, spare->fill_at_ms);
+			continue;
+		}
+		spare->fill_at_ms = -1;
+		if (spare->helper.pid > 0) {
+			continue;
+		}
+		pthread_mutex_unlock(&spare->lock);
+		struct veil_helper helper;
+		char *message = NULL;
+		int ret = veil_helper_start(&helper, &message);
+		if (ret < 0) {
+			wlr_log(WLR_DEBUG, "veil: no spare veil-decoder: %s", message);
+		}
+		free(message);
+		pthread_mutex_lock(&spare->lock);
+		if (ret == 0) {
+			/* Only this thread fills the spare: it is still empty. */
+			spare->helper = helper;
+		}
+	}
+	pthread_mutex_unlock(&spare->lock);
+	return NULL;
+}
 
 struct veil_helper_spare *veil_helper_spare_create(void) {
 	struct veil_helper_spare *spare = calloc(1, sizeof(*spare));
 	if (spare == NULL) {
 		return NULL;
 	}
-	pthread_mutex_init(&spare->lock, NULL);
 	spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
+	spare->fill_at_ms = -1;
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&spare->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_init(&spare->lock, NULL);
+	if (veil_thread_create(&spare->thread, NULL, spare_main, spare) != 0) {
+		pthread_mutex_destroy(&spare->lock);
+		pthread_cond_destroy(&spare->cond);
+		free(spare);
+		return NULL;
+	}
 	return spare;
 }
 
@@ -28,11 +94,18 @@ void veil_helper_spare_destroy(struct veil_helper_spare *spare) {
 	if (spare == NULL) {
 		return;
 	}
+	pthread_mutex_lock(&spare->lock);
+	spare->ending = true;
+	pthread_cond_signal(&spare->cond);
+	pthread_mutex_unlock(&spare->lock);
+	/* At most one helper's start away: posix_spawn or clone3, not the helper's loading. */
+	pthread_join(spare->thread, NULL);
 	if (spare->helper.pid > 0) {
 		/* Waiting for a request, it would exit on the closed socket; don't wait for that. */
 		veil_helper_kill(&spare->helper);
 		veil_helper_end(&spare->helper, VEIL_HELPER_EXIT_GRACE_MS);
 	}
+	pthread_cond_destroy(&spare->cond);
 	pthread_mutex_destroy(&spare->lock);
 	free(spare);
 }
@@ -57,45 +130,12 @@ int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *
 	return veil_helper_start(helper, message);
 }
 
-void veil_helper_spare_fill(struct veil_helper_spare *spare) {
+void veil_helper_spare_fill(struct veil_helper_spare *spare, int delay_ms) {
 	if (spare == NULL) {
 		return;
 	}
 	pthread_mutex_lock(&spare->lock);
-	if (spare->helper.pid <= 0) {
-		char *message = NULL;
-		if (veil_helper_start(&spare->helper, &message) < 0) {
-			spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
-		}
-		free(message);
-	}
+	spare->fill_at_ms = veil_helper_now_ms() + delay_ms;
+	pthread_cond_signal(&spare->cond);
 	pthread_mutex_unlock(&spare->lock);
-}
-
-struct fill_job {
-	struct veil_job job;
-	struct veil_helper_spare *spare;
-};
-
-static void fill_run(struct veil_job *job) {
-	struct fill_job *fill = wl_container_of(job, fill, job);
-	veil_helper_spare_fill(fill->spare);
-	free(fill);
-}
-
-/* Fire and forget: run() frees the job, and runs even when the worker is being destroyed. */
-static const struct veil_job_impl fill_job_impl = {
-	.run = fill_run,
-};
-
-void veil_helper_spare_fill_later(struct veil_helper_spare *spare, struct veil_worker *worker) {
-	if (spare == NULL) {
-		return;
-	}
-	struct fill_job *fill = calloc(1, sizeof(*fill));
-	if (fill == NULL) {
-		return; /* the first decode starts its own helper */
-	}
-	fill->spare = spare;
-	veil_worker_submit(worker, &fill->job, &fill_job_impl);
 }

@@ -1,18 +1,28 @@
 /*
  * A veil-decoder started ahead of the next decode (decode/isolate/spare.c): it loads its
  * libraries while nothing waits for it, then blocks reading its socket until a request comes.
- * Owned by the scene (veil_source_context.decoder_spare); taken and filled from worker threads.
+ * Owned by the scene (veil_source_context.decoder_spare); taken and asked for from worker
+ * threads, started by a thread of its own.
  */
 #ifndef VEIL_DECODE_ISOLATE_SPARE_H
 #define VEIL_DECODE_ISOLATE_SPARE_H
 
 #include "decode/isolate/process.h"
 
+/*
+ * How long after a decode the next spare starts. Starting one is the dynamic loader's work for
+ * tens of milliseconds; started at once, it ran while the compositor put the decoded picture on
+ * screen and competed with it for the CPU (docs/measurements.md: the longest stall while
+ * switching 1080p PNGs halved when the start waited half a second).
+ */
+#define VEIL_HELPER_SPARE_DELAY_MS 500
+
 struct veil_helper_spare;
 
+/* Starts its thread; no helper yet. NULL when memory or threads are short. */
 struct veil_helper_spare *veil_helper_spare_create(void);
 
-/* Kills and reaps the spare helper, if there is one. */
+/* Ends its thread, then kills and reaps the spare helper, if there is one. NULL is allowed. */
 void veil_helper_spare_destroy(struct veil_helper_spare *spare);
 
 /*
@@ -22,15 +32,11 @@ void veil_helper_spare_destroy(struct veil_helper_spare *spare);
 int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *helper,
 	char **message);
 
-/* Starts a spare helper when there is none; a failure is left to the next take to report. */
-void veil_helper_spare_fill(struct veil_helper_spare *spare);
-
-struct veil_worker;
-
 /*
- * The same on one of the worker's threads, for the first decode of a session: returns at once.
- * The spare must outlive the worker (its destroy runs the job if it has not run yet).
+ * Any thread: a spare is started delay_ms from now when there is none then (a failure is left
+ * to the next take to report). A later call moves the start: while decodes follow each other
+ * closely, none starts. NULL is allowed.
  */
-void veil_helper_spare_fill_later(struct veil_helper_spare *spare, struct veil_worker *worker);
+void veil_helper_spare_fill(struct veil_helper_spare *spare, int delay_ms);
 
 #endif

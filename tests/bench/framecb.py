@@ -43,9 +43,10 @@ def string(s):
 
 
 class Conn:
-    def __init__(self):
-        rt = os.environ['XDG_RUNTIME_DIR']
-        name = os.environ.get('WAYLAND_DISPLAY', 'wayland-0')
+    def __init__(self, env=None):
+        env = os.environ if env is None else env
+        rt = env['XDG_RUNTIME_DIR']
+        name = env.get('WAYLAND_DISPLAY', 'wayland-0')
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(name if name.startswith('/') else os.path.join(rt, name))
         self.buf = b''
@@ -64,7 +65,7 @@ class Conn:
         if r:
             data = self.sock.recv(65536)
             if not data:
-                raise SystemExit('framecb: the compositor closed the connection')
+                raise ConnectionError('the compositor closed the connection')
             self.buf += data
         out = []
         while len(self.buf) >= 8:
@@ -174,4 +175,7 @@ def draw(c, callback, w, h):
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ConnectionError as e:
+        sys.exit(f'framecb: {e}')

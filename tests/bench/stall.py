@@ -33,11 +33,13 @@ screen, plus --tail seconds, 0.3):
     and records each round trip. "Longest stall" is the longest round trip of a request sent
     in the window: how long the compositor left a client without an answer. Also the p99.
   - the command's own round trip (RUN_COMMAND on another connection).
-  - on screen: grim captures a 64x64 region at the output's centre (-g, ppm) again and again
-    from the command's reply until the region's mean colour is the file's (each photo is
-    noise around a colour of its own, so no scaler's arithmetic has to be matched; the video
-    (A) is on screen when veil's status shows it with frames > 0). Times from the command's
-    send. grim asks the compositor for a copy (screencopy): both systems pay it alike.
+  - on screen: regioncopy.py has the compositor copy a 64x64 region at the output's centre
+    into one buffer again and again from the command's reply until the region's mean colour
+    is the file's (each photo is noise around a colour of its own, so no scaler's arithmetic
+    has to be matched; the video (A) is on screen when veil's status shows it with frames >
+    0). Times from the command's send. Both systems pay the copies alike; they are small
+    (grim was used before 2026-12-02: it grabs the whole output, and each grab's new 8 MiB
+    buffer cost the compositor 20 to 40 ms of page faults, which showed here as stalls).
   - late output frames: framecb.py, a tiny Wayland client (wl_shm + xdg-shell, a 64x64 window
     at the top-left corner, floating on sway), commits a frame at every frame callback; the
     compositor's callback times (ms) of the window are the output's frames. A gap of more
@@ -263,7 +265,7 @@ def run_once(cfg, scenario, system, rnd):
     kind, binary = ('veil', cfg.binary) if system == 'A' else ('sway', cfg.sway)
     comp = bl.Compositor(kind, binary, d, 1, cfg.size, name=f'{system}-{kind}',
                          sway_config_extra=extra if system == 'B' else ())
-    frames = probe = hogs = None
+    frames = probe = hogs = screen = None
     m = {'system': system, 'round': rnd, 'switches': []}
     try:
         comp.start()
@@ -309,6 +311,8 @@ def run_once(cfg, scenario, system, rnd):
                 pass
         if frames is not None:
             frames.stop()
+        if screen is not None:
+            screen.close()
         comp.stop()
     return m
 

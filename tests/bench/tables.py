@@ -69,15 +69,15 @@ def compare_tables(d):
             print('Path: ' + '; '.join(f'{k}: {v}' for k, v in sc['path'].items()) + '\n')
         if name == 'switch':
             print('| Round | System | Command p50 / p95 ms | Frame on veil\'s nodes (status) '
-                  'p50 / p95 ms | On screen (grim) p50 / p95 ms | One grim run p50 ms | '
+                  'p50 / p95 ms | On screen (region copy) p50 / p95 ms | One grab p50 ms | '
                   'CPU ms per switch | Others % |')
             print('|---|---|---|---|---|---|---|---|')
             for m in runs:
                 print(f'| {m["round"]}{" (discarded)" if "discarded" in m else ""} | '
                       f'{m["system"]} | {m["command_ms_p50"]:.1f} / {m["command_ms_p95"]:.1f}'
                       f' | {bl.fmt(m.get("status_ms_p50"))} / {bl.fmt(m.get("status_ms_p95"))}'
-                      f' | {m["grim_ms_p50"]:.1f} / {m["grim_ms_p95"]:.1f} | '
-                      f'{m["grim_run_ms_p50"]:.1f} | {m["cpu_ms_per_switch"]:.0f} | '
+                      f' | {m["screen_ms_p50"]:.1f} / {m["screen_ms_p95"]:.1f} | '
+                      f'{m["grab_ms_p50"]:.1f} | {m["cpu_ms_per_switch"]:.0f} | '
                       f'{m["others_mean"]:.0f}{" LOADED" if m["loaded"] else ""} |')
             print()
             continue
