@@ -7,10 +7,11 @@ Two veil-tinywl run side by side, one per mode (VEIL_DECODER=process / inprocess
 alternate between them (A, B, A, B, ...) and, on each, between two 1080p PNGs (testsrc2 frames,
 made here with ffmpeg). Each time is from just before the IPC command is sent to the moment
 `veilctl status --watch --json` prints the output shown with the new file: the frame is on
-veil's scene nodes then. Prints the medians, p95 and maxima, and the load.
+veil's scene nodes then. Commands are --pause seconds apart (1). Prints the medians, p95 and
+maxima, and the load.
 
     tools/devroot python3 tests/bench/isolate.py --compositor build/examples/veil-tinywl \
-        --veilctl build/protocol/veilctl --outdir build/bench-isolate [--runs 30]
+        --veilctl build/protocol/veilctl --outdir build/bench-isolate [--runs 30] [--pause 1]
 (VEIL_DECODER_HELPER=build/decode/isolate/veil-decoder when veil is not installed.)
 """
 import os
@@ -21,10 +22,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
 RUNS = 30
-if '--runs' in sys.argv:
-    i = sys.argv.index('--runs')
-    RUNS = int(sys.argv[i + 1])
-    del sys.argv[i:i + 2]
+PAUSE = 1.0
+for flag in ('--runs', '--pause'):
+    if flag in sys.argv:
+        i = sys.argv.index(flag)
+        if flag == '--runs':
+            RUNS = int(sys.argv[i + 1])
+        else:
+            PAUSE = float(sys.argv[i + 1])
+        del sys.argv[i:i + 2]
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('isolate-bench')
@@ -82,6 +88,9 @@ with t.compositor(outputs=1, name='process', env={'VEIL_DECODER': 'process'}) as
             first[m] = first_frame(c, watches[m], files[1])
         for i in range(RUNS):
             for m in (modes if i % 2 == 0 else modes[::-1]):
+                # A user's commands come seconds apart: the spare helper, started 500 ms
+                # after a decode (decode/isolate/spare.h), is waiting by then.
+                time.sleep(PAUSE)
                 times[m].append(first_frame(comps[m], watches[m], files[i % 2]))
     finally:
         for w in watches.values():
@@ -103,8 +112,9 @@ p = subprocess.Popen(['sh', '-c', 'exec "$0" 3<&%d %d<&-' % (b.fileno(), b.filen
                      pass_fds=(b.fileno(),))
 b.close()
 fd = os.open(path, os.O_RDONLY)
-# magic, version, op (decode), kind (PNG), anim (none), the size to cover (wire.h)
-a.sendmsg([struct.pack('<IIIIIii', 0x6c696576, 2, 0, 1, 0, 1920, 1080)],
+# magic, version, op (decode), kind (PNG), anim (none), the size to cover, nothing released
+# (struct veil_wire_request, wire.h: 96 bytes)
+a.sendmsg([struct.pack('<IIIIIiiI64x', 0x6c696576, 2, 0, 1, 0, 1920, 1080, 0)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
 msg, anc, _, _ = a.recvmsg(512, socket.CMSG_SPACE(16))
 p.wait()
