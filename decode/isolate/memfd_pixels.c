@@ -30,11 +30,23 @@ static struct block blocks[BLOCKS];
 /* Decoders may allocate on GStreamer's streaming threads. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A new memfd for pixels, to be sealed before it is sent. -errno on failure. */
+static int create(void) {
+	int fd = memfd_create("veil-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	return fd >= 0 ? fd : -errno;
+}
+
+/* What the compositor checks before it maps a picture (decode/isolate/client.c). */
+static int seal(int fd) {
+	int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+	return fcntl(fd, F_ADD_SEALS, seals) == 0 ? 0 : -errno;
+}
+
 static void *memfd_alloc(size_t size) {
 	if (size == 0) {
 		return malloc(1);
 	}
-	int fd = memfd_create("veil-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int fd = create();
 	if (fd < 0) {
 		return malloc(size);
 	}
@@ -97,19 +109,51 @@ void veil_memfd_pixels_install(void) {
 	veil_pixels_set_allocator(&allocator);
 }
 
-int veil_memfd_pixels_seal(void *data, int *fd) {
-	struct block block;
-	if (!take(data, &block)) {
-		return -ENOENT;
+/*
+ * A copy of pixels the allocator took from the heap, into a new memfd. write(), not a mapping
+ * and memcpy(): shmem allocates the pages in bulk in the write path instead of taking one page
+ * fault for each 4 KiB of a mapping.
+ */
+static int copy_to_memfd(const void *data, size_t size, int *out) {
+	int fd = create();
+	if (fd < 0) {
+		return fd;
 	}
-	/* F_SEAL_WRITE needs the file to have no writable mapping left. */
-	munmap(block.data, block.size);
-	if (fcntl(block.fd, F_ADD_SEALS,
-			F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		int err = errno;
-		close(block.fd);
-		return -err;
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = write(fd, (const uint8_t *)data + done, size - done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			int ret = n < 0 ? -errno : -EIO;
+			close(fd);
+			return ret;
+		}
+		done += (size_t)n;
 	}
-	*fd = block.fd;
+	*out = fd;
 	return 0;
+}
+
+int veil_memfd_pixels_hand_over(void *data, size_t size, int *fd) {
+	struct block block;
+	int ret;
+	if (take(data, &block)) {
+		/* F_SEAL_WRITE needs the file to have no writable mapping left. */
+		munmap(block.data, block.size);
+		*fd = block.fd;
+	} else {
+		ret = copy_to_memfd(data, size, fd);
+		free(data);
+		if (ret < 0) {
+			return ret;
+		}
+	}
+	ret = seal(*fd);
+	if (ret < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return ret;
 }

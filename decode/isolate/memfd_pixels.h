@@ -6,15 +6,17 @@
 #ifndef VEIL_DECODE_ISOLATE_MEMFD_PIXELS_H
 #define VEIL_DECODE_ISOLATE_MEMFD_PIXELS_H
 
+#include <stddef.h>
+
 /* Makes it the process's allocator; before anything is decoded. */
 void veil_memfd_pixels_install(void);
 
 /*
- * The memfd behind data (a block of this allocator, data its start), unmapped, sealed against
- * any change and no longer the allocator's: the caller owns *fd. -ENOENT when data is not such a
- * block (the allocator fell back to the heap: the caller copies), another negative errno when
- * sealing failed (data is freed then).
+ * The picture at data (size bytes, from veil_pixels_alloc()) in a memfd sealed against any
+ * change, for the compositor to map (decode/isolate/map.c); the caller owns *fd. A block of this
+ * allocator is handed over as it is, unmapped; one it had to take from the heap is copied into
+ * a new memfd. data is freed either way. 0, or a negative errno.
  */
-int veil_memfd_pixels_seal(void *data, int *fd);
+int veil_memfd_pixels_hand_over(void *data, size_t size, int *fd);
 
 #endif

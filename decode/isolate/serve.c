@@ -1,16 +1,13 @@
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#define _GNU_SOURCE /* madvise */
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "decode/anim.h"
@@ -61,64 +58,14 @@ int veil_serve_fail(int sock, int status, const char *message) {
 	return veil_serve_send(sock, &reply, -1);
 }
 
-/* The pixels into a new memfd, sealed: what the compositor maps can change no more. */
-static int pixels_to_memfd(const struct veil_image *image, int *out, char **message) {
-	size_t size = (size_t)image->stride * (size_t)image->height;
-	int fd = memfd_create("veil-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		int err = errno;
-		*message = strdup("cannot create the memfd for the pixels");
-		return -err;
-	}
-	int ret = 0;
-	/*
-	 * write(), not a mapping and memcpy(): shmem allocates the pages in bulk in the write
-	 * path instead of taking one page fault for each 4 KiB of a mapping.
-	 */
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, (const uint8_t *)image->data + done, size - done);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		done += (size_t)n;
-	}
-	/* F_SEAL_WRITE: no writable mapping of it exists. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-		ret = -errno;
-		goto out;
-	}
-out:
-	if (ret < 0) {
-		if (*message == NULL) {
-			char buf[128];
-			snprintf(buf, sizeof(buf), "cannot hand over %zu bytes of pixels: %s", size,
-				strerror(-ret));
-			*message = strdup(buf);
-		}
-		close(fd);
-		return ret;
-	}
-	*out = fd;
-	return 0;
-}
-
-/*
- * The memfd the decoder wrote the pixels into (memfd_pixels.c), sealed; a copy into a new one
- * only when the allocator had to fall back to the heap.
- */
+/* The picture's pixels as a sealed memfd; image->data is gone with them. */
 static int hand_over(struct veil_image *image, int *out, char **message) {
-	int ret = veil_memfd_pixels_seal(image->data, out);
-	if (ret == -ENOENT) {
-		return pixels_to_memfd(image, out, message);
-	}
-	image->data = NULL; /* unmapped and gone with the seal, or freed when that failed */
+	size_t size = (size_t)image->stride * (size_t)image->height;
+	int ret = veil_memfd_pixels_hand_over(image->data, size, out);
+	image->data = NULL;
 	if (ret < 0) {
-		veil_message_set(message, "cannot seal the memfd of the pixels: %s", strerror(-ret));
+		veil_message_set(message, "cannot hand over %zu bytes of pixels: %s", size,
+			strerror(-ret));
 	}
 	return ret;
 }
