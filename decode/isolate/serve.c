@@ -119,21 +119,14 @@ int veil_serve_fork(int sock, int file) {
  * one at a time, about 15 us each on the machine measured (30 ms for a 1080p picture's 8 MiB;
  * populating the same in one call took 2 ms; docs/measurements.md). The pixels veil keeps are
  * in memfds populated at once (memfd_pixels.c), but libheif and GStreamer decode into planes of
- * their own first: for them a block the size of the output's picture is made ready at once
- * before the decode: big blocks come from the heap (not from mmap()s of their own that free()
- * would give back), the heap keeps what is freed, and a block that size, with an eighth more
- * for the decoder's other buffers, is populated and freed for the decoder to take. On kernels
- * without MADV_POPULATE_WRITE nothing is gained and nothing lost.
+ * their own first, and animations into a canvas: for them a block of the size they will take is
+ * made ready at once before the decode: big blocks come from the heap (not from mmap()s of their
+ * own that free() would give back), the heap keeps what is freed, and a block that size is
+ * populated and freed for the decoder to take. On kernels without MADV_POPULATE_WRITE nothing
+ * is gained and nothing lost.
  */
-static void prepare_heap(const struct veil_wire_request *request) {
-	if (request->cover_width <= 0 || request->cover_height <= 0 ||
-			request->cover_width > VEIL_IMAGE_MAX_SIDE ||
-			request->cover_height > VEIL_IMAGE_MAX_SIDE) {
-		return;
-	}
-	size_t size = (size_t)request->cover_width * (size_t)request->cover_height * 4;
-	size += size / 8;
-	if (size > HEAP_BLOCK_MAX) {
+void veil_serve_prepare_heap(size_t size) {
+	if (size == 0 || size > HEAP_BLOCK_MAX) {
 		return;
 	}
 	mallopt(M_MMAP_THRESHOLD, (int)HEAP_BLOCK_MAX);
@@ -149,6 +142,15 @@ static void prepare_heap(const struct veil_wire_request *request) {
 		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 	}
 	free(block);
+}
+
+size_t veil_serve_cover_bytes(const struct veil_wire_request *request) {
+	if (request->cover_width <= 0 || request->cover_height <= 0 ||
+			request->cover_width > VEIL_IMAGE_MAX_SIDE ||
+			request->cover_height > VEIL_IMAGE_MAX_SIDE) {
+		return 0;
+	}
+	return (size_t)request->cover_width * (size_t)request->cover_height * 4;
 }
 
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd) {
@@ -167,7 +169,9 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 		return ret == 0 ? 0 : 1;
 	}
 	if (!decoder->in_place) {
-		prepare_heap(request);
+		/* The picture, and an eighth more for the decoder's other buffers. */
+		size_t size = veil_serve_cover_bytes(request);
+		veil_serve_prepare_heap(size + size / 8);
 	}
 	/*
 	 * GStreamer reads its registry (and may rebuild it) before the sandbox closes: both are

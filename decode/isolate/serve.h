@@ -6,6 +6,7 @@
 #ifndef VEIL_DECODE_ISOLATE_SERVE_H
 #define VEIL_DECODE_ISOLATE_SERVE_H
 
+#include <stddef.h>
 #include "decode/isolate/wire.h"
 
 /*
@@ -29,6 +30,13 @@ int veil_serve_fail(int sock, int status, const char *message);
  * failed.
  */
 int veil_serve_fork(int sock, int file);
+/*
+ * Makes size bytes of the heap ready to be written without a page fault each 4 KiB, for the
+ * decoders' own buffers: once, before the sandbox, in a new decoding process.
+ */
+void veil_serve_prepare_heap(size_t size);
+/* The bytes of a picture the size the request asks to cover; 0 when it asks for none. */
+size_t veil_serve_cover_bytes(const struct veil_wire_request *request);
 /*
  * The real work for a request: GStreamer started when its decoder is the one asked for, the
  * sandbox entered, the file decoded with veil_still_decode(), the pixels put in a sealed memfd

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "decode/anim.h"
 #include "decode/isolate/sandbox.h"
@@ -100,7 +101,7 @@ static int take_slot(struct slots *slots, size_t size, int *id, int *fd, char **
 		close(memfd);
 		return ret;
 	}
-	/* One call instead of a page fault every 4 KiB (serve.c, prepare_heap). */
+	/* One call instead of a page fault every 4 KiB (serve.c, veil_serve_prepare_heap). */
 	madvise(data, size, MADV_POPULATE_WRITE);
 	*id = slots->n++;
 	slots->slot[*id] = (struct slot){ .data = data, .size = size };
@@ -131,7 +132,7 @@ static int compose(const struct veil_anim_decoder_impl *impl, struct veil_anim_d
 	bool shrink = veil_image_cover_size(src.width, src.height, request->cover_width,
 		request->cover_height, &dst.width, &dst.height);
 	dst.stride = dst.width * 4;
-	int id;
+	int id = -1; /* set by a take_slot() that succeeds */
 	ret = take_slot(slots, (size_t)dst.stride * (size_t)dst.height, &id, fd, message);
 	if (ret < 0) {
 		return ret;
@@ -180,6 +181,15 @@ int veil_serve_anim(int sock, const struct veil_wire_request *request, int fd) {
 		ret = -ENOTSUP;
 		veil_message_set(&message, "no decoder for this kind of animation");
 		goto fail;
+	}
+	/*
+	 * The file, read whole, and the decoder's canvas and its saved copy (each the size of the
+	 * output's picture when the animation is that size) written without a page fault each
+	 * 4 KiB.
+	 */
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		veil_serve_prepare_heap((size_t)st.st_size + 2 * veil_serve_cover_bytes(request));
 	}
 	ret = veil_sandbox_enter(0, &message);
 	if (ret == 0) {

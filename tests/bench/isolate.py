@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """
-Time from command to first frame of a 1080p PNG, stills decoded in veil-decoder against in the
-compositor's process (docs/measurements.md, "Decoding in a helper process").
+Time from command to first frame of a 1080p PNG (or, with --media gif, of a 1080p animated GIF),
+decoded in veil-decoder against in the compositor's process (docs/measurements.md, "Decoding in
+a helper process").
 
 Two veil-tinywl run side by side, one per mode (VEIL_DECODER=process / inprocess); commands
 alternate between them (A, B, A, B, ...) and, on each, between two 1080p PNGs (testsrc2 frames,
@@ -23,24 +24,38 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
 RUNS = 30
 PAUSE = 1.0
-for flag in ('--runs', '--pause'):
+MEDIA = 'png'
+for flag in ('--runs', '--pause', '--media'):
     if flag in sys.argv:
         i = sys.argv.index(flag)
+        value = sys.argv[i + 1]
         if flag == '--runs':
-            RUNS = int(sys.argv[i + 1])
+            RUNS = int(value)
+        elif flag == '--pause':
+            PAUSE = float(value)
         else:
-            PAUSE = float(sys.argv[i + 1])
+            MEDIA = value
         del sys.argv[i:i + 2]
+if MEDIA not in ('png', 'gif'):
+    sys.exit(f'--media png or gif, not {MEDIA}')
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('isolate-bench')
 OUT = 'HEADLESS-1'
 files = []
 for i, start in enumerate((0, 7)):
-    path = os.path.join(t.media, f'still-1080p-{i}.png')
-    subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i',
-                    'testsrc2=size=1920x1080:rate=1', '-ss', str(start), '-frames:v', '1',
-                    path], check=True)
+    if MEDIA == 'png':
+        path = os.path.join(t.media, f'still-1080p-{i}.png')
+        args = ['-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=1', '-ss', str(start),
+                '-frames:v', '1']
+    else:
+        # 30 frames at 10 fps, decoded on the fly (too large to keep): the first is timed.
+        path = os.path.join(t.media, f'anim-1080p-{i}.gif')
+        # (palettegen reads its whole input first: the source must end.)
+        args = ['-f', 'lavfi', '-i', f'testsrc2=size=1920x1080:rate=10:duration={start + 3}',
+                '-ss', str(start), '-frames:v', '30',
+                '-vf', 'split[a][b];[a]palettegen[p];[b][p]paletteuse']
+    subprocess.run(['ffmpeg', '-v', 'error', '-y'] + args + [path], check=True)
     files.append(path)
 
 
@@ -135,5 +150,6 @@ for m in modes:
 print('the first command of a session: ' +
       ', '.join(f'{m} {first[m]:.1f} ms' for m in modes))
 print(f'load (1 min) before {load[0]}, after {load[1]}')
-rss = [helper_peak_rss(files[0]) for _ in range(5)]
-print(f'veil-decoder peak RSS on a 1080p PNG (KiB, 5 runs): {sorted(rss)}')
+if MEDIA == 'png':
+    rss = [helper_peak_rss(files[0]) for _ in range(5)]
+    print(f'veil-decoder peak RSS on a 1080p PNG (KiB, 5 runs): {sorted(rss)}')
