@@ -1,8 +1,11 @@
 #define _GNU_SOURCE /* pthread_setname_np */
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <wlr/util/log.h>
 #include "decode/isolate/spare.h"
@@ -23,6 +26,32 @@ struct veil_helper_spare {
 	int64_t fill_at_ms; /* veil_helper_now_ms() to start one at; -1: none asked for */
 	bool ending;
 };
+
+/*
+ * Descriptors a spare leaves free. It holds two while it waits (its socket and its pidfd) and
+ * three while it starts; the wallpaper a command loads needs its own (the file, a helper's,
+ * a pipeline's), and a process at its limit must give them to that, not to a spare.
+ */
+#define SPARE_FD_HEADROOM 32
+
+/* Whether the process has headroom descriptors free under its limit. */
+static bool descriptors_free(long headroom) {
+	struct rlimit limit;
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+		return true;
+	}
+	DIR *dir = opendir("/proc/self/fd");
+	if (dir == NULL) {
+		/* Without /proc nothing is known: only a process out of descriptors says no. */
+		return errno != EMFILE && errno != ENFILE;
+	}
+	long open = -3; /* ".", ".." and the directory's own descriptor */
+	while (readdir(dir) != NULL) {
+		open++;
+	}
+	closedir(dir);
+	return (rlim_t)(open + headroom) <= limit.rlim_cur;
+}
 
 static void wait_until(struct veil_helper_spare *spare, int64_t ms) {
 	struct timespec ts = {
@@ -51,6 +80,13 @@ static void *spare_main(void *data) {
 			continue;
 		}
 		pthread_mutex_unlock(&spare->lock);
+		if (!descriptors_free(SPARE_FD_HEADROOM)) {
+			/* The next decode starts its own helper, if it can. */
+			wlr_log(WLR_DEBUG, "veil: no spare veil-decoder: fewer than %d descriptors free",
+				SPARE_FD_HEADROOM);
+			pthread_mutex_lock(&spare->lock);
+			continue;
+		}
 		struct veil_helper helper;
 		char *message = NULL;
 		int ret = veil_helper_start(&helper, &message);
