@@ -42,6 +42,10 @@ def string(s):
     return struct.pack('<I', len(b)) + b + b'\0' * (-len(b) % 4)
 
 
+class WaylandError(Exception):
+    pass
+
+
 class Conn:
     def __init__(self, env=None):
         env = os.environ if env is None else env
@@ -77,6 +81,38 @@ class Conn:
             self.buf = self.buf[size:]
         return out
 
+    def bind(self, wanted, timeout=None):
+        """
+        Binds the globals wanted, {interface: (object id, highest version)}: new ids in order
+        after DISPLAY, REGISTRY and SYNC. Returns {interface: version bound}. Raises
+        WaylandError on a protocol error, a global missing, or (with a timeout) no event for
+        that long.
+        """
+        self.send(DISPLAY, 1, struct.pack('<I', REGISTRY))    # get_registry
+        self.send(DISPLAY, 0, struct.pack('<I', SYNC))         # sync: the globals are in
+        bound = {}
+        synced = False
+        while not synced:
+            events = self.events(5.0 if timeout is None else timeout)
+            if not events and timeout is not None:
+                raise WaylandError(f'no answer from the compositor within {timeout} s')
+            for obj, op, args in events:
+                if obj == REGISTRY and op == 0:
+                    name, iface, version = parse_global(args)
+                    if iface in wanted and iface not in bound:
+                        bound[iface] = (name, min(wanted[iface][1], version))
+                elif obj == SYNC and op == 0:
+                    synced = True
+                elif obj == DISPLAY and op == 0:
+                    raise WaylandError(f'protocol error {args!r}')
+        if set(bound) != set(wanted):
+            raise WaylandError(f'the compositor lacks {sorted(set(wanted) - set(bound))}')
+        for iface in sorted(wanted, key=lambda i: wanted[i][0]):  # in the order of their ids
+            name, version = bound[iface]
+            self.send(REGISTRY, 0, struct.pack('<I', name) + string(iface) +
+                      struct.pack('<II', version, wanted[iface][0]))
+        return {iface: version for iface, (_, version) in bound.items()}
+
 
 def parse_global(args):
     name, n = struct.unpack('<II', args[:8])
@@ -92,28 +128,11 @@ def main():
     a = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     c = Conn()
-    c.send(DISPLAY, 1, struct.pack('<I', REGISTRY))       # get_registry
-    c.send(DISPLAY, 0, struct.pack('<I', SYNC))            # sync: the globals are in
-    wanted = {'wl_compositor': (COMPOSITOR, 4), 'wl_shm': (SHM, 1),
-              'xdg_wm_base': (WM_BASE, 1)}
-    bound = {}
-    synced = False
-    while not synced:
-        for obj, op, args in c.events(5.0):
-            if obj == REGISTRY and op == 0:
-                name, iface, version = parse_global(args)
-                if iface in wanted and iface not in bound:
-                    bound[iface] = (name, min(wanted[iface][1], version))
-            elif obj == SYNC and op == 0:
-                synced = True
-            elif obj == DISPLAY and op == 0:
-                raise SystemExit(f'framecb: protocol error {args!r}')
-    if set(bound) != set(wanted):
-        raise SystemExit(f'framecb: missing globals {set(wanted) - set(bound)}')
-    for iface in ('wl_compositor', 'wl_shm', 'xdg_wm_base'):  # in the order of their ids
-        name, version = bound[iface]
-        c.send(REGISTRY, 0, struct.pack('<I', name) + string(iface) +
-               struct.pack('<II', version, wanted[iface][0]))
+    try:
+        c.bind({'wl_compositor': (COMPOSITOR, 4), 'wl_shm': (SHM, 1),
+                'xdg_wm_base': (WM_BASE, 1)})
+    except WaylandError as e:
+        raise SystemExit(f'framecb: {e}')
 
     w = h = a.size
     stride = w * 4

@@ -25,9 +25,9 @@ import struct
 
 import numpy as np
 
-from framecb import Conn, parse_global, string
+from framecb import DISPLAY, Conn, WaylandError
 
-DISPLAY, REGISTRY, SYNC, SHM, OUTPUT, MANAGER = range(1, 7)
+SHM, OUTPUT, MANAGER = range(4, 7)  # after framecb's DISPLAY, REGISTRY, SYNC
 FIRST_FREE = MANAGER + 1
 
 # wl_shm formats whose bytes are B, G, R, X/A and R, G, B, X/A in memory.
@@ -85,28 +85,13 @@ class RegionCopy:
             yield obj, op, args
 
     def _bind(self):
-        c = self.conn
-        c.send(DISPLAY, 1, struct.pack('<I', REGISTRY))       # get_registry
-        c.send(DISPLAY, 0, struct.pack('<I', SYNC))            # sync: the globals are in
-        wanted = {'wl_shm': (SHM, 1), 'wl_output': (OUTPUT, 1),
-                  'zwlr_screencopy_manager_v1': (MANAGER, 3)}
-        bound = {}
-        synced = False
-        while not synced:
-            for obj, op, args in self._events():
-                if obj == REGISTRY and op == 0:
-                    name, iface, version = parse_global(args)
-                    if iface in wanted and iface not in bound:
-                        bound[iface] = (name, min(wanted[iface][1], version))
-                elif obj == SYNC and op == 0:
-                    synced = True
-        if set(bound) != set(wanted):
-            raise RegionCopyError(f'the compositor lacks {sorted(set(wanted) - set(bound))}')
-        self.version = bound['zwlr_screencopy_manager_v1'][1]
-        for iface in sorted(wanted, key=lambda i: wanted[i][0]):  # in the order of their ids
-            name, version = bound[iface]
-            c.send(REGISTRY, 0, struct.pack('<I', name) + string(iface) +
-                   struct.pack('<II', version, wanted[iface][0]))
+        try:
+            versions = self.conn.bind({'wl_shm': (SHM, 1), 'wl_output': (OUTPUT, 1),
+                                       'zwlr_screencopy_manager_v1': (MANAGER, 3)},
+                                      self.timeout)
+        except WaylandError as e:
+            raise RegionCopyError(str(e)) from e
+        self.version = versions['zwlr_screencopy_manager_v1']
 
     def _buffer_for(self, params):
         """The wl_buffer for these (format, width, height, stride): made once, kept."""
