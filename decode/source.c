@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/types/wlr_buffer.h>
+#include "veil-config.h"
 #include <wlr/util/log.h>
 #include "decode/anim.h"
 #include "decode/image.h"
@@ -346,6 +347,10 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	} else if (decoder != NULL) {
 		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
 			message);
+#if VEIL_DECODER_PROCESS
+	} else if (ctx->decoder_spare != NULL && ctx->videos_in_helper) {
+		source = veil_video_helper_source_create(ctx, fd, name, &st, err, message);
+#endif
 	} else {
 		source = veil_video_source_create(ctx, fd, name, &st, err, message);
 	}

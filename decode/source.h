@@ -93,6 +93,8 @@ struct veil_source_context {
 	 * anim_client.c), started ahead of need by this; NULL: in this process.
 	 */
 	struct veil_helper_spare *decoder_spare;
+	/* Videos too are played in veil-decoder (decode/isolate/video_client.c): needs the spare. */
+	bool videos_in_helper;
 	struct wl_list sources; /* veil_source.link */
 };
 
@@ -202,6 +204,9 @@ struct veil_source *veil_video_source_create(struct veil_source_context *ctx, in
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_anim_decoder_impl;
 /* An animated GIF, APNG or WebP (decode/anim.h), played by veil's own timer. */
+/* A video played in veil-decoder (decode/isolate/video_client.c). */
+struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, int *err, char **message);
 struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
 	bool full_size, int *err, char **message);

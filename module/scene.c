@@ -326,6 +326,23 @@ static bool decoder_process_chosen(void) {
 	return chosen;
 }
 
+/*
+ * Videos are played in the compositor's process unless VEIL_DECODER_VIDEO=process (with
+ * veil-decoder for stills): docs/integrating.md, "Where videos are decoded".
+ */
+static bool video_process_chosen(void) {
+	const char *mode = getenv("VEIL_DECODER_VIDEO");
+	if (mode == NULL || mode[0] == '\0' || strcmp(mode, "inprocess") == 0) {
+		return false;
+	}
+	if (strcmp(mode, "process") != 0) {
+		wlr_log(WLR_ERROR, "veil: VEIL_DECODER_VIDEO=%s is neither 'process' nor 'inprocess'",
+			mode);
+		return false;
+	}
+	return true;
+}
+
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
 	if (display == NULL) {
 		return NULL;
@@ -354,6 +371,10 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->ctx.sources);
 	if (decoder_process_chosen()) {
 		create_decoder_spare(scene);
+		scene->ctx.videos_in_helper = scene->ctx.decoder_spare != NULL &&
+			video_process_chosen();
+		wlr_log(WLR_INFO, "veil: videos are played %s", scene->ctx.videos_in_helper ?
+			"in veil-decoder processes" : "in the compositor's process");
 	}
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);

@@ -78,11 +78,11 @@ static int receive_reply(int sock, int ms, struct veil_wire_reply *reply,
 	int64_t deadline = veil_helper_now_ms() + ms;
 	for (;;) {
 		int64_t left = deadline - veil_helper_now_ms();
-		if (left <= 0) {
+		if (ms > 0 && left <= 0) {
 			return -ETIMEDOUT;
 		}
 		struct pollfd pfd = { .fd = sock, .events = POLLIN };
-		int r = poll(&pfd, 1, (int)left);
+		int r = poll(&pfd, 1, ms > 0 ? (int)left : 0);
 		if (r < 0 && errno == EINTR) {
 			continue;
 		}
@@ -91,6 +91,9 @@ static int receive_reply(int sock, int ms, struct veil_wire_reply *reply,
 		}
 		if (r > 0) {
 			break;
+		}
+		if (ms == 0) {
+			return -ETIMEDOUT; /* nothing ready, and nothing to wait for */
 		}
 	}
 	int n = veil_wire_receive(sock, reply, sizeof(*reply), fds, nfds);
@@ -303,6 +306,32 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 	if (ret == 0) {
 		*original_width = reply.original_width;
 		*original_height = reply.original_height;
+	}
+	veil_wire_close(fds, &nfds);
+	return ret;
+}
+
+int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *pool,
+		struct veil_image *image, struct veil_decoder_video_frame *frame, bool *answered,
+		char **message) {
+	*image = (struct veil_image){0};
+	struct veil_wire_reply reply;
+	int fds[VEIL_WIRE_MAX_FDS];
+	int nfds;
+	int ret = receive_checked(sock, ms, &reply, fds, &nfds, frame->decoder,
+		sizeof(frame->decoder), answered, message);
+	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || nfds > 1)) {
+		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
+			"%d descriptors)", reply.index, reply.loops, nfds);
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		ret = veil_frame_pool_accept(pool, reply.slot, nfds == 1 ? fds[0] : -1, reply.width,
+			reply.height, reply.stride, reply.drm_format, image, message);
+	}
+	if (ret == 0) {
+		frame->index = reply.index;
+		frame->loops = reply.loops;
 	}
 	veil_wire_close(fds, &nfds);
 	return ret;

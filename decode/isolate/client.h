@@ -51,6 +51,20 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 	struct veil_image *image, int *original_width, int *original_height,
 	struct veil_decoder_frame *frame, bool *answered, char **message);
 
+/* A video's frame as the helper describes it (wire.h: a video streams). */
+struct veil_decoder_video_frame {
+	int index, loops;
+	char decoder[32]; /* the video decoder's factory name, "gstreamer" before one is known */
+};
+
+/*
+ * The same for a video's frame, ready on sock (the compositor thread waits for nothing: ms may
+ * be 0), its pixels in one of the helper's memfds (pool) as an animation's.
+ */
+int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *pool,
+	struct veil_image *image, struct veil_decoder_video_frame *frame, bool *answered,
+	char **message);
+
 /* The wall-clock limit on one decode or one frame, in ms (VEIL_DECODER_TIMEOUT_MS). */
 int veil_decoder_timeout_ms(void);
 

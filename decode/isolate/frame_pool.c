@@ -28,6 +28,8 @@ struct veil_frame_pool {
 	/* Released since the helper was last told: at most one entry a slot. */
 	int32_t released[VEIL_WIRE_MAX_SLOTS];
 	int n_released;
+	void (*notify)(void *data);
+	void *notify_data;
 };
 
 /* What a frame's image (and then its buffer) holds: freed with the frame's release. */
@@ -65,6 +67,13 @@ static void unref_locked(struct veil_frame_pool *pool) {
 	}
 }
 
+struct veil_frame_pool *veil_frame_pool_ref(struct veil_frame_pool *pool) {
+	pthread_mutex_lock(&pool->lock);
+	pool->refs++;
+	pthread_mutex_unlock(&pool->lock);
+	return pool;
+}
+
 void veil_frame_pool_unref(struct veil_frame_pool *pool) {
 	if (pool == NULL) {
 		return;
@@ -84,8 +93,21 @@ static void release_frame(void *data) {
 		slot->in_released = true;
 		pool->released[pool->n_released++] = frame->slot;
 	}
+	void (*notify)(void *data) = pool->notify;
+	void *notify_data = pool->notify_data;
 	unref_locked(pool);
 	free(frame);
+	if (notify != NULL) {
+		notify(notify_data);
+	}
+}
+
+void veil_frame_pool_set_notify(struct veil_frame_pool *pool, void (*notify)(void *data),
+		void *data) {
+	pthread_mutex_lock(&pool->lock);
+	pool->notify = notify;
+	pool->notify_data = data;
+	pthread_mutex_unlock(&pool->lock);
 }
 
 /* Maps a slot's new memfd: sealed so that no page of the mapping can vanish (SIGBUS). */

@@ -17,6 +17,8 @@ struct veil_image;
 
 /* NULL when memory is short. */
 struct veil_frame_pool *veil_frame_pool_create(void);
+/* One more reference, for another thread that receives frames into it. */
+struct veil_frame_pool *veil_frame_pool_ref(struct veil_frame_pool *pool);
 /* Gives up the creator's reference (NULL is allowed). */
 void veil_frame_pool_unref(struct veil_frame_pool *pool);
 
@@ -28,6 +30,13 @@ void veil_frame_pool_unref(struct veil_frame_pool *pool);
  */
 int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot, int fd, int width,
 	int height, int stride, uint32_t format, struct veil_image *image, char **message);
+
+/*
+ * Calls notify(data) after each release of a frame, outside the pool's lock, on the thread
+ * that released it (a video's frames: the compositor's). NULL stops it.
+ */
+void veil_frame_pool_set_notify(struct veil_frame_pool *pool, void (*notify)(void *data),
+	void *data);
 
 /* A worker: moves up to max slots released since the last call into ids; how many. */
 int veil_frame_pool_take_released(struct veil_frame_pool *pool, int32_t *ids, int max);

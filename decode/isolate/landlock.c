@@ -130,7 +130,23 @@ static int allow_registry(struct ruleset *rs) {
 	return n > 0 && (size_t)n < sizeof(dir) ? allow_read(rs, dir) : 0;
 }
 
-int veil_landlock_restrict(char **message) {
+/* The file the compositor sent, read only, by whatever path opens it again. */
+static int allow_file(struct ruleset *rs, int file) {
+	struct stat st;
+	if (file < 0 || fstat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+		return 0;
+	}
+	struct landlock_path_beneath_attr rule = {
+		.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+		.parent_fd = file,
+	};
+	if (syscall(SYS_landlock_add_rule, rs->fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+int veil_landlock_restrict(int file, char **message) {
 	struct ruleset rs = { .fd = -1 };
 	rs.abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
 		LANDLOCK_CREATE_RULESET_VERSION);
@@ -174,6 +190,9 @@ int veil_landlock_restrict(char **message) {
 	if (ret == 0) {
 		ret = allow_registry(&rs);
 	}
+	if (ret == 0) {
+		ret = allow_file(&rs, file);
+	}
 	if (ret < 0) {
 		veil_message_set(message, "cannot add a landlock rule: %s", strerror(-ret));
 		goto out;
@@ -189,7 +208,8 @@ out:
 
 #else
 
-int veil_landlock_restrict(char **message) {
+int veil_landlock_restrict(int file, char **message) {
+	(void)file;
 	(void)message;
 	return -ENOSYS;
 }

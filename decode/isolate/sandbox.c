@@ -138,7 +138,7 @@ static int install_filter(char **message) {
 }
 #endif
 
-int veil_sandbox_enter(int cpu_seconds, char **message) {
+int veil_sandbox_enter(int cpu_seconds, int file, char **message) {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		int err = errno;
 		veil_message_set(message, "cannot set no_new_privs: %s", strerror(err));
@@ -168,7 +168,7 @@ int veil_sandbox_enter(int cpu_seconds, char **message) {
 		return ret;
 	}
 	/* Before the filter, which refuses landlock's calls. A kernel without it: seccomp only. */
-	ret = veil_landlock_restrict(message);
+	ret = veil_landlock_restrict(file, message);
 	if (ret < 0 && ret != -ENOSYS && ret != -EOPNOTSUPP) {
 		return ret;
 	}

@@ -19,9 +19,10 @@
 /*
  * Applies it all to the calling process (every thread started afterwards inherits it), with
  * at most cpu_seconds of CPU time (0: no limit, for an animation's decoder, which runs as long
- * as it plays: the compositor limits each frame's wall-clock time instead). 0, or a negative
- * errno with a sentence in *message. Irreversible.
+ * as it plays: the compositor limits each frame's wall-clock time instead). file, when >= 0,
+ * is the descriptor the compositor sent, which may then be opened again through
+ * /proc/self/fd (a video's demuxer reads it with filesrc, to seek). 0, or a negative errno with a sentence in *message. Irreversible.
  */
-int veil_sandbox_enter(int cpu_seconds, char **message);
+int veil_sandbox_enter(int cpu_seconds, int file, char **message);
 
 #endif

@@ -85,7 +85,7 @@ int veil_serve_fork(int sock, int file) {
 	}
 	close(file);
 	char *message = NULL;
-	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message) < 0) {
+	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, -1, &message) < 0) {
 		fprintf(stderr, "veil-decoder: monitor: %s\n", message);
 		free(message);
 	}
@@ -157,6 +157,9 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 	if (request->anim != VEIL_ANIM_NONE) {
 		return veil_serve_anim(sock, request, fd);
 	}
+	if (request->kind == VEIL_MEDIA_VIDEO) {
+		return veil_serve_video(sock, request, fd);
+	}
 	char *message = NULL;
 	int ret = 0;
 	veil_memfd_pixels_install();
@@ -182,7 +185,7 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 		ret = veil_gst_init(&message);
 	}
 	if (ret == 0) {
-		ret = veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message);
+		ret = veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, -1, &message);
 	}
 	if (ret < 0) {
 		ret = veil_serve_fail(sock, ret, message);

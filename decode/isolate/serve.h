@@ -40,8 +40,8 @@ size_t veil_serve_cover_bytes(const struct veil_wire_request *request);
 /*
  * The real work for a request: GStreamer started when its decoder is the one asked for, the
  * sandbox entered, the file decoded with veil_still_decode(), the pixels put in a sealed memfd
- * and sent; an animation's request goes to veil_serve_anim(). Returns the process's exit
- * status: 0 once a reply (success or failure) is sent.
+ * and sent; an animation's request goes to veil_serve_anim(), a video's to veil_serve_video().
+ * Returns the process's exit status: 0 once a reply (success or failure) is sent.
  */
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd);
 /*
@@ -50,5 +50,12 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
  * compositor closes its end (exit status 0) or a frame fails (its reply sent, then 0).
  */
 int veil_serve_anim(int sock, const struct veil_wire_request *request, int fd);
+/*
+ * A video (serve_video.c): GStreamer started, the sandbox entered (the file may be opened
+ * again, without a CPU limit), its pipeline built and prerolled, then one reply a frame as it
+ * plays, until the compositor closes its end (exit status 0) or the video fails (its reply
+ * sent, then 0). NEXT requests release slots and play, pause or cap it.
+ */
+int veil_serve_video(int sock, const struct veil_wire_request *request, int fd);
 
 #endif

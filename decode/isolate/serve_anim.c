@@ -191,7 +191,7 @@ int veil_serve_anim(int sock, const struct veil_wire_request *request, int fd) {
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		veil_serve_prepare_heap((size_t)st.st_size + 2 * veil_serve_cover_bytes(request));
 	}
-	ret = veil_sandbox_enter(0, &message);
+	ret = veil_sandbox_enter(0, -1, &message);
 	if (ret == 0) {
 		ret = veil_anim_open_file(impl, fd, &data, &len, &dec, &info, &message);
 	}

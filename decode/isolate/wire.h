@@ -16,6 +16,12 @@
  * uses it; a NEXT request lists the slots whose frames the compositor no longer holds, and
  * only those may be written again.
  *
+ * A video (kind VIDEO, anim NONE) streams: the helper plays it itself, paced by its pipeline's
+ * clock and looping, and sends one reply a frame as it comes, the first once the video is
+ * prerolled; frames are in slots as an animation's (the memfds its pipeline decodes into, sent
+ * with the frame that first uses one). The compositor sends NEXT whenever it releases slots or
+ * wants the video played, paused (playing) or capped (fps); the helper answers none of them.
+ *
  * The helper is two processes: a monitor, started by the compositor, forks the process that
  * decodes (before either parses anything) and waits for it. When the decoding process ends
  * without a reply, the monitor sends one with status -ECHILD and how it ended (exit_signal or
@@ -29,7 +35,7 @@
 #include <stdint.h>
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 2u
+#define VEIL_WIRE_VERSION 3u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -40,7 +46,7 @@
 
 enum veil_wire_op {
 	VEIL_WIRE_DECODE, /* the first request, with the file */
-	VEIL_WIRE_NEXT, /* an animation's next frame */
+	VEIL_WIRE_NEXT, /* an animation's next frame; a video's released slots and state */
 };
 
 struct veil_wire_request {
@@ -52,6 +58,8 @@ struct veil_wire_request {
 	/* NEXT: the slots the compositor released since its last request. */
 	uint32_t n_released;
 	int32_t released[VEIL_WIRE_RELEASED];
+	/* NEXT of a video: whether it plays (else it pauses) and its frame rate cap (0: none). */
+	int32_t playing, fps;
 };
 
 struct veil_wire_reply {
@@ -66,6 +74,8 @@ struct veil_wire_reply {
 	 * slot it is in (a descriptor comes with it when the slot is new).
 	 */
 	int32_t index, delay_ms, plays, slot;
+	/* A video's: times it started again from the beginning. */
+	int32_t loops;
 	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
 	int32_t exit_signal, exit_code;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */

@@ -294,7 +294,7 @@ int main(int argc, char *argv[]) {
 		_exit(veil_serve_decode(VEIL_WIRE_FD, &request, fd));
 	}
 	char *message = NULL;
-	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, &message) < 0) {
+	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, -1, &message) < 0) {
 		fprintf(stderr, "hostile-decoder: %s\n", message);
 		_exit(4);
 	}

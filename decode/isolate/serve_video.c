@@ -1,0 +1,610 @@
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <gst/gst.h>
+#include <gst/allocators/allocators.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include "decode/gst.h"
+#include "decode/isolate/sandbox.h"
+#include "decode/isolate/serve.h"
+#include "util/message.h"
+
+/*
+ * A video in veil-decoder (wire.h: a video streams):
+ *
+ *   filesrc (/proc/self/fd/N) ! decodebin ! videoconvert ! appsink (BGRx or BGRA)
+ *
+ * appsink paces the frames at their time and this process sends each as it comes. Frames are
+ * decoded or converted into memfds of a pool offered to the element before appsink
+ * (GstShmAllocator): each memfd is sent once, with the first frame in it, and a frame's buffer is
+ * kept out of the pool until the compositor releases its slot, so that nothing writes a frame
+ * on screen. A frame that did not come from the pool (an element that ignored it) is copied
+ * into a memfd of this process's own, which is counted. The video loops with segment seeks
+ * (gapless), or with a flushing seek after its end where the demuxer can't.
+ *
+ * Threads: the main one waits on the compositor's socket and the bus; appsink's streaming
+ * thread sends frames. Both send on the socket (one datagram a message).
+ */
+
+#define MAX_SIDE 8192
+/* Frames the pool holds: the compositor keeps two or three, appsink and convert one each. */
+#define POOL_MIN 4
+#define POOL_MAX 16
+
+struct slot {
+	GstBuffer *buffer; /* a pool frame the compositor holds (a reference), else NULL */
+	int fd; /* the pool memory's descriptor (GStreamer's), -1 for a copy slot */
+	ino_t ino; /* its inode: a number closed and reused is another memfd */
+	uint8_t *data; /* a copy slot's mapping (its memfd closed once sent) */
+	size_t size;
+	bool held;
+};
+
+struct video {
+	int sock;
+	char proc[64];
+	GstElement *pipeline, *decodebin, *convert, *sink;
+	GstBus *bus;
+	GstAllocator *shm;
+
+	pthread_mutex_t lock;
+	/* Under lock. */
+	struct slot slots[VEIL_WIRE_MAX_SLOTS];
+	int n_slots;
+	char decoder[32];
+	bool linked;
+	int fps, loops;
+	int refused; /* a streaming thread refused the stream (negative errno) */
+	char *refused_message;
+
+	/* appsink's streaming thread. */
+	bool sent_first;
+	const GstBuffer *last;
+	GstClockTime last_pts, next_running;
+	int32_t index;
+	uint64_t copies;
+
+	/* Main thread. */
+	bool playing, looping;
+};
+
+static void refuse(struct video *v, int err, char *message) {
+	pthread_mutex_lock(&v->lock);
+	if (v->refused == 0) {
+		v->refused = err;
+		v->refused_message = message;
+		message = NULL;
+	}
+	pthread_mutex_unlock(&v->lock);
+	free(message);
+	/* Wakes the main thread, which sends it. */
+	gst_element_post_message(v->pipeline, gst_message_new_application(GST_OBJECT(v->pipeline),
+		gst_structure_new_empty("veil-refused")));
+}
+
+/* A slot for a frame in pool memory fd: the one it had, or a new one. */
+static int pool_slot(struct video *v, int fd, bool *is_new) {
+	*is_new = false;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		return -errno;
+	}
+	int id = -1;
+	for (int i = 0; i < v->n_slots; i++) {
+		if (v->slots[i].fd == fd && v->slots[i].ino == st.st_ino) {
+			return v->slots[i].held ? -EBUSY : i;
+		}
+		if (v->slots[i].fd == fd && !v->slots[i].held) {
+			id = i; /* a pool replaced: the slot is sent its new memfd */
+		}
+	}
+	if (id < 0 && v->n_slots >= VEIL_WIRE_MAX_SLOTS) {
+		return -ENOSPC;
+	}
+	/* The compositor maps it whole: it must never shrink under that mapping. */
+	int seals = fcntl(fd, F_GET_SEALS);
+	int wanted = F_SEAL_SHRINK | F_SEAL_GROW;
+	if (seals < 0 || ((seals & wanted) != wanted &&
+			fcntl(fd, F_ADD_SEALS, wanted) != 0)) {
+		return -EPERM;
+	}
+	*is_new = true;
+	if (id < 0) {
+		id = v->n_slots++;
+	}
+	v->slots[id] = (struct slot){ .fd = fd, .ino = st.st_ino };
+	return id;
+}
+
+/* A copy slot of size bytes the compositor does not hold; *fd: a new one's memfd to send. */
+static int copy_slot(struct video *v, size_t size, int *fd) {
+	*fd = -1;
+	for (int i = 0; i < v->n_slots; i++) {
+		struct slot *s = &v->slots[i];
+		if (s->fd < 0 && !s->held && s->size == size) {
+			return i;
+		}
+	}
+	if (v->n_slots >= VEIL_WIRE_MAX_SLOTS) {
+		return -ENOSPC;
+	}
+	int memfd = memfd_create("veil-video-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0) {
+		return -errno;
+	}
+	void *data = MAP_FAILED;
+	if (ftruncate(memfd, (off_t)size) == 0 &&
+			fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
+		data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	}
+	if (data == MAP_FAILED) {
+		int err = errno;
+		close(memfd);
+		return -err;
+	}
+	*fd = memfd;
+	v->slots[v->n_slots] = (struct slot){ .fd = -1, .data = data, .size = size };
+	return v->n_slots++;
+}
+
+/* The frame as it is, in pool memory: its slot, or a negative errno when it must be copied. */
+static int place_in_pool(struct video *v, GstBuffer *buffer, const GstVideoInfo *info,
+		int stride, int *send_fd) {
+	*send_fd = -1;
+	if (gst_buffer_n_memory(buffer) != 1) {
+		return -ENOTSUP;
+	}
+	GstMemory *mem = gst_buffer_peek_memory(buffer, 0);
+	size_t offset, maxsize;
+	gst_memory_get_sizes(mem, &offset, &maxsize);
+	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+	size_t plane = meta != NULL ? meta->offset[0] : GST_VIDEO_INFO_PLANE_OFFSET(info, 0);
+	if (!gst_is_fd_memory(mem) || mem->offset + plane != 0 ||
+			maxsize < (size_t)stride * (size_t)info->height) {
+		return -ENOTSUP;
+	}
+	int fd = gst_fd_memory_get_fd(mem);
+	bool is_new;
+	int id = pool_slot(v, fd, &is_new);
+	if (id < 0) {
+		return id;
+	}
+	v->slots[id].buffer = gst_buffer_ref(buffer);
+	v->slots[id].held = true;
+	if (is_new) {
+		*send_fd = fd;
+	}
+	return id;
+}
+
+/* A copy of the frame, rows of width * 4 bytes, in a copy slot. */
+static int place_copy(struct video *v, GstBuffer *buffer, const GstVideoInfo *info,
+		int *send_fd) {
+	size_t row = (size_t)info->width * 4;
+	int id = copy_slot(v, row * (size_t)info->height, send_fd);
+	if (id < 0) {
+		return id;
+	}
+	GstVideoFrame frame;
+	if (!gst_video_frame_map(&frame, (GstVideoInfo *)info, buffer, GST_MAP_READ)) {
+		return -EIO;
+	}
+	const uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
+	int src_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+	for (int y = 0; y < info->height; y++) {
+		memcpy(v->slots[id].data + (size_t)y * row, src + (size_t)y * (size_t)src_stride, row);
+	}
+	gst_video_frame_unmap(&frame);
+	v->slots[id].held = true;
+	v->copies++;
+	return id;
+}
+
+/* The frame rate cap: whether a frame at this running time is dropped. */
+static bool over_cap(struct video *v, GstSample *sample, GstBuffer *buffer, int fps) {
+	const GstSegment *segment = gst_sample_get_segment(sample);
+	if (fps <= 0 || segment == NULL || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+		v->next_running = GST_CLOCK_TIME_NONE;
+		return false;
+	}
+	GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME,
+		GST_BUFFER_PTS(buffer));
+	if (GST_CLOCK_TIME_IS_VALID(v->next_running) && running != GST_CLOCK_TIME_NONE &&
+			running < v->next_running && v->next_running - running < 2 * GST_SECOND) {
+		return true;
+	}
+	/* Half a millisecond early still counts: a 30 fps video capped at 30 keeps every frame. */
+	v->next_running = running + GST_SECOND / (GstClockTime)fps - GST_MSECOND / 2;
+	return false;
+}
+
+static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
+	GstBuffer *buffer = gst_sample_get_buffer(sample);
+	GstCaps *caps = gst_sample_get_caps(sample);
+	GstVideoInfo info;
+	if (buffer == NULL || caps == NULL || !gst_video_info_from_caps(&info, caps)) {
+		return GST_FLOW_OK;
+	}
+	/* The preroll's buffer is rendered again once playing. */
+	if (buffer == v->last && GST_BUFFER_PTS(buffer) == v->last_pts) {
+		return GST_FLOW_OK;
+	}
+	pthread_mutex_lock(&v->lock);
+	int fps = v->fps, loops = v->loops;
+	char decoder[sizeof(v->decoder)];
+	memcpy(decoder, v->decoder, sizeof(decoder));
+	pthread_mutex_unlock(&v->lock);
+	if (v->sent_first && over_cap(v, sample, buffer, fps)) {
+		return GST_FLOW_OK;
+	}
+	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+	int stride = meta != NULL ? meta->stride[0] : GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
+	int fd = -1;
+	pthread_mutex_lock(&v->lock);
+	int id = place_in_pool(v, buffer, &info, stride, &fd);
+	if (id == -EBUSY) {
+		pthread_mutex_unlock(&v->lock);
+		return GST_FLOW_OK; /* the frame the compositor holds, again */
+	}
+	bool copied = id < 0;
+	if (copied) {
+		stride = info.width * 4;
+		id = place_copy(v, buffer, &info, &fd);
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (id < 0) {
+		refuse(v, id, veil_message("cannot hand a frame over: %s", strerror(-id)));
+		return GST_FLOW_ERROR;
+	}
+	struct veil_wire_reply reply = {
+		.width = info.width,
+		.height = info.height,
+		.stride = stride,
+		.drm_format = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_BGRA ?
+			DRM_FORMAT_ARGB8888 : DRM_FORMAT_XRGB8888,
+		.original_width = info.width,
+		.original_height = info.height,
+		.index = v->index,
+		.slot = id,
+		.loops = loops,
+	};
+	snprintf(reply.decoder, sizeof(reply.decoder), "%s", decoder);
+	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
+	v->sent_first = true;
+	v->last = buffer;
+	v->last_pts = GST_BUFFER_PTS(buffer);
+	int ret = veil_serve_send(v->sock, &reply, fd);
+	if (copied && fd >= 0) {
+		close(fd); /* the mapping keeps it */
+	}
+	/* The compositor gone: the main thread sees it and exits. */
+	return ret == 0 ? GST_FLOW_OK : GST_FLOW_EOS;
+}
+
+static GstFlowReturn handle_new_sample(GstAppSink *sink, gpointer data) {
+	GstSample *sample = gst_app_sink_pull_sample(sink);
+	if (sample == NULL) {
+		return GST_FLOW_EOS;
+	}
+	GstFlowReturn ret = send_sample(data, sample);
+	gst_sample_unref(sample);
+	return ret;
+}
+
+/* Only the first preroll is sent (at once, played or not); later ones are played again. */
+static GstFlowReturn handle_new_preroll(GstAppSink *sink, gpointer data) {
+	struct video *v = data;
+	GstSample *sample = gst_app_sink_pull_preroll(sink);
+	if (sample == NULL) {
+		return GST_FLOW_OK;
+	}
+	GstFlowReturn ret = v->sent_first ? GST_FLOW_OK : send_sample(v, sample);
+	gst_sample_unref(sample);
+	return ret;
+}
+
+/* Offers the pool of memfds to the element before appsink. */
+static gboolean handle_propose_allocation(GstAppSink *sink, GstQuery *query, gpointer data) {
+	struct video *v = data;
+	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+	GstCaps *caps;
+	gboolean need_pool;
+	gst_query_parse_allocation(query, &caps, &need_pool);
+	GstVideoInfo info;
+	if (caps == NULL || !gst_video_info_from_caps(&info, caps)) {
+		return TRUE;
+	}
+	GstBufferPool *pool = gst_video_buffer_pool_new();
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, caps, (guint)info.size, POOL_MIN, POOL_MAX);
+	gst_buffer_pool_config_set_allocator(config, v->shm, NULL);
+	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+	if (gst_buffer_pool_set_config(pool, config)) {
+		gst_query_add_allocation_pool(query, pool, (guint)info.size, POOL_MIN, POOL_MAX);
+		gst_query_add_allocation_param(query, v->shm, NULL);
+	}
+	gst_object_unref(pool);
+	return TRUE;
+}
+
+/* decodebin: the factory of the video decoder, for the status. */
+static void handle_element_added(GstBin *bin, GstElement *element, gpointer data) {
+	struct video *v = data;
+	GstElementFactory *factory = gst_element_get_factory(element);
+	const char *klass = factory != NULL ?
+		gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
+	if (klass == NULL || strstr(klass, "Decoder") == NULL || strstr(klass, "Video") == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	snprintf(v->decoder, sizeof(v->decoder), "%s", GST_OBJECT_NAME(factory));
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* decodebin, streaming thread: links the first raw video stream no larger than MAX_SIDE. */
+static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) {
+	struct video *v = data;
+	GstCaps *caps = gst_pad_get_current_caps(pad);
+	if (caps == NULL) {
+		caps = gst_pad_query_caps(pad, NULL);
+	}
+	GstStructure *s = caps != NULL && !gst_caps_is_empty(caps) ?
+		gst_caps_get_structure(caps, 0) : NULL;
+	int width = 0, height = 0;
+	bool video = s != NULL && gst_structure_has_name(s, "video/x-raw");
+	if (video) {
+		gst_structure_get_int(s, "width", &width);
+		gst_structure_get_int(s, "height", &height);
+	}
+	if (caps != NULL) {
+		gst_caps_unref(caps);
+	}
+	if (!video) {
+		return;
+	}
+	if (width > MAX_SIDE || height > MAX_SIDE) {
+		refuse(v, -EFBIG, veil_message("The video is %dx%d, larger than %d pixels a side",
+			width, height, MAX_SIDE));
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	bool first = !v->linked;
+	v->linked = true;
+	pthread_mutex_unlock(&v->lock);
+	if (!first) {
+		return;
+	}
+	GstPad *sink_pad = gst_element_get_static_pad(v->convert, "sink");
+	GstPadLinkReturn ret = gst_pad_link(pad, sink_pad);
+	gst_object_unref(sink_pad);
+	if (GST_PAD_LINK_FAILED(ret)) {
+		refuse(v, -ENOTSUP, veil_message("The decoded video can't be linked (%s)",
+			gst_pad_link_get_name(ret)));
+	}
+}
+
+static void handle_no_more_pads(GstElement *decodebin, gpointer data) {
+	struct video *v = data;
+	pthread_mutex_lock(&v->lock);
+	bool linked = v->linked;
+	pthread_mutex_unlock(&v->lock);
+	if (!linked) {
+		refuse(v, -EINVAL, veil_message("The file has no video stream"));
+	}
+}
+
+static int build(struct video *v, int file, char **message) {
+	snprintf(v->proc, sizeof(v->proc), "/proc/self/fd/%d", file);
+	v->pipeline = gst_pipeline_new(NULL);
+	GstElement *src = gst_element_factory_make("filesrc", NULL);
+	v->decodebin = gst_element_factory_make("decodebin", NULL);
+	v->convert = gst_element_factory_make("videoconvert", NULL);
+	v->sink = gst_element_factory_make("appsink", NULL);
+	if (v->pipeline == NULL || src == NULL || v->decodebin == NULL || v->convert == NULL ||
+			v->sink == NULL) {
+		veil_message_set(message, "GStreamer lacks filesrc, decodebin, videoconvert or "
+			"appsink");
+		return -ENOTSUP;
+	}
+	g_object_set(src, "location", v->proc, NULL);
+	GstCaps *caps = gst_caps_from_string("video/x-raw,format={BGRx,BGRA}");
+	g_object_set(v->sink, "caps", caps, "sync", TRUE, "max-buffers", 1u, "drop", FALSE,
+		"enable-last-sample", FALSE, NULL);
+	gst_caps_unref(caps);
+	GstAppSinkCallbacks callbacks = {
+		.new_preroll = handle_new_preroll,
+		.new_sample = handle_new_sample,
+		.propose_allocation = handle_propose_allocation,
+	};
+	gst_app_sink_set_callbacks(GST_APP_SINK(v->sink), &callbacks, v, NULL);
+	gst_bin_add_many(GST_BIN(v->pipeline), src, v->decodebin, v->convert, v->sink, NULL);
+	if (!gst_element_link(src, v->decodebin) || !gst_element_link(v->convert, v->sink)) {
+		veil_message_set(message, "cannot link the video's pipeline");
+		return -EIO;
+	}
+	g_signal_connect(v->decodebin, "element-added", G_CALLBACK(handle_element_added), v);
+	g_signal_connect(v->decodebin, "pad-added", G_CALLBACK(handle_pad_added), v);
+	g_signal_connect(v->decodebin, "no-more-pads", G_CALLBACK(handle_no_more_pads), v);
+	v->bus = gst_element_get_bus(v->pipeline);
+	return 0;
+}
+
+/* From the start again, looping: a segment seek, else (after the end) a flushing one. */
+static void seek_start(struct video *v, bool flush) {
+	GstSeekFlags flags = GST_SEEK_FLAG_SEGMENT | (flush ? GST_SEEK_FLAG_FLUSH : 0);
+	if (!gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, flags, 0)) {
+		v->looping = false;
+		if (flush) {
+			gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
+		}
+	}
+}
+
+static void count_loop(struct video *v) {
+	pthread_mutex_lock(&v->lock);
+	v->loops++;
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* A bus message: 0, or a negative errno (with a sentence) that ends the video. */
+static int handle_message(struct video *v, GstMessage *msg, char **message) {
+	switch (GST_MESSAGE_TYPE(msg)) {
+	case GST_MESSAGE_ERROR: {
+		GError *error = NULL;
+		gst_message_parse_error(msg, &error, NULL);
+		veil_message_set(message, "%s", error != NULL ? error->message : "GStreamer error");
+		g_clear_error(&error);
+		return -EIO;
+	}
+	case GST_MESSAGE_APPLICATION: {
+		pthread_mutex_lock(&v->lock);
+		int err = v->refused;
+		*message = v->refused_message;
+		v->refused_message = NULL;
+		pthread_mutex_unlock(&v->lock);
+		return err;
+	}
+	case GST_MESSAGE_ASYNC_DONE:
+		if (!v->looping && GST_MESSAGE_SRC(msg) == GST_OBJECT(v->pipeline)) {
+			/* Prerolled: every loop from now on is a segment seek. */
+			v->looping = true;
+			seek_start(v, true);
+		}
+		return 0;
+	case GST_MESSAGE_SEGMENT_DONE:
+		count_loop(v);
+		seek_start(v, false);
+		return 0;
+	case GST_MESSAGE_EOS:
+		count_loop(v);
+		gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* A NEXT request: the slots released, played or paused, the cap. */
+static void apply_request(struct video *v, const struct veil_wire_request *request) {
+	GstBuffer *unref[VEIL_WIRE_RELEASED];
+	int n = 0;
+	pthread_mutex_lock(&v->lock);
+	for (uint32_t i = 0; i < request->n_released; i++) {
+		int32_t id = request->released[i];
+		if (id < 0 || id >= v->n_slots || !v->slots[id].held) {
+			continue;
+		}
+		v->slots[id].held = false;
+		if (v->slots[id].buffer != NULL) {
+			unref[n++] = v->slots[id].buffer;
+			v->slots[id].buffer = NULL;
+		}
+	}
+	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
+	pthread_mutex_unlock(&v->lock);
+	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
+	for (int i = 0; i < n; i++) {
+		gst_buffer_unref(unref[i]);
+	}
+	bool playing = request->playing != 0;
+	if (playing != v->playing) {
+		v->playing = playing;
+		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+	}
+}
+
+/* Until the compositor closes its end (0) or the video fails (a negative errno, a sentence). */
+static int run(struct video *v, char **message) {
+	GPollFD bus_fd;
+	gst_bus_get_pollfd(v->bus, &bus_fd);
+	if (gst_element_set_state(v->pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
+		veil_message_set(message, "the video's pipeline does not start");
+		return -EIO;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = v->sock, .events = POLLIN },
+			{ .fd = bus_fd.fd, .events = POLLIN },
+		};
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+			return -errno;
+		}
+		GstMessage *msg;
+		while ((msg = gst_bus_pop(v->bus)) != NULL) {
+			int ret = handle_message(v, msg, message);
+			gst_message_unref(msg);
+			if (ret < 0) {
+				return ret;
+			}
+		}
+		if (pfd[0].revents == 0) {
+			continue;
+		}
+		struct veil_wire_request request;
+		int fd;
+		int ret = veil_serve_receive(v->sock, VEIL_WIRE_NEXT, &request, &fd);
+		if (ret == -EPIPE || ret == -ECONNRESET) {
+			return 0;
+		}
+		if (ret < 0) {
+			veil_message_set(message, "the compositor sent a malformed request");
+			return ret;
+		}
+		apply_request(v, &request);
+	}
+}
+
+int veil_serve_video(int sock, const struct veil_wire_request *request, int fd) {
+	(void)request;
+	struct video *v = calloc(1, sizeof(*v));
+	char *message = NULL;
+	int ret = v != NULL ? 0 : -ENOMEM;
+	if (v != NULL) {
+		v->sock = sock;
+		v->last_pts = GST_CLOCK_TIME_NONE;
+		v->next_running = GST_CLOCK_TIME_NONE;
+		pthread_mutex_init(&v->lock, NULL);
+		snprintf(v->decoder, sizeof(v->decoder), "gstreamer");
+	}
+	/* The registry and the plugins are read before the sandbox, as for a still. */
+	if (ret == 0) {
+		ret = veil_gst_init(&message);
+	}
+	if (ret == 0) {
+		gst_shm_allocator_init_once();
+		v->shm = gst_shm_allocator_get();
+		ret = v->shm != NULL ? 0 : -ENOTSUP;
+		if (ret < 0) {
+			veil_message_set(&message, "GStreamer has no memfd allocator");
+		}
+	}
+	/* No CPU limit (it plays as long as it is shown); the file may be opened again. */
+	if (ret == 0) {
+		ret = veil_sandbox_enter(0, fd, &message);
+	}
+	if (ret == 0) {
+		ret = build(v, fd, &message);
+	}
+	if (ret == 0) {
+		ret = run(v, &message);
+	}
+	if (ret < 0) {
+		ret = veil_serve_fail(sock, ret, message != NULL ? message : strerror(-ret));
+		ret = ret == 0 || ret == -EPIPE ? 0 : 1;
+	}
+	free(message);
+	/* The pipeline is left running: the caller exits at once. */
+	return ret;
+}

@@ -1,0 +1,391 @@
+#define _GNU_SOURCE /* F_DUPFD_CLOEXEC */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <drm_fourcc.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/util/log.h>
+#include "decode/isolate/client.h"
+#include "decode/isolate/frame_pool.h"
+#include "decode/isolate/process.h"
+#include "decode/isolate/spare.h"
+#include "decode/isolate/wire.h"
+#include "decode/source.h"
+#include "scene/pixel_buffer.h"
+#include "util/image.h"
+#include "util/message.h"
+#include "util/worker.h"
+
+/*
+ * A video played in veil-decoder (decode/isolate/serve_video.c): the helper runs the pipeline,
+ * paces and loops it, and sends each frame in one of its memfds as it comes (wire.h: a video
+ * streams). Here, on the compositor's thread, its socket is one fd on the event loop: a frame
+ * is mapped (a new memfd, the first time round) and wrapped without a copy, and every request
+ * (play, pause, the cap, the slots released) is one datagram that never blocks. Starting the
+ * helper and waiting for the first frame happen on a worker; so does ending it.
+ *
+ * A helper that crashes, answers nonsense or stops reading costs the video, not the session:
+ * the last frame stays, the status says what happened, the next command starts a new helper.
+ */
+
+/* The worker's half: starting the helper and its first frame. Freed by done() or discard(). */
+struct video_start {
+	struct veil_job job;
+	struct video_helper_source *src; /* a cancelled job never reaches done() */
+	struct veil_helper_spare *spare;
+	struct veil_frame_pool *pool; /* a reference */
+	int fd;
+	struct veil_helper helper;
+	bool started;
+	/* The result. */
+	int ret;
+	char *message;
+	struct veil_image image;
+	struct veil_decoder_video_frame frame;
+};
+
+/* Ending a helper on a worker (it may take VEIL_HELPER_EXIT_GRACE_MS): frees itself. */
+struct video_end {
+	struct veil_job job;
+	struct veil_helper helper;
+	bool kill;
+};
+
+struct video_helper_source {
+	struct veil_source base;
+	struct video_start *start; /* while the start job runs */
+	struct veil_helper helper; /* sock -1 when none runs */
+	struct veil_frame_pool *pool;
+	struct wl_event_source *readable, *idle;
+	bool running; /* asked to play: shown, neither paused nor held */
+	bool failed;
+	uint64_t frames, loops, wakeups;
+	uint32_t drm_format;
+	char decoder[32];
+};
+
+static const struct veil_source_impl video_helper_source_impl;
+
+static struct video_helper_source *video_helper_source_from_source(
+		struct veil_source *source) {
+	assert(source->impl == &video_helper_source_impl);
+	struct video_helper_source *src = wl_container_of(source, src, base);
+	return src;
+}
+
+static void end_run(struct veil_job *job) {
+	struct video_end *end = wl_container_of(job, end, job);
+	if (end->kill) {
+		veil_helper_kill(&end->helper);
+	}
+	veil_helper_end(&end->helper, VEIL_HELPER_EXIT_GRACE_MS);
+	free(end);
+}
+
+static const struct veil_job_impl end_impl = {
+	.run = end_run,
+};
+
+/*
+ * Hands the helper to a worker to end: it exits by itself once its socket closes, unless it
+ * misbehaved (kill). Without memory for the job, ending it here is the lesser evil.
+ */
+static void end_helper(struct veil_source_context *ctx, struct veil_helper *helper, bool kill) {
+	if (helper->sock < 0) {
+		return;
+	}
+	struct video_end *end = calloc(1, sizeof(*end));
+	if (end == NULL) {
+		veil_helper_kill(helper);
+		veil_helper_end(helper, 0);
+	} else {
+		end->helper = *helper;
+		end->kill = kill;
+		veil_worker_submit(ctx->worker, &end->job, &end_impl);
+	}
+	*helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
+}
+
+static void stop(struct video_helper_source *src, bool kill) {
+	if (src->readable != NULL) {
+		wl_event_source_remove(src->readable);
+		src->readable = NULL;
+	}
+	if (src->idle != NULL) {
+		wl_event_source_remove(src->idle);
+		src->idle = NULL;
+	}
+	end_helper(src->base.ctx, &src->helper, kill);
+}
+
+/* The video can't go on: its last frame stays, the status says why. */
+static void fail(struct video_helper_source *src, int err, const char *why) {
+	stop(src, true);
+	src->failed = true;
+	veil_source_set_error(&src->base, err, "'%s': %s", src->base.path, why);
+	/* The next video's helper, a while after this one ended. */
+	veil_helper_spare_fill(src->base.ctx->decoder_spare, VEIL_HELPER_SPARE_DELAY_MS);
+}
+
+/* Tells the helper what it may reuse, whether to play, the cap: one datagram, never waited. */
+static void send_state(struct video_helper_source *src) {
+	if (src->helper.sock < 0) {
+		return;
+	}
+	struct veil_wire_request request = {
+		.magic = VEIL_WIRE_MAGIC,
+		.version = VEIL_WIRE_VERSION,
+		.op = VEIL_WIRE_NEXT,
+		.kind = VEIL_MEDIA_VIDEO,
+		.playing = src->running,
+		.fps = src->base.fps,
+	};
+	do {
+		request.n_released = (uint32_t)veil_frame_pool_take_released(src->pool,
+			request.released, VEIL_WIRE_RELEASED);
+		int ret = veil_wire_send(src->helper.sock, &request, sizeof(request), -1);
+		if (ret == -EAGAIN) {
+			fail(src, -ETIMEDOUT, "decoder stopped reading its requests");
+			return;
+		}
+		if (ret < 0) {
+			/* It ended: its last words (a -ECHILD reply), if any, are read next. */
+			return;
+		}
+	} while (request.n_released == VEIL_WIRE_RELEASED);
+}
+
+static void handle_idle(void *data) {
+	struct video_helper_source *src = data;
+	src->idle = NULL;
+	send_state(src);
+}
+
+/* A frame was released (the compositor thread): the helper hears of it once this turn ends. */
+static void handle_release(void *data) {
+	struct video_helper_source *src = data;
+	if (src->idle == NULL && src->helper.sock >= 0) {
+		src->idle = wl_event_loop_add_idle(src->base.ctx->loop, handle_idle, src);
+	}
+}
+
+/* Shows a frame received in image: wrapped as it is, no copy. */
+static void show(struct video_helper_source *src, struct veil_image *image,
+		const struct veil_decoder_video_frame *frame) {
+	uint32_t format = image->drm_format;
+	struct wlr_buffer *buffer = veil_pixel_buffer_create(image);
+	if (buffer == NULL) {
+		veil_image_finish(image);
+		return;
+	}
+	src->frames++;
+	src->loops = (uint64_t)frame->loops;
+	src->drm_format = format;
+	snprintf(src->decoder, sizeof(src->decoder), "%s", frame->decoder);
+	src->base.opaque = format == DRM_FORMAT_XRGB8888;
+	src->base.translucent = !src->base.opaque;
+	veil_source_set_frame(&src->base, buffer);
+	wlr_buffer_drop(buffer);
+}
+
+static int handle_readable(int fd, uint32_t mask, void *data) {
+	struct video_helper_source *src = data;
+	src->wakeups++;
+	struct veil_image image;
+	struct veil_decoder_video_frame frame;
+	bool answered;
+	char *message = NULL;
+	int ret = veil_decoder_receive_video_frame(fd, 0, src->pool, &image, &frame, &answered,
+		&message);
+	if (ret == -ETIMEDOUT && !(mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR))) {
+		free(message);
+		return 0; /* woken for nothing */
+	}
+	if (ret < 0) {
+		fail(src, ret, message != NULL ? message : strerror(-ret));
+	} else {
+		show(src, &image, &frame);
+	}
+	free(message);
+	return 0;
+}
+
+static void start_free(struct video_start *start) {
+	if (start->started) {
+		veil_helper_kill(&start->helper);
+		veil_helper_end(&start->helper, VEIL_HELPER_EXIT_GRACE_MS);
+	}
+	veil_image_finish(&start->image);
+	veil_frame_pool_unref(start->pool);
+	if (start->fd >= 0) {
+		close(start->fd);
+	}
+	free(start->message);
+	free(start);
+}
+
+/* A worker: the helper started and handed the file, then its first frame. */
+static void start_run(struct veil_job *job) {
+	struct video_start *start = wl_container_of(job, start, job);
+	start->ret = veil_helper_spare_take(start->spare, &start->helper, &start->message);
+	if (start->ret < 0) {
+		return;
+	}
+	start->started = true;
+	struct veil_wire_request request = {
+		.magic = VEIL_WIRE_MAGIC,
+		.version = VEIL_WIRE_VERSION,
+		.op = VEIL_WIRE_DECODE,
+		.kind = VEIL_MEDIA_VIDEO,
+	};
+	/* A helper dead before it read the request is told apart below, by its end. */
+	veil_wire_send(start->helper.sock, &request, sizeof(request), start->fd);
+	bool answered;
+	start->ret = veil_decoder_receive_video_frame(start->helper.sock,
+		veil_decoder_timeout_ms(), start->pool, &start->image, &start->frame, &answered,
+		&start->message);
+	close(start->fd);
+	start->fd = -1;
+	veil_helper_spare_fill(start->spare, VEIL_HELPER_SPARE_DELAY_MS);
+}
+
+static void start_discard(struct veil_job *job) {
+	struct video_start *start = wl_container_of(job, start, job);
+	start_free(start);
+}
+
+static void start_done(struct veil_job *job) {
+	struct video_start *start = wl_container_of(job, start, job);
+	struct video_helper_source *src = start->src;
+	src->start = NULL;
+	if (start->ret < 0) {
+		src->failed = true;
+		veil_source_set_error(&src->base, start->ret, "Cannot show '%s': %s", src->base.path,
+			start->message != NULL ? start->message : strerror(-start->ret));
+		start_free(start);
+		return;
+	}
+	/* Requests never wait on the compositor's thread: a full socket is a helper that hangs. */
+	int flags = fcntl(start->helper.sock, F_GETFL);
+	if (flags < 0 || fcntl(start->helper.sock, F_SETFL, flags | O_NONBLOCK) < 0) {
+		fail(src, -errno, "cannot make the decoder's socket non-blocking");
+		start_free(start);
+		return;
+	}
+	src->helper = start->helper;
+	start->started = false;
+	src->readable = wl_event_loop_add_fd(src->base.ctx->loop, src->helper.sock,
+		WL_EVENT_READABLE, handle_readable, src);
+	if (src->readable == NULL) {
+		fail(src, -ENOMEM, "out of memory");
+		start_free(start);
+		return;
+	}
+	show(src, &start->image, &start->frame);
+	start_free(start);
+	send_state(src);
+}
+
+static const struct veil_job_impl start_impl = {
+	.run = start_run,
+	.done = start_done,
+	.discard = start_discard,
+};
+
+static void video_helper_source_destroy(struct veil_source *source) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	if (src->start != NULL) {
+		veil_job_cancel(&src->start->job);
+	}
+	stop(src, false);
+	/* Frames still shown keep their memfds mapped: the pool goes with the last of them. */
+	veil_frame_pool_set_notify(src->pool, NULL, NULL);
+	veil_frame_pool_unref(src->pool);
+	free(src);
+}
+
+static void video_helper_source_set_visible(struct veil_source *source, bool visible) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	src->running = visible;
+	send_state(src);
+}
+
+static void video_helper_source_set_fps(struct veil_source *source, int fps) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	(void)fps; /* in base.fps, sent with every request */
+	send_state(src);
+}
+
+static void video_helper_source_get_info(struct veil_source *source,
+		struct veil_source_info *info) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	if (src->failed) {
+		info->state = "stopped";
+	} else if (src->start != NULL || src->frames == 0) {
+		info->state = "loading";
+	} else {
+		info->state = src->running ? "playing" : "paused";
+	}
+	snprintf(info->decoder, sizeof(info->decoder), "%s", src->decoder);
+	info->counts = true;
+	info->frames = src->frames;
+	info->loops = src->loops;
+	info->wakeups = src->wakeups;
+	snprintf(info->pipeline, sizeof(info->pipeline), "veil-decoder");
+	if (src->frames > 0) {
+		snprintf(info->format, sizeof(info->format), "%s",
+			src->drm_format == DRM_FORMAT_ARGB8888 ? "ARGB8888" : "XRGB8888");
+	}
+}
+
+static const struct veil_source_impl video_helper_source_impl = {
+	.kind = VEIL_SOURCE_VIDEO,
+	.destroy = video_helper_source_destroy,
+	.set_visible = video_helper_source_set_visible,
+	.get_info = video_helper_source_get_info,
+	.set_fps = video_helper_source_set_fps,
+};
+
+struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
+		char *path, const struct stat *st, int *err, char **message) {
+	struct video_helper_source *src = calloc(1, sizeof(*src));
+	struct video_start *start = calloc(1, sizeof(*start));
+	struct veil_frame_pool *pool = veil_frame_pool_create();
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (src == NULL || start == NULL || pool == NULL || copy < 0) {
+		*err = copy < 0 ? -errno : -ENOMEM;
+		veil_message_set(message, "%s", strerror(-*err));
+		goto fail;
+	}
+	veil_source_init(&src->base, &video_helper_source_impl, ctx, path, st);
+	src->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
+	src->pool = pool;
+	veil_frame_pool_set_notify(pool, handle_release, src);
+	snprintf(src->decoder, sizeof(src->decoder), "veil-decoder");
+	*start = (struct video_start){
+		.src = src,
+		.spare = ctx->decoder_spare,
+		.pool = pool,
+		.fd = copy,
+		.helper = { .pidfd = -1, .sock = -1 },
+	};
+	/* The worker's reference: its first frame is mapped there. */
+	start->pool = veil_frame_pool_ref(pool);
+	src->start = start;
+	veil_worker_submit(ctx->worker, &start->job, &start_impl);
+	return &src->base;
+
+fail:
+	if (copy >= 0) {
+		close(copy);
+	}
+	veil_frame_pool_unref(pool);
+	free(start);
+	free(src);
+	free(path);
+	return NULL;
+}

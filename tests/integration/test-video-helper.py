@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""
+Videos played in veil-decoder (VEIL_DECODER_VIDEO=process: decode/isolate/serve_video.c and
+video_client.c), with the real helper and real H.264 files made by ffmpeg.
+
+1. A clip of solid colours plays: the status names veil-decoder's pipeline and the decoder, its
+   frames and loops count up, the screen shows the clip's colours in turn (classified against
+   the colours the clip was made of), and the frames come from a veil-decoder process started
+   by the compositor (its child, and the decoding process that monitor's child), not from the
+   compositor's own GStreamer.
+2. `veil pause` stops the frame counter and the picture; `veil resume` plays on.
+3. The decoding process killed with SIGSEGV mid-play: the compositor goes on answering IPC,
+   the status says "decoder crashed (SIGSEGV)" and names the file, the last frame stays on
+   screen unchanged, and the next command (the same clip) plays again in a new helper.
+4. A truncated clip: the command's error names the file, the wallpaper before stays.
+5. A PNG after the video: the video's helper exits (no process left behind).
+"""
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import veiltest as vt  # noqa: E402
+
+t = vt.Test('video-helper')
+OUT = 'HEADLESS-1'
+W, H = 1280, 720  # the headless default
+FPS = 10
+COLOURS = [('red', (220, 40, 40)), ('green', (40, 200, 40)), ('blue', (40, 40, 220))]
+SECONDS_EACH = 0.5
+COLOUR_TOLERANCE = 24  # 4:2:0, limited range, H.264
+
+clip = vt.make_colour_clip(
+    os.path.join(t.media, 'colours.mp4'), COLOURS, FPS, SECONDS_EACH,
+    ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '10', '-g', str(FPS), '-bf', '0',
+     '-pix_fmt', 'yuv420p', '-movflags', '+faststart'])
+truncated = vt.make_truncated(os.path.join(t.media, 'truncated.mp4'), clip, fraction=0.3)
+png = vt.make_png(os.path.join(t.media, 'still.png'), vt.quadrant_pixels(640, 360))
+
+
+def source(c):
+    return c.veil(OUT).get('source') or {}
+
+
+def children(pid):
+    """PIDs whose parent is pid, and their command names."""
+    out = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index('(') + 1:stat.rindex(')')]
+        ppid = int(stat[stat.rindex(')') + 2:].split()[1])
+        if ppid == pid:
+            out.append((int(entry), comm))
+    return out
+
+
+def decoding_processes(c):
+    """The decoding processes (children of a veil-decoder monitor the compositor started)."""
+    found = []
+    for pid, comm in children(c.proc.pid):
+        if comm == 'veil-decoder':
+            found += [p for p, k in children(pid) if k == 'veil-decoder']
+    return found
+
+
+def colours_seen(c, seconds):
+    seen = set()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        i, _ = vt.classify_colour(vt.grab(c, OUT), COLOURS, COLOUR_TOLERANCE)
+        if i is not None:
+            seen.add(i)
+        time.sleep(0.05)
+    return seen
+
+
+env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process'}
+with t.compositor(outputs=1, name='video-helper', env=env) as c:
+    with t.case('a video plays in veil-decoder'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+        t.check(ok, 'accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=clip)
+        t.check(v.get('error') is None, 'no error', str(v.get('error')))
+        src = source(c)
+        t.check(src.get('pipeline') == 'veil-decoder', "the status names veil-decoder's pipeline",
+                str(src))
+        t.check(src.get('decoder') not in (None, '', 'veil-decoder', 'gstreamer'),
+                'and the video decoder the helper plugged', str(src.get('decoder')))
+        c.check_until(lambda: (source(c).get('loops') or 0) >= 2, 'the clip loops twice',
+                      timeout=30)
+        src = source(c)
+        t.check(src.get('state') == 'playing', 'playing', str(src.get('state')))
+        t.check(src.get('frames', 0) >= 2 * len(COLOURS) * SECONDS_EACH * FPS * 0.5,
+                'frames count up with the loops', str(src))
+        seen = colours_seen(c, 3 * len(COLOURS) * SECONDS_EACH)
+        t.check(seen == set(range(len(COLOURS))), "the screen shows each of the clip's colours",
+                str(sorted(COLOURS[i][0] for i in seen)))
+        t.check(len(decoding_processes(c)) == 1,
+                "one decoding process, the child of the compositor's veil-decoder",
+                str(children(c.proc.pid)))
+        with open(c.log_path, 'rb') as f:
+            log = f.read().decode(errors='replace')
+        t.check('videos are played in veil-decoder processes' in log,
+                'the log says where videos are played')
+
+    with t.case('pause and resume'):
+        ok, err = c.msg(f'output {OUT} veil pause')
+        t.check(ok, '`veil pause` accepted', err)
+        c.check_until(lambda: source(c).get('state') == 'paused', 'paused', timeout=10)
+        time.sleep(0.5)
+        frames = source(c).get('frames')
+        still = vt.grab(c, OUT)
+        time.sleep(1.5)
+        t.check(source(c).get('frames') == frames, 'the frame counter stops',
+                f'{frames} -> {source(c).get("frames")}')
+        t.check(np.array_equal(vt.grab(c, OUT), still), 'the picture stays')
+        ok, err = c.msg(f'output {OUT} veil resume')
+        t.check(ok, '`veil resume` accepted', err)
+        c.check_until(lambda: (source(c).get('frames') or 0) > frames + FPS,
+                      'frames come again', timeout=15)
+
+    with t.case('the decoding process crashes mid-play'):
+        procs = decoding_processes(c)
+        t.check(len(procs) == 1, 'one decoding process to crash', str(procs))
+        if procs:
+            os.kill(procs[0], signal.SIGSEGV)
+            v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
+                              'the status gets an error', timeout=30)
+            if v is not None:
+                vt._say(f'   {v["error"]}')
+                t.check(v['error'] == f"'{clip}': decoder crashed (SIGSEGV)",
+                        'the error names the file and says what happened', v['error'])
+                t.check((v.get('source') or {}).get('state') == 'stopped', 'stopped',
+                        str(v.get('source')))
+            t.check(c.responsive(), 'the compositor answers IPC')
+            first = vt.grab(c, OUT)
+            i, mean = vt.classify_colour(first, COLOURS, COLOUR_TOLERANCE)
+            t.check(i is not None, 'the last frame stays on screen', str(mean))
+            time.sleep(1.0)
+            t.check(np.array_equal(vt.grab(c, OUT), first), 'and does not change')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+        t.check(ok, 'the next command is accepted', err)
+        c.check_until(lambda: not c.veil(OUT).get('error') and
+                      (source(c).get('frames') or 0) > 2 * FPS,
+                      'the clip plays again, in a new helper', timeout=30)
+        t.check(len(decoding_processes(c)) == 1, 'one decoding process again',
+                str(children(c.proc.pid)))
+
+    with t.case('a truncated video: an error naming the file, the wallpaper stays'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(truncated)} fill')
+        if ok:
+            v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
+                              'the status gets an error', timeout=30)
+            err = v['error'] if v else ''
+        t.check(truncated in (err or ''), 'the error names the file', str(err))
+        v = c.veil(OUT)
+        t.check(v.get('file') == clip, 'the clip is still the wallpaper', str(v.get('file')))
+        c.check_until(lambda: len(decoding_processes(c)) == 1,
+                      "the truncated file's helper is gone", timeout=15)
+
+    with t.case("a still after the video: the video's helper exits"):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(png)} fill')
+        t.check(ok, 'accepted', err)
+        c.wait_veil(OUT, 'shown', file=png)
+        c.check_until(lambda: not decoding_processes(c), 'no decoding process left',
+                      timeout=15)
+        shot = c.settled_screenshot(OUT)
+        t.compare(shot, vt.expect_fill(png, W, H), 'still-after-video', tolerance=8,
+                  mean_tolerance=1, ignore_edges=4)
+
+t.finish()
