@@ -42,10 +42,15 @@ int veil_wire_receive(int sock, void *data, size_t len, int fds[VEIL_WIRE_MAX_FD
 		.msg_control = control.buf,
 		.msg_controllen = sizeof(control.buf),
 	};
+	/*
+	 * A peer that closed with messages of ours unread resets the connection: the error comes
+	 * once, before whatever it sent last (a video's helper that died while requests waited,
+	 * and its monitor's word on how), which is read next.
+	 */
 	ssize_t n;
 	do {
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && (errno == EINTR || errno == ECONNRESET));
 	if (n < 0) {
 		return -errno;
 	}

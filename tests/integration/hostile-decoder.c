@@ -1,7 +1,7 @@
 /*
  * A veil-decoder that misbehaves on request, for test-isolate.py (VEIL_DECODER_HELPER points
  * the compositor at it). The request is in the file the compositor hands over: a PNG (or an
- * animated GIF: the modes "anim-*") followed by "veil-hostile:WORD\n" after its end, which the
+ * animated GIF: the modes "anim-*"; a video: "video-*") followed by "veil-hostile:WORD\n" after its end, which the
  * header checks do not look at. Without
  * the marker it decodes as the real helper does (the same code), so that the next command
  * works. Every misbehaviour happens inside the real sandbox.
@@ -164,12 +164,49 @@ static int misbehave_anim(int sock) {
 	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
 }
 
+/*
+ * The video modes: a first good frame (grey, slot 0), the compositor's first request (play),
+ * then the misbehaviour, with the video on screen.
+ */
+static int misbehave_video(int sock) {
+	struct veil_wire_reply reply = plausible();
+	if (veil_serve_send(sock, &reply, grey_memfd(256 * 64, F_SEAL_SHRINK | F_SEAL_GROW)) != 0 ||
+			wait_next(sock) != 0) {
+		return 1;
+	}
+	reply.index = 1;
+	reply.slot = 1;
+	if (strcmp(mode, "video-segv") == 0) {
+		crash();
+	} else if (strcmp(mode, "video-exit") == 0) {
+		_exit(3);
+	} else if (strcmp(mode, "video-held") == 0) {
+		reply.slot = 0; /* the frame on screen */
+		return veil_serve_send(sock, &reply, -1);
+	} else if (strcmp(mode, "video-no-memory") == 0) {
+		reply.slot = 5;
+		return veil_serve_send(sock, &reply, -1);
+	} else if (strcmp(mode, "video-unsealed") == 0) {
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, 0));
+	} else if (strcmp(mode, "video-loops") == 0) {
+		reply.loops = -1;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "video-garbage") == 0) {
+		return write(sock, "garbage", 7) == 7 ? 0 : 1;
+	}
+	fprintf(stderr, "hostile-decoder: unknown video mode '%s'\n", mode);
+	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
+}
+
 static int misbehave(int sock, int file) {
 	struct veil_wire_reply reply = plausible();
 	/* One line a start: the test counts them (a file that failed is not retried). */
 	fprintf(stderr, "hostile-decoder: started for '%s'\n", mode);
 	if (strncmp(mode, "anim-", 5) == 0) {
 		return misbehave_anim(sock);
+	}
+	if (strncmp(mode, "video-", 6) == 0) {
+		return misbehave_video(sock);
 	}
 	if (strcmp(mode, "segv") == 0) {
 		crash();

@@ -14,6 +14,11 @@ video_client.c), with the real helper and real H.264 files made by ffmpeg.
    screen unchanged, and the next command (the same clip) plays again in a new helper.
 4. A truncated clip: the command's error names the file, the wallpaper before stays.
 5. A PNG after the video: the video's helper exits (no process left behind).
+6. A hostile helper (hostile-decoder.c, on a marker after the clip's end) that sends a good
+   grey first frame and then segfaults, exits, names the slot of the frame on screen or a slot
+   whose memfd it never sent, sends a memfd that could shrink, a negative loop count, or a
+   garbage datagram: each time the compositor answers IPC, the grey frame stays on screen, the
+   video is stopped with the error naming the file, and the next command plays the clip.
 """
 import os
 import signal
@@ -91,8 +96,8 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
         v = c.wait_veil(OUT, 'shown', file=clip)
         t.check(v.get('error') is None, 'no error', str(v.get('error')))
         src = source(c)
-        t.check(src.get('pipeline') == 'veil-decoder', "the status names veil-decoder's pipeline",
-                str(src))
+        t.check((src.get('pipeline') or '').startswith('veil-decoder-'),
+                "the status names veil-decoder's pipeline", str(src))
         t.check(src.get('decoder') not in (None, '', 'veil-decoder', 'gstreamer'),
                 'and the video decoder the helper plugged', str(src.get('decoder')))
         c.check_until(lambda: (source(c).get('loops') or 0) >= 2, 'the clip loops twice',
@@ -176,5 +181,53 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
         shot = c.settled_screenshot(OUT)
         t.compare(shot, vt.expect_fill(png, W, H), 'still-after-video', tolerance=8,
                   mean_tolerance=1, ignore_edges=4)
+
+# --- A hostile helper: the compositor's side of a video treats it as untrusted. ---
+HOSTILE = os.environ.get('VEIL_TEST_HOSTILE_DECODER')
+VIDEO_CASES = [
+    ('video-segv', 'decoder crashed (SIGSEGV)'),
+    ('video-exit', 'decoder exited with status 3 without an answer'),
+    ('video-held', 'decoder wrote into a frame the compositor still holds'),
+    ('video-no-memory', 'decoder answered a frame in slot 5 without its memory'),
+    ('video-unsealed', "decoder's frame is not sealed against resizing"),
+    ('video-loops', 'decoder answered an impossible video frame'),
+    ('video-garbage', 'decoder answered a malformed message'),
+]
+if not HOSTILE or not os.access(HOSTILE, os.X_OK):
+    t.fail('the hostile decoder is built', str(HOSTILE))
+else:
+    env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process',
+           'VEIL_DECODER_HELPER': HOSTILE,
+           # Under AddressSanitizer the hostile helper's SIGSEGV would become ASan's abort.
+           'ASAN_OPTIONS': (os.environ.get('ASAN_OPTIONS', '') + ':handle_segv=0').lstrip(':')}
+    with open(clip, 'rb') as f:
+        clip_bytes = f.read()
+    with t.compositor(outputs=1, name='hostile', env=env) as c:
+        for mode, says in VIDEO_CASES:
+            with t.case(f'hostile video helper: {mode}'):
+                path = vt._write(os.path.join(t.media, f'hostile-{mode}.mp4'),
+                                 clip_bytes + f'veil-hostile:{mode}\n'.encode())
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+                t.check(ok, 'accepted', err)
+                v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
+                                  'the status gets an error', timeout=30)
+                if v is None:
+                    continue
+                vt._say(f'   {v["error"]}')
+                t.check(v['error'].startswith(f"'{path}': "), 'the error names the file',
+                        v['error'])
+                t.check(says in v['error'], f'the error says "{says}"', v['error'])
+                t.check(c.responsive(), 'the compositor answers IPC')
+                src = v.get('source') or {}
+                t.check(v.get('file') == path and src.get('state') == 'stopped',
+                        'the video stays, stopped', f'{src.get("state")} {v.get("file")}')
+                shot = c.settled_screenshot(OUT)
+                t.compare(shot, np.full((H, W, 3), 0x80, np.uint8), f'video-{mode}',
+                          tolerance=2, mean_tolerance=1)
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+                t.check(ok, 'the next command is accepted', err)
+                c.check_until(lambda: not c.veil(OUT).get('error') and
+                              (source(c).get('frames') or 0) > FPS,
+                              'the clip plays, in a new helper', timeout=30)
 
 t.finish()
