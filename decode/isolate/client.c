@@ -320,7 +320,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	int nfds;
 	int ret = receive_checked(sock, ms, &reply, fds, &nfds, frame->decoder,
 		sizeof(frame->decoder), answered, message);
-	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || nfds > 1)) {
+	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 || nfds > 1)) {
 		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
 			"%d descriptors)", reply.index, reply.loops, nfds);
 		ret = -EPROTO;
@@ -332,6 +332,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	if (ret == 0) {
 		frame->index = reply.index;
 		frame->loops = reply.loops;
+		frame->copies = reply.copies;
 	}
 	veil_wire_close(fds, &nfds);
 	return ret;

@@ -19,6 +19,7 @@
 #include "decode/gst.h"
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/serve.h"
+#include "decode/video/choose.h"
 #include "util/message.h"
 
 /*
@@ -279,6 +280,7 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 		.index = v->index,
 		.slot = id,
 		.loops = loops,
+		.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies,
 	};
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", decoder);
 	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
@@ -353,6 +355,40 @@ static void handle_element_added(GstBin *bin, GstElement *element, gpointer data
 	pthread_mutex_unlock(&v->lock);
 }
 
+/* decodebin's GstAutoplugSelectResult (not in the installed headers). */
+enum autoplug_select_result {
+	AUTOPLUG_SELECT_TRY = 0,
+	AUTOPLUG_SELECT_SKIP = 2,
+};
+
+/* A size in caps (coded or raw) larger than MAX_SIDE: refused (0) before a decoder allocates. */
+static gboolean handle_autoplug_continue(GstElement *decodebin, GstPad *pad, GstCaps *caps,
+		gpointer data) {
+	struct video *v = data;
+	const GstStructure *s = caps != NULL && gst_caps_get_size(caps) > 0 ?
+		gst_caps_get_structure(caps, 0) : NULL;
+	int width = 0, height = 0;
+	if (s == NULL || !gst_structure_get_int(s, "width", &width) ||
+			!gst_structure_get_int(s, "height", &height) ||
+			(width <= MAX_SIDE && height <= MAX_SIDE)) {
+		return TRUE;
+	}
+	refuse(v, -EFBIG, veil_message("The video is %dx%d, larger than %dx%d", width, height,
+		MAX_SIDE, MAX_SIDE));
+	return FALSE;
+}
+
+/*
+ * Software decoders only: the sandbox has no render node (nor /dev at all), and a hardware
+ * decoder's libraries would look for one.
+ */
+static int handle_autoplug_select(GstElement *decodebin, GstPad *pad, GstCaps *caps,
+		GstElementFactory *factory, gpointer data) {
+	const char *klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
+	return veil_decoder_is_hardware(GST_OBJECT_NAME(factory), klass) ?
+		AUTOPLUG_SELECT_SKIP : AUTOPLUG_SELECT_TRY;
+}
+
 /* decodebin, streaming thread: links the first raw video stream no larger than MAX_SIDE. */
 static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) {
 	struct video *v = data;
@@ -375,8 +411,8 @@ static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) 
 		return;
 	}
 	if (width > MAX_SIDE || height > MAX_SIDE) {
-		refuse(v, -EFBIG, veil_message("The video is %dx%d, larger than %d pixels a side",
-			width, height, MAX_SIDE));
+		refuse(v, -EFBIG, veil_message("The video is %dx%d, larger than %dx%d", width,
+			height, MAX_SIDE, MAX_SIDE));
 		return;
 	}
 	pthread_mutex_lock(&v->lock);
@@ -434,6 +470,9 @@ static int build(struct video *v, int file, char **message) {
 		veil_message_set(message, "cannot link the video's pipeline");
 		return -EIO;
 	}
+	g_signal_connect(v->decodebin, "autoplug-continue", G_CALLBACK(handle_autoplug_continue),
+		v);
+	g_signal_connect(v->decodebin, "autoplug-select", G_CALLBACK(handle_autoplug_select), v);
 	g_signal_connect(v->decodebin, "element-added", G_CALLBACK(handle_element_added), v);
 	g_signal_connect(v->decodebin, "pad-added", G_CALLBACK(handle_pad_added), v);
 	g_signal_connect(v->decodebin, "no-more-pads", G_CALLBACK(handle_no_more_pads), v);

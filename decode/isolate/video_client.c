@@ -30,7 +30,13 @@
  *
  * A helper that crashes, answers nonsense or stops reading costs the video, not the session:
  * the last frame stays, the status says what happened, the next command starts a new helper.
+ *
+ * While an output showing the video owes a frame event, the socket is not watched: a frame that
+ * comes meanwhile waits in it, and the frame event, which wakes the compositor anyway, takes
+ * it (as the in-process mailbox does). A frame event later than LATE_MS watches it again.
  */
+
+#define LATE_MS 100
 
 /* The worker's half: starting the helper and its first frame. Freed by done() or discard(). */
 struct video_start {
@@ -60,10 +66,13 @@ struct video_helper_source {
 	struct video_start *start; /* while the start job runs */
 	struct veil_helper helper; /* sock -1 when none runs */
 	struct veil_frame_pool *pool;
-	struct wl_event_source *readable, *idle;
+	struct wl_event_source *readable, *idle, *late;
 	bool running; /* asked to play: shown, neither paused nor held */
+	bool owed; /* an output showing it owes a frame event */
+	bool watched; /* the socket wakes the compositor (not while owed, but after LATE_MS) */
 	bool failed;
-	uint64_t frames, loops, wakeups;
+	uint64_t frames, dropped, loops, copies, wakeups;
+	pid_t pid; /* of the helper, for the status: each video's pipeline is told apart */
 	uint32_t drm_format;
 	char decoder[32];
 };
@@ -118,6 +127,10 @@ static void stop(struct video_helper_source *src, bool kill) {
 	if (src->idle != NULL) {
 		wl_event_source_remove(src->idle);
 		src->idle = NULL;
+	}
+	if (src->late != NULL) {
+		wl_event_source_remove(src->late);
+		src->late = NULL;
 	}
 	end_helper(src->base.ctx, &src->helper, kill);
 }
@@ -184,6 +197,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	}
 	src->frames++;
 	src->loops = (uint64_t)frame->loops;
+	src->copies = (uint64_t)frame->copies;
 	src->drm_format = format;
 	snprintf(src->decoder, sizeof(src->decoder), "%s", frame->decoder);
 	src->base.opaque = format == DRM_FORMAT_XRGB8888;
@@ -192,25 +206,65 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	wlr_buffer_drop(buffer);
 }
 
+/*
+ * Takes what the socket holds: the newest frame is shown (the others released unseen), a failure
+ * ends the video. Returns whether the helper still runs.
+ */
+static bool take_frames(struct video_helper_source *src, bool hangup) {
+	struct veil_image newest = {0};
+	struct veil_decoder_video_frame newest_frame;
+	int ret = 0;
+	char *message = NULL;
+	/* A bound: a helper that floods the socket gives the compositor back after a while. */
+	for (int i = 0; i < 64; i++) {
+		struct veil_image image;
+		struct veil_decoder_video_frame frame;
+		bool answered;
+		ret = veil_decoder_receive_video_frame(src->helper.sock, 0, src->pool, &image,
+			&frame, &answered, &message);
+		if (ret < 0) {
+			break;
+		}
+		if (newest.data != NULL) {
+			src->dropped++;
+			veil_image_finish(&newest);
+		}
+		newest = image;
+		newest_frame = frame;
+	}
+	if (newest.data != NULL) {
+		show(src, &newest, &newest_frame);
+	}
+	if (ret < 0 && (ret != -ETIMEDOUT || hangup)) {
+		fail(src, ret == -ETIMEDOUT ? -EIO : ret,
+			message != NULL && ret != -ETIMEDOUT ? message : "decoder ended without an answer");
+		free(message);
+		return false;
+	}
+	free(message);
+	return true;
+}
+
+/* Watches the socket (a frame wakes the compositor), or not (it waits for a frame event). */
+static void watch(struct video_helper_source *src, bool watched) {
+	src->watched = watched;
+	wl_event_source_fd_update(src->readable, watched ? WL_EVENT_READABLE : 0);
+	wl_event_source_timer_update(src->late, watched ? 0 : LATE_MS);
+}
+
 static int handle_readable(int fd, uint32_t mask, void *data) {
 	struct video_helper_source *src = data;
 	src->wakeups++;
-	struct veil_image image;
-	struct veil_decoder_video_frame frame;
-	bool answered;
-	char *message = NULL;
-	int ret = veil_decoder_receive_video_frame(fd, 0, src->pool, &image, &frame, &answered,
-		&message);
-	if (ret == -ETIMEDOUT && !(mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR))) {
-		free(message);
-		return 0; /* woken for nothing */
+	take_frames(src, mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR));
+	return 0;
+}
+
+/* No frame event for LATE_MS: frames wake the compositor again until none is owed. */
+static int handle_late(void *data) {
+	struct video_helper_source *src = data;
+	if (take_frames(src, false)) {
+		watch(src, true);
 	}
-	if (ret < 0) {
-		fail(src, ret, message != NULL ? message : strerror(-ret));
-	} else {
-		show(src, &image, &frame);
-	}
-	free(message);
 	return 0;
 }
 
@@ -277,10 +331,17 @@ static void start_done(struct veil_job *job) {
 		return;
 	}
 	src->helper = start->helper;
+	src->pid = src->helper.pid;
+	wlr_log(WLR_INFO, "veil: %s: playing in veil-decoder (pid %d), decoded by %s",
+		src->base.path, (int)src->pid, start->frame.decoder);
 	start->started = false;
+	/* Frames are released on this thread from now on: each tells the helper. */
+	veil_frame_pool_set_notify(src->pool, handle_release, src);
 	src->readable = wl_event_loop_add_fd(src->base.ctx->loop, src->helper.sock,
 		WL_EVENT_READABLE, handle_readable, src);
-	if (src->readable == NULL) {
+	src->late = wl_event_loop_add_timer(src->base.ctx->loop, handle_late, src);
+	src->watched = true;
+	if (src->readable == NULL || src->late == NULL) {
 		fail(src, -ENOMEM, "out of memory");
 		start_free(start);
 		return;
@@ -288,6 +349,9 @@ static void start_done(struct veil_job *job) {
 	show(src, &start->image, &start->frame);
 	start_free(start);
 	send_state(src);
+	if (src->helper.sock >= 0 && src->owed) {
+		watch(src, false);
+	}
 }
 
 static const struct veil_job_impl start_impl = {
@@ -314,6 +378,26 @@ static void video_helper_source_set_visible(struct veil_source *source, bool vis
 	send_state(src);
 }
 
+static void video_helper_source_set_frame_owed(struct veil_source *source, bool owed) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	src->owed = owed;
+	if (src->readable == NULL) {
+		return;
+	}
+	/* No event will come for a frame that waited for one: take it now. */
+	if (owed || take_frames(src, false)) {
+		watch(src, !owed);
+	}
+}
+
+/* An output's frame event: the moment to show a frame that waited for it. */
+static void video_helper_source_frame_event(struct veil_source *source) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	if (src->readable != NULL && src->owed && take_frames(src, false) && !src->watched) {
+		wl_event_source_timer_update(src->late, LATE_MS);
+	}
+}
+
 static void video_helper_source_set_fps(struct veil_source *source, int fps) {
 	struct video_helper_source *src = video_helper_source_from_source(source);
 	(void)fps; /* in base.fps, sent with every request */
@@ -333,9 +417,11 @@ static void video_helper_source_get_info(struct veil_source *source,
 	snprintf(info->decoder, sizeof(info->decoder), "%s", src->decoder);
 	info->counts = true;
 	info->frames = src->frames;
+	info->dropped = src->dropped;
 	info->loops = src->loops;
 	info->wakeups = src->wakeups;
-	snprintf(info->pipeline, sizeof(info->pipeline), "veil-decoder");
+	snprintf(info->pipeline, sizeof(info->pipeline), "veil-decoder-%d", (int)src->pid);
+	info->copies = src->copies;
 	if (src->frames > 0) {
 		snprintf(info->format, sizeof(info->format), "%s",
 			src->drm_format == DRM_FORMAT_ARGB8888 ? "ARGB8888" : "XRGB8888");
@@ -348,6 +434,8 @@ static const struct veil_source_impl video_helper_source_impl = {
 	.set_visible = video_helper_source_set_visible,
 	.get_info = video_helper_source_get_info,
 	.set_fps = video_helper_source_set_fps,
+	.set_frame_owed = video_helper_source_set_frame_owed,
+	.frame_event = video_helper_source_frame_event,
 };
 
 struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
@@ -364,7 +452,6 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	veil_source_init(&src->base, &video_helper_source_impl, ctx, path, st);
 	src->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	src->pool = pool;
-	veil_frame_pool_set_notify(pool, handle_release, src);
 	snprintf(src->decoder, sizeof(src->decoder), "veil-decoder");
 	*start = (struct video_start){
 		.src = src,
