@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
-#include "veil-config.h"
 #include <wlr/util/log.h>
+#include "veil-config.h"
 #include "decode/anim.h"
 #include "decode/image.h"
 #include "decode/sniff.h"
@@ -300,6 +302,19 @@ struct veil_source *veil_source_open(struct veil_source_context *ctx, const char
 	return source;
 }
 
+/* Whether a video opened now plays in veil-decoder (enum veil_video_place). */
+static bool video_in_helper(const struct veil_source_context *ctx) {
+	if (ctx->decoder_spare == NULL || ctx->video_place == VEIL_VIDEO_INPROCESS) {
+		return false;
+	}
+	if (ctx->video_place == VEIL_VIDEO_PROCESS || ctx->renderer == NULL) {
+		return true;
+	}
+	const struct wlr_drm_format_set *formats =
+		wlr_renderer_get_texture_formats(ctx->renderer, WLR_BUFFER_CAP_DMABUF);
+	return formats == NULL || formats->len == 0;
+}
+
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 		bool full_size, int *err, char **message) {
 	*err = 0;
@@ -348,7 +363,7 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
 			message);
 #if VEIL_DECODER_PROCESS
-	} else if (ctx->decoder_spare != NULL && ctx->videos_in_helper) {
+	} else if (video_in_helper(ctx)) {
 		source = veil_video_helper_source_create(ctx, fd, name, &st, err, message);
 #endif
 	} else {

@@ -80,6 +80,17 @@ struct veil_source_impl {
 	void (*set_fps)(struct veil_source *source, int fps);
 };
 
+enum veil_video_place {
+	/*
+	 * In veil-decoder while the renderer takes no dmabufs: frames are converted to XRGB8888
+	 * on the CPU either way, and the helper adds nothing to that; in process for a renderer
+	 * that imports the decoder's frames as dmabufs, which the helper does not hand over.
+	 */
+	VEIL_VIDEO_AUTO,
+	VEIL_VIDEO_PROCESS,
+	VEIL_VIDEO_INPROCESS,
+};
+
 /* What every source needs from the compositor side. Owned by the scene. */
 struct veil_source_context {
 	struct wl_event_loop *loop;
@@ -93,8 +104,8 @@ struct veil_source_context {
 	 * anim_client.c), started ahead of need by this; NULL: in this process.
 	 */
 	struct veil_helper_spare *decoder_spare;
-	/* Videos too are played in veil-decoder (decode/isolate/video_client.c): needs the spare. */
-	bool videos_in_helper;
+	/* Where videos play (decode/isolate/video_client.c in veil-decoder): needs the spare. */
+	enum veil_video_place video_place;
 	struct wl_list sources; /* veil_source.link */
 };
 

@@ -327,20 +327,24 @@ static bool decoder_process_chosen(void) {
 }
 
 /*
- * Videos are played in the compositor's process unless VEIL_DECODER_VIDEO=process (with
- * veil-decoder for stills): docs/integrating.md, "Where videos are decoded".
+ * Where videos play, with veil-decoder for stills: VEIL_DECODER_VIDEO=process or inprocess, else
+ * decided by the renderer (enum veil_video_place; docs/integrating.md, "Where stills and
+ * animations are decoded").
  */
-static bool video_process_chosen(void) {
+static enum veil_video_place video_place_chosen(void) {
 	const char *mode = getenv("VEIL_DECODER_VIDEO");
-	if (mode == NULL || mode[0] == '\0' || strcmp(mode, "inprocess") == 0) {
-		return false;
+	if (mode == NULL || mode[0] == '\0') {
+		return VEIL_VIDEO_AUTO;
 	}
-	if (strcmp(mode, "process") != 0) {
-		wlr_log(WLR_ERROR, "veil: VEIL_DECODER_VIDEO=%s is neither 'process' nor 'inprocess'",
-			mode);
-		return false;
+	if (strcmp(mode, "process") == 0) {
+		return VEIL_VIDEO_PROCESS;
 	}
-	return true;
+	if (strcmp(mode, "inprocess") == 0) {
+		return VEIL_VIDEO_INPROCESS;
+	}
+	wlr_log(WLR_ERROR, "veil: VEIL_DECODER_VIDEO=%s is neither 'process' nor 'inprocess'",
+		mode);
+	return VEIL_VIDEO_AUTO;
 }
 
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
@@ -371,10 +375,16 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_list_init(&scene->ctx.sources);
 	if (decoder_process_chosen()) {
 		create_decoder_spare(scene);
-		scene->ctx.videos_in_helper = scene->ctx.decoder_spare != NULL &&
-			video_process_chosen();
-		wlr_log(WLR_INFO, "veil: videos are played %s", scene->ctx.videos_in_helper ?
-			"in veil-decoder processes" : "in the compositor's process");
+		scene->ctx.video_place = video_place_chosen();
+		static const char *const where[] = {
+			[VEIL_VIDEO_AUTO] = "in veil-decoder processes while the renderer imports no "
+				"dmabufs, else in the compositor's process",
+			[VEIL_VIDEO_PROCESS] = "in veil-decoder processes",
+			[VEIL_VIDEO_INPROCESS] = "in the compositor's process",
+		};
+		wlr_log(WLR_INFO, "veil: videos are played %s",
+			scene->ctx.decoder_spare != NULL ? where[scene->ctx.video_place] :
+			where[VEIL_VIDEO_INPROCESS]);
 	}
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);

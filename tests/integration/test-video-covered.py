@@ -7,7 +7,8 @@ and ended by its PID.
 
 While it covers the output: veil's state is "hidden", the source has no viewer, the frame
 counters stop, the screen shows the client, and the compositor's threads other than the main
-one (GStreamer's streaming threads, the decoder's) use next to no CPU: their utime + stime from
+one (GStreamer's streaming threads, the decoder's; and the threads of the decoding process when
+the video plays in veil-decoder) use next to no CPU: their utime + stime from
 /proc/<pid>/task/*/stat over a few seconds, which the same measurement while the video plays
 shows is not blind. CPU time, not the clock: a loaded machine makes nothing fail. When the
 client is gone the video plays again (state "shown", frames rising, CPU used again).
@@ -48,9 +49,9 @@ def counters(c):
 
 def cpu_window(pid, seconds=WINDOW):
     """Ticks used by every thread but the main one over a few seconds, and who used them."""
-    before = vt.proc_threads(pid)
+    before = vt.proc_threads(pid, decoders=True)
     time.sleep(seconds)
-    after = vt.proc_threads(pid)
+    after = vt.proc_threads(pid, decoders=True)
     per = {}
     for tid, (name, ticks) in after.items():
         if tid != pid:

@@ -53,7 +53,7 @@ def settled_threads(c, pid, what):
     last = [None]
 
     def pred():
-        n = vt.thread_count(pid)
+        n = vt.thread_count(pid, decoders=True)
         same = n == last[0]
         last[0] = n
         return (n,) if same else None

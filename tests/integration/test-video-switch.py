@@ -52,7 +52,7 @@ SEQUENCE = [
 
 def video_threads(pid, before):
     """Threads that were not there before, but GLib's pool-spawner and veil's workers (kept)."""
-    return {tid: name for tid, (name, _) in vt.proc_threads(pid).items()
+    return {tid: name for tid, (name, _) in vt.proc_threads(pid, decoders=True).items()
             if tid not in before and name not in ('pool-spawner', 'veil-worker')}
 
 
@@ -68,8 +68,8 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} veil {vt.quote(image_p)} fill')
         t.check(ok, 'image P', err)
         c.wait_veil(OUT, 'shown', file=image_p)
-        c.settled('the thread count', lambda: vt.thread_count(pid))
-        before = vt.proc_threads(pid)
+        c.settled('the thread count', lambda: vt.thread_count(pid, decoders=True))
+        before = vt.proc_threads(pid, decoders=True)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(video_a)} fill')
         t.check(ok, 'video A', err)
         c.wait_veil(OUT, 'shown', file=video_a)
@@ -95,8 +95,8 @@ with t.compositor(outputs=1) as c:
     with t.case(f'{SWITCHES} switches'):
         # The baseline, with an image shown (the last of the sequence is an image too).
         fds0 = c.settled('the descriptor count', lambda: vt.fd_count(pid))
-        threads0 = c.settled('the thread count', lambda: vt.thread_count(pid))
-        names0 = sorted(n for n, _ in vt.proc_threads(pid).values())
+        threads0 = c.settled('the thread count', lambda: vt.thread_count(pid, decoders=True))
+        names0 = sorted(n for n, _ in vt.proc_threads(pid, decoders=True).values())
         vt._say(f'   before: {fds0} descriptors, {threads0} threads {names0}')
         accepted = shown_at_once = 0
         bad = []
@@ -146,12 +146,12 @@ with t.compositor(outputs=1) as c:
             t.fail('descriptors flat', f'{e}; {sorted(os.listdir(f"/proc/{pid}/fd"))[:40]}')
         try:
             thr1, = c.wait_until(
-                lambda: within(lambda: vt.thread_count(pid), threads0 + THREAD_SLACK),
+                lambda: within(lambda: vt.thread_count(pid, decoders=True), threads0 + THREAD_SLACK),
                 f'the threads to be back to {threads0} (+{THREAD_SLACK})', timeout=GONE_TIMEOUT)
             t.check(thr1 <= threads0 + THREAD_SLACK,
                     f'threads flat: {threads0} before, {thr1} after')
         except vt.Failure as e:
-            names = sorted(n for n, _ in vt.proc_threads(pid).values())
+            names = sorted(n for n, _ in vt.proc_threads(pid, decoders=True).values())
             t.fail('threads flat', f'{e}; now {names}, before {names0}')
         t.check(c.responsive(), 'the compositor answers IPC')
 

@@ -1218,8 +1218,40 @@ def quote(path):
 
 # --- a process's threads and descriptors (/proc), fast screenshots ---
 
-def proc_threads(pid):
-    """{tid: (name, CPU ticks: utime + stime)} of a process's threads (vanished ones left out)."""
+def _children(pid):
+    out = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(')') + 2:].split()[1]) == pid:
+            out.append((int(entry), stat[stat.index('(') + 1:stat.rindex(')')]))
+    return out
+
+
+def decoding_pids(pid):
+    """
+    The processes that decode for the compositor pid in veil-decoder: the children of the
+    veil-decoder monitors it started (a spare waiting for a request has none).
+    """
+    return [d for m, name in _children(pid) if name == 'veil-decoder'
+            for d, dname in _children(m) if dname == 'veil-decoder']
+
+
+def proc_threads(pid, decoders=False):
+    """
+    {tid: (name, CPU ticks: utime + stime)} of a process's threads (vanished ones left out);
+    with decoders, also those of its veil-decoder decoding processes (a video played there).
+    """
+    if decoders:
+        out = proc_threads(pid)
+        for d in decoding_pids(pid):
+            out.update(proc_threads(d))
+        return out
     out = {}
     try:
         tids = os.listdir(f'/proc/{pid}/task')
@@ -1238,7 +1270,10 @@ def proc_threads(pid):
     return out
 
 
-def thread_count(pid):
+def thread_count(pid, decoders=False):
+    """A process's threads; with decoders, and those of its decoding processes."""
+    if decoders:
+        return len(proc_threads(pid, decoders=True))
     return len(os.listdir(f'/proc/{pid}/task'))
 
 
