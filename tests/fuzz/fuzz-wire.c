@@ -5,8 +5,9 @@
  * an error with a message or pixels it mapped itself, and they are all readable.
  *
  * The input: byte 0 chooses the descriptors (bit 0 a memfd, bit 1 sealed, bit 2 a second
- * memfd, bit 3 a pipe instead) and whether the reply is read as an animation's frame (bit 4),
- * bytes 1-4 the memfd's size (little-endian, at most 256 MiB: it stays sparse), the rest is
+ * memfd, bit 3 a pipe instead) and whether the reply is read as an animation's frame (bit 4)
+ * or a video's (bit 5, veil_decoder_receive_video_frame, as the compositor's thread reads one:
+ * without waiting), bytes 1-4 the memfd's size (little-endian, at most 256 MiB: it stays sparse), the rest is
  * the datagram.
  */
 #define _GNU_SOURCE
@@ -91,10 +92,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	char *message = NULL;
 	/* Bit 4: read as an animation's frame, into a pool of its own. */
 	struct veil_decoder_frame frame = {0};
+	struct veil_decoder_video_frame video = {0};
 	struct veil_frame_pool *pool = NULL;
 	int ret;
 	snprintf(decoder, sizeof(decoder), "frame");
-	if (flags & 16) {
+	if (flags & 32) {
+		pool = veil_frame_pool_create();
+		FUZZ_CHECK(pool != NULL, "out of memory");
+		ret = veil_decoder_receive_video_frame(sv[0], 0, pool, &image, &video, &answered,
+			&message);
+		width = image.width;
+		height = image.height;
+		snprintf(decoder, sizeof(decoder), "%s", video.decoder);
+	} else if (flags & 16) {
 		pool = veil_frame_pool_create();
 		FUZZ_CHECK(pool != NULL, "out of memory");
 		ret = veil_decoder_receive_frame(sv[0], 5000, pool, &image, &width, &height, &frame,
@@ -122,7 +132,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		"success with a size of %dx%d, stride %d", image.width, image.height, image.stride);
 	FUZZ_CHECK(width >= image.width && height >= image.height, "an original smaller than it");
 	FUZZ_CHECK(strnlen(decoder, sizeof(decoder)) < sizeof(decoder), "an unterminated name");
-	if (flags & 16) {
+	if (flags & 32) {
+		FUZZ_CHECK(video.index >= 0 && video.loops >= 0 && video.copies >= 0,
+			"an impossible video frame accepted");
+	} else if (flags & 16) {
 		FUZZ_CHECK(frame.frames >= 1 && frame.index >= 0 && frame.index < frame.frames &&
 			frame.delay_ms >= 1 && frame.plays >= 0, "an impossible frame accepted");
 	}
