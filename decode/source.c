@@ -315,6 +315,16 @@ static bool video_in_helper(const struct veil_source_context *ctx) {
 	return formats == NULL || formats->len == 0;
 }
 
+struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, char *path,
+		const struct stat *st, int *err, char **message) {
+#if VEIL_DECODER_PROCESS
+	if (video_in_helper(ctx)) {
+		return veil_video_helper_source_create(ctx, fd, path, st, err, message);
+	}
+#endif
+	return veil_video_source_create(ctx, fd, path, st, err, message);
+}
+
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 		bool full_size, int *err, char **message) {
 	*err = 0;
@@ -362,12 +372,8 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	} else if (decoder != NULL) {
 		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
 			message);
-#if VEIL_DECODER_PROCESS
-	} else if (video_in_helper(ctx)) {
-		source = veil_video_helper_source_create(ctx, fd, name, &st, err, message);
-#endif
 	} else {
-		source = veil_video_source_create(ctx, fd, name, &st, err, message);
+		source = veil_video_open(ctx, fd, name, &st, err, message);
 	}
 	if (source == NULL) {
 		if (*err == 0) {

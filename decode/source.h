@@ -215,6 +215,12 @@ struct veil_source *veil_video_source_create(struct veil_source_context *ctx, in
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_anim_decoder_impl;
 /* An animated GIF, APNG or WebP (decode/anim.h), played by veil's own timer. */
+/*
+ * A video where the context plays it (enum veil_video_place): in veil-decoder or in process.
+ * For the constructors' reopen() too.
+ */
+struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, char *path,
+	const struct stat *st, int *err, char **message);
 /* A video played in veil-decoder (decode/isolate/video_client.c). */
 struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);

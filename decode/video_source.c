@@ -383,8 +383,8 @@ static struct veil_source *video_source_reopen(struct veil_source *source) {
 	/* Our descriptor: the file the source plays, even if its path names another now. */
 	int err;
 	char *message = NULL;
-	struct veil_source *fresh = veil_video_source_create(source->ctx, src->file_fd, path, &st,
-		&err, &message);
+	struct veil_source *fresh = veil_video_open(source->ctx, src->file_fd, path, &st, &err,
+		&message);
 	if (fresh == NULL) {
 		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s", src->name,
 			message != NULL ? message : strerror(-err));

@@ -43,6 +43,15 @@
 /* Frames the pool holds: the compositor keeps two or three, appsink and convert one each. */
 #define POOL_MIN 4
 #define POOL_MAX 16
+/*
+ * Loops that take nothing (no duration, timestamps a demuxer gets wrong, a file cut short while
+ * it plays) would spin: after MAX_FAST_LOOPS loops of less than FAST_LOOP_US each, or
+ * MAX_STILL_LOOPS loops of one frame at most after it moved, the video stops on its last frame;
+ * a video of one frame stays without looping (as decode/video/loop.c in process).
+ */
+#define FAST_LOOP_US 20000
+#define MAX_FAST_LOOPS 10
+#define MAX_STILL_LOOPS 3
 
 struct slot {
 	GstBuffer *buffer; /* a pool frame the compositor holds (a reference), else NULL */
@@ -66,19 +75,26 @@ struct video {
 	int n_slots;
 	char decoder[32];
 	bool linked;
-	int fps, loops;
+	int fps;
 	int refused; /* a streaming thread refused the stream (negative errno) */
 	char *refused_message;
 
 	/* appsink's streaming thread. */
 	bool sent_first;
+	int loops; /* frames went back in time: the video started again (the seam) */
 	const GstBuffer *last;
 	GstClockTime last_pts, next_running;
 	int32_t index;
 	uint64_t copies;
 
+	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */
+
 	/* Main thread. */
 	bool playing, looping;
+	gint64 last_loop_time;
+	int fast_loops, still_loops;
+	uint64_t sent_at_loop;
+	bool moved;
 };
 
 static void refuse(struct video *v, int err, char *message) {
@@ -243,12 +259,20 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 		return GST_FLOW_OK;
 	}
 	pthread_mutex_lock(&v->lock);
-	int fps = v->fps, loops = v->loops;
+	int fps = v->fps;
 	char decoder[sizeof(v->decoder)];
 	memcpy(decoder, v->decoder, sizeof(decoder));
 	pthread_mutex_unlock(&v->lock);
 	if (v->sent_first && over_cap(v, sample, buffer, fps)) {
 		return GST_FLOW_OK;
+	}
+	/*
+	 * The first frame of a loop: earlier than the last one sent. Told here, not when the bus
+	 * says the segment is done: frames of the loop before are still on their way then.
+	 */
+	if (GST_BUFFER_PTS_IS_VALID(buffer) && GST_CLOCK_TIME_IS_VALID(v->last_pts) &&
+			GST_BUFFER_PTS(buffer) < v->last_pts) {
+		v->loops = v->loops == INT32_MAX ? v->loops : v->loops + 1;
 	}
 	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
 	int stride = meta != NULL ? meta->stride[0] : GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
@@ -279,11 +303,12 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 		.original_height = info.height,
 		.index = v->index,
 		.slot = id,
-		.loops = loops,
+		.loops = v->loops,
 		.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies,
 	};
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", decoder);
 	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
+	__atomic_add_fetch(&v->sent, 1, __ATOMIC_RELAXED);
 	v->sent_first = true;
 	v->last = buffer;
 	v->last_pts = GST_BUFFER_PTS(buffer);
@@ -491,10 +516,39 @@ static void seek_start(struct video *v, bool flush) {
 	}
 }
 
-static void count_loop(struct video *v) {
-	pthread_mutex_lock(&v->lock);
-	v->loops++;
-	pthread_mutex_unlock(&v->lock);
+/*
+ * The end of a loop (segment done, or the end of a stream that can't loop by segments): starts
+ * it again, or not (MAX_*_LOOPS). 0, or a negative errno with a sentence: the video stops.
+ */
+static int loop_end(struct video *v, bool eos, char **message) {
+	gint64 time = g_get_monotonic_time();
+	v->fast_loops = time - v->last_loop_time < FAST_LOOP_US ? v->fast_loops + 1 : 0;
+	v->last_loop_time = time;
+	if (v->fast_loops >= MAX_FAST_LOOPS) {
+		veil_message_set(message, "The video stopped on its last frame: %d loops took less "
+			"than %d ms each (was the file changed while it played?)", MAX_FAST_LOOPS,
+			FAST_LOOP_US / 1000);
+		return -EIO;
+	}
+	uint64_t sent = __atomic_load_n(&v->sent, __ATOMIC_RELAXED);
+	uint64_t frames = sent - v->sent_at_loop;
+	v->sent_at_loop = sent;
+	v->still_loops = frames <= 1 ? v->still_loops + 1 : 0;
+	v->moved = v->moved || frames > 1;
+	if (v->still_loops >= MAX_STILL_LOOPS && v->moved) {
+		veil_message_set(message, "The video stopped on its last frame: its loops bring no "
+			"new frames (was the file changed while it played?)");
+		return -EIO;
+	}
+	if (v->still_loops >= MAX_STILL_LOOPS) {
+		return 0; /* one frame: it stays */
+	}
+	if (eos || !v->looping) {
+		gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
+	} else {
+		seek_start(v, false);
+	}
+	return 0;
 }
 
 /* A bus message: 0, or a negative errno (with a sentence) that ends the video. */
@@ -523,13 +577,9 @@ static int handle_message(struct video *v, GstMessage *msg, char **message) {
 		}
 		return 0;
 	case GST_MESSAGE_SEGMENT_DONE:
-		count_loop(v);
-		seek_start(v, false);
-		return 0;
+		return loop_end(v, false, message);
 	case GST_MESSAGE_EOS:
-		count_loop(v);
-		gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
-		return 0;
+		return loop_end(v, true, message);
 	default:
 		return 0;
 	}

@@ -73,6 +73,7 @@ struct video_helper_source {
 	bool failed;
 	uint64_t frames, dropped, loops, copies, wakeups;
 	pid_t pid; /* of the helper, for the status: each video's pipeline is told apart */
+	int file_fd; /* ours: reopen() plays the same file, whatever its path names now */
 	uint32_t drm_format;
 	char decoder[32];
 };
@@ -196,12 +197,17 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 		return;
 	}
 	src->frames++;
+	bool seam = (uint64_t)frame->loops > src->loops && src->base.frame != NULL;
 	src->loops = (uint64_t)frame->loops;
 	src->copies = (uint64_t)frame->copies;
 	src->drm_format = format;
 	snprintf(src->decoder, sizeof(src->decoder), "%s", frame->decoder);
 	src->base.opaque = format == DRM_FORMAT_XRGB8888;
 	src->base.translucent = !src->base.opaque;
+	if (seam) {
+		/* Holders see the loop's last frame still (a loopfade keeps it). */
+		wl_signal_emit_mutable(&src->base.events.loop, &src->base);
+	}
 	veil_source_set_frame(&src->base, buffer);
 	wlr_buffer_drop(buffer);
 }
@@ -360,6 +366,30 @@ static const struct veil_job_impl start_impl = {
 	.discard = start_discard,
 };
 
+/*
+ * The renderer was replaced: a new source of the file, played where the new renderer wants
+ * it (in process if it imports dmabufs), loading while this one's frames stay.
+ */
+static struct veil_source *video_helper_source_reopen(struct veil_source *source) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	struct stat st;
+	char *path = strdup(source->path);
+	if (path == NULL || fstat(src->file_fd, &st) != 0) {
+		free(path);
+		return NULL;
+	}
+	int err;
+	char *message = NULL;
+	struct veil_source *fresh = veil_video_open(source->ctx, src->file_fd, path, &st, &err,
+		&message);
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s",
+			source->path, message != NULL ? message : strerror(-err));
+	}
+	free(message);
+	return fresh;
+}
+
 static void video_helper_source_destroy(struct veil_source *source) {
 	struct video_helper_source *src = video_helper_source_from_source(source);
 	if (src->start != NULL) {
@@ -369,6 +399,7 @@ static void video_helper_source_destroy(struct veil_source *source) {
 	/* Frames still shown keep their memfds mapped: the pool goes with the last of them. */
 	veil_frame_pool_set_notify(src->pool, NULL, NULL);
 	veil_frame_pool_unref(src->pool);
+	close(src->file_fd);
 	free(src);
 }
 
@@ -436,6 +467,7 @@ static const struct veil_source_impl video_helper_source_impl = {
 	.set_fps = video_helper_source_set_fps,
 	.set_frame_owed = video_helper_source_set_frame_owed,
 	.frame_event = video_helper_source_frame_event,
+	.reopen = video_helper_source_reopen,
 };
 
 struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
@@ -444,14 +476,16 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	struct video_start *start = calloc(1, sizeof(*start));
 	struct veil_frame_pool *pool = veil_frame_pool_create();
 	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (src == NULL || start == NULL || pool == NULL || copy < 0) {
-		*err = copy < 0 ? -errno : -ENOMEM;
+	int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (src == NULL || start == NULL || pool == NULL || copy < 0 || kept < 0) {
+		*err = copy < 0 || kept < 0 ? -errno : -ENOMEM;
 		veil_message_set(message, "%s", strerror(-*err));
 		goto fail;
 	}
 	veil_source_init(&src->base, &video_helper_source_impl, ctx, path, st);
 	src->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	src->pool = pool;
+	src->file_fd = kept;
 	snprintf(src->decoder, sizeof(src->decoder), "veil-decoder");
 	*start = (struct video_start){
 		.src = src,
@@ -469,6 +503,9 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 fail:
 	if (copy >= 0) {
 		close(copy);
+	}
+	if (kept >= 0) {
+		close(kept);
 	}
 	veil_frame_pool_unref(pool);
 	free(start);

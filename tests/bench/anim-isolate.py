@@ -81,18 +81,6 @@ def helpers_ticks(pid):
     return total
 
 
-def pss_kib(pid):
-    """Proportional set size: pages shared by the compositor and a helper (the frames' memfds,
-    libraries) count half in each, so that the sum counts them once."""
-    try:
-        for line in bl.read_text(f'/proc/{pid}/smaps_rollup').splitlines():
-            if line.startswith('Pss:'):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def frame_mappings(pid):
     """The helper's frame memfds the compositor maps (decode/isolate/frame_pool.c)."""
     try:
@@ -125,7 +113,7 @@ def one_round(mode, path):
         secs = time.monotonic() - t0
         f1 = (c.veil(OUT).get('source') or {}).get('frames', 0)
         helpers = bl.descendants(pid)
-        mem = pss_kib(pid) + sum(pss_kib(d) for d in helpers)
+        mem = bl.pss_kib(pid) + sum(bl.pss_kib(d) for d in helpers)
         frames = max(f1 - f0, 1)
         # A helper that ended inside the window takes its ticks with it: say so.
         return {

@@ -140,6 +140,20 @@ def smaps(pid):
     return out
 
 
+def pss_kib(pid):
+    """
+    Proportional set size (/proc/PID/smaps_rollup): pages shared by the compositor and a
+    helper (the frames' memfds, libraries) count half in each, so that the sum counts them once.
+    """
+    try:
+        for line in read_text(f'/proc/{pid}/smaps_rollup').splitlines():
+            if line.startswith('Pss:'):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def smaps_lines(before, after):
     """The report's lines for what grew between two smaps() readings."""
     def d(key):

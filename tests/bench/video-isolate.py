@@ -38,16 +38,6 @@ MODES = {'in process': {'VEIL_DECODER_VIDEO': 'inprocess'},
          'veil-decoder': {'VEIL_DECODER_VIDEO': 'process'}}
 
 
-def pss_kib(pid):
-    try:
-        for line in bl.read_text(f'/proc/{pid}/smaps_rollup').splitlines():
-            if line.startswith('Pss:'):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def first_frame(comp, path, timeout=30.0):
     """Seconds from the command's reply until the status shows a frame of path."""
     t0 = time.monotonic()
@@ -73,8 +63,8 @@ def run_one(args, outdir, clip, mode):
         counters = bl.VeilCounters(comp)
         sampler = bl.Sampler([whole, own, helpers], extra=counters, alive=comp.alive)
         rows = sampler.run(args.duration)
-        pss_comp = pss_kib(comp.pid)
-        pss_help = sum(pss_kib(p) for p in bl.descendants(comp.pid))
+        pss_comp = bl.pss_kib(comp.pid)
+        pss_help = sum(bl.pss_kib(p) for p in bl.descendants(comp.pid))
         src = (comp.veil_status().get(comp.output_names[0]) or {}).get('source') or {}
     rows = rows[1:]  # the first sample has no frame rate
     fps = bl.median([r.get('frames_per_s', 0) for r in rows])

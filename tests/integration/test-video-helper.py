@@ -50,31 +50,9 @@ def source(c):
     return c.veil(OUT).get('source') or {}
 
 
-def children(pid):
-    """PIDs whose parent is pid, and their command names."""
-    out = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/stat') as f:
-                stat = f.read()
-        except OSError:
-            continue
-        comm = stat[stat.index('(') + 1:stat.rindex(')')]
-        ppid = int(stat[stat.rindex(')') + 2:].split()[1])
-        if ppid == pid:
-            out.append((int(entry), comm))
-    return out
-
-
 def decoding_processes(c):
     """The decoding processes (children of a veil-decoder monitor the compositor started)."""
-    found = []
-    for pid, comm in children(c.proc.pid):
-        if comm == 'veil-decoder':
-            found += [p for p, k in children(pid) if k == 'veil-decoder']
-    return found
+    return vt.decoding_pids(c.proc.pid)
 
 
 def colours_seen(c, seconds):
@@ -111,7 +89,7 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
                 str(sorted(COLOURS[i][0] for i in seen)))
         t.check(len(decoding_processes(c)) == 1,
                 "one decoding process, the child of the compositor's veil-decoder",
-                str(children(c.proc.pid)))
+                str(vt.children(c.proc.pid)))
         with open(c.log_path, 'rb') as f:
             log = f.read().decode(errors='replace')
         t.check('videos are played in veil-decoder processes' in log,
@@ -158,7 +136,7 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
                       (source(c).get('frames') or 0) > 2 * FPS,
                       'the clip plays again, in a new helper', timeout=30)
         t.check(len(decoding_processes(c)) == 1, 'one decoding process again',
-                str(children(c.proc.pid)))
+                str(vt.children(c.proc.pid)))
 
     with t.case('a truncated video: an error naming the file, the wallpaper stays'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(truncated)} fill')

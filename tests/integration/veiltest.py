@@ -1218,7 +1218,8 @@ def quote(path):
 
 # --- a process's threads and descriptors (/proc), fast screenshots ---
 
-def _children(pid):
+def children(pid):
+    """(pid, command name) of the processes whose parent is pid."""
     out = []
     for entry in os.listdir('/proc'):
         if not entry.isdigit():
@@ -1238,8 +1239,8 @@ def decoding_pids(pid):
     The processes that decode for the compositor pid in veil-decoder: the children of the
     veil-decoder monitors it started (a spare waiting for a request has none).
     """
-    return [d for m, name in _children(pid) if name == 'veil-decoder'
-            for d, dname in _children(m) if dname == 'veil-decoder']
+    return [d for m, name in children(pid) if name == 'veil-decoder'
+            for d, dname in children(m) if dname == 'veil-decoder']
 
 
 def proc_threads(pid, decoders=False):
