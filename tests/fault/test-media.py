@@ -128,9 +128,22 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
         cpu_limit = max(0.5, 3 * base_cpu)
     bounded = fl.Bounded(t, pid, 'media faults')
 
-    def after_fault(label, path, kind, picture):
-        """What must hold once the fault had time to bite (a loop and more)."""
-        time.sleep(2.5)
+    def loops_now():
+        return (c.veil(OUT).get('source') or {}).get('loops', 0)
+
+    def after_fault(label, path, kind, picture, loops):
+        """
+        What must hold once the fault had time to bite. A video reads its file again at a loop:
+        the checks start once it has looped since the fault (or stopped), and the CPU is measured
+        over the 2 s after that. A still reads its file once, before it is shown (no timer or
+        watch is on the file afterwards): the checks start at once, the screen and status after
+        the 2 s of CPU.
+        """
+        if kind == 'video':
+            def looped():
+                src = c.veil(OUT).get('source') or {}
+                return src.get('loops', 0) > loops or src.get('state') != 'playing'
+            c.wait_until(looped, f'{label}: a loop since the fault', timeout=30)
         t.check(c.alive() and c.responsive(), f'{label}: compositor up and answering')
         share = cpu_share(pid)
         t.check(share <= cpu_limit, f'{label}: CPU {share:.0%} of a core (limit '
@@ -196,9 +209,10 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
             if kind == 'video':
                 fl.wait_frames(c, OUT, 10, 'it plays')
             picture = c.settled_screenshot(OUT) if kind == 'still' else None
+            loops = loops_now()
             fault(path)
             counts[f'{kind} {label}'] = counts.get(f'{kind} {label}', 0) + 1
-            after_fault(label, path, kind, picture)
+            after_fault(label, path, kind, picture, loops)
             set_again(label, path, again)
             recover(label, kind)
 
