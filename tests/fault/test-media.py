@@ -135,9 +135,9 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
         """
         What must hold once the fault had time to bite. A video reads its file again at a loop:
         the checks start once it has looped since the fault (or stopped), and the CPU is measured
-        over the 2 s after that. A still reads its file once, before it is shown (no timer or
+        over the second after that. A still reads its file once, before it is shown (no timer or
         watch is on the file afterwards): the checks start at once, the screen and status after
-        the 2 s of CPU.
+        the second of CPU.
         """
         if kind == 'video':
             def looped():
@@ -145,7 +145,10 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
                 return src.get('loops', 0) > loops or src.get('state') != 'playing'
             c.wait_until(looped, f'{label}: a loop since the fault', timeout=30)
         t.check(c.alive() and c.responsive(), f'{label}: compositor up and answering')
-        share = cpu_share(pid)
+        # What this catches runs on (a loop spinning on a cut file, retries without end): it
+        # takes a whole core in any second of it, against a limit of half one. One second
+        # measures it as two did; the baseline above keeps its two.
+        share = cpu_share(pid, 1.0)
         t.check(share <= cpu_limit, f'{label}: CPU {share:.0%} of a core (limit '
                                     f'{cpu_limit:.0%})')
         v = c.veil(OUT)
