@@ -5,7 +5,9 @@ pixman and on the importing renderer, briefly, with a small H.264 clip made by f
 report must be complete (every field docs/measurements.md asks people to send back, none empty)
 and say what is true of each path: pixman gets BGRx made by videoconvert and no dmabuf; the
 importing renderer gets the decoder's I420 as dmabufs from veil's pool, no videoconvert, no copy.
-Exits 77 (skipped) without veil-tinywl or ffmpeg.
+Both in the compositor's process (VEIL_DECODER_VIDEO=inprocess): the path a GPU renderer takes,
+which pixman's report is there to compare with (on pixman videos play in veil-decoder by
+default: tests/bench/video-isolate.py measures that). Exits 77 (skipped) without veil-tinywl or ffmpeg.
 """
 
 import argparse
@@ -50,7 +52,8 @@ def run_bench(args, renderer, clip):
     if args.compositor:
         argv += ['--compositor', args.compositor]
     print('$ ' + ' '.join(argv))
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+    env = dict(os.environ, VEIL_DECODER_VIDEO='inprocess')
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=240, env=env)
     print(proc.stdout + proc.stderr)
     check(proc.returncode == 0, f'{renderer}: gpu-owner exits 0', str(proc.returncode))
     report, text = {}, ''
