@@ -453,9 +453,10 @@ static void video_helper_source_get_info(struct veil_source *source,
 	info->wakeups = src->wakeups;
 	snprintf(info->pipeline, sizeof(info->pipeline), "veil-decoder-%d", (int)src->pid);
 	info->copies = src->copies;
+	/* Named as GStreamer names it, as the in-process video's status does. */
 	if (src->frames > 0) {
 		snprintf(info->format, sizeof(info->format), "%s",
-			src->drm_format == DRM_FORMAT_ARGB8888 ? "ARGB8888" : "XRGB8888");
+			src->drm_format == DRM_FORMAT_ARGB8888 ? "BGRA" : "BGRx");
 	}
 }
 
