@@ -83,7 +83,7 @@ struct veil_source_impl {
 enum veil_video_place {
 	/*
 	 * In veil-decoder while the renderer takes no dmabufs: frames are converted to XRGB8888
-	 * on the CPU either way, and the helper adds nothing to that; in process for a renderer
+	 * on the CPU either way, and the helper adds under a point of a core; in process for a renderer
 	 * that imports the decoder's frames as dmabufs, which the helper does not hand over.
 	 */
 	VEIL_VIDEO_AUTO,

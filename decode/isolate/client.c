@@ -203,8 +203,9 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
  * that came with it (the caller closes them); or a negative errno with a sentence, the
  * descriptors closed. *answered when a whole message came.
  */
-static int receive_checked(int sock, int ms, struct veil_wire_reply *reply, int fds[VEIL_WIRE_MAX_FDS],
-		int *nfds, char *decoder, size_t size, bool *answered, char **message) {
+static int receive_checked(int sock, int ms, struct veil_wire_reply *reply,
+		int fds[VEIL_WIRE_MAX_FDS], int *nfds, char *decoder, size_t size, bool *answered,
+		char **message) {
 	*answered = false;
 	*nfds = 0;
 	bool malformed = false;

@@ -220,8 +220,9 @@ static int place_copy(struct video *v, GstBuffer *buffer, const GstVideoInfo *in
 	}
 	const uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
 	int src_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
-	for (int y = 0; y < info->height; y++) {
-		memcpy(v->slots[id].data + (size_t)y * row, src + (size_t)y * (size_t)src_stride, row);
+	uint8_t *dst = v->slots[id].data;
+	for (size_t y = 0; y < (size_t)info->height; y++) {
+		memcpy(dst + y * row, src + y * (size_t)src_stride, row);
 	}
 	gst_video_frame_unmap(&frame);
 	v->slots[id].held = true;
@@ -511,7 +512,8 @@ static void seek_start(struct video *v, bool flush) {
 	if (!gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, flags, 0)) {
 		v->looping = false;
 		if (flush) {
-			gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
+			gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+				0);
 		}
 	}
 }

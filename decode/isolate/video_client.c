@@ -242,8 +242,9 @@ static bool take_frames(struct video_helper_source *src, bool hangup) {
 		show(src, &newest, &newest_frame);
 	}
 	if (ret < 0 && (ret != -ETIMEDOUT || hangup)) {
+		bool said = message != NULL && ret != -ETIMEDOUT;
 		fail(src, ret == -ETIMEDOUT ? -EIO : ret,
-			message != NULL && ret != -ETIMEDOUT ? message : "decoder ended without an answer");
+			said ? message : "decoder ended without an answer");
 		free(message);
 		return false;
 	}
@@ -324,8 +325,9 @@ static void start_done(struct veil_job *job) {
 	src->start = NULL;
 	if (start->ret < 0) {
 		src->failed = true;
-		veil_source_set_error(&src->base, start->ret, "Cannot show '%s': %s", src->base.path,
-			start->message != NULL ? start->message : strerror(-start->ret));
+		veil_source_set_error(&src->base, start->ret, "Cannot show '%s': %s",
+			src->base.path, start->message != NULL ? start->message :
+			strerror(-start->ret));
 		start_free(start);
 		return;
 	}
