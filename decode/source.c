@@ -325,6 +325,25 @@ struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, cha
 	return veil_video_source_create(ctx, fd, path, st, err, message);
 }
 
+struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd) {
+	struct stat st;
+	char *path = strdup(source->path);
+	if (path == NULL || fstat(file_fd, &st) != 0) {
+		free(path);
+		return NULL;
+	}
+	int err;
+	char *message = NULL;
+	struct veil_source *fresh = veil_video_open(source->ctx, file_fd, path, &st, &err,
+		&message);
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s", source->path,
+			message != NULL ? message : strerror(-err));
+	}
+	free(message);
+	return fresh;
+}
+
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 		bool full_size, int *err, char **message) {
 	*err = 0;

@@ -221,6 +221,11 @@ struct veil_anim_decoder_impl;
  */
 struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, char *path,
 	const struct stat *st, int *err, char **message);
+/*
+ * A video's reopen(): the same file (file_fd, the source's own descriptor, whatever its path
+ * names now), played where the context plays videos now.
+ */
+struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd);
 /* A video played in veil-decoder (decode/isolate/video_client.c). */
 struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);

@@ -374,23 +374,8 @@ static void video_source_destroy(struct veil_source *source) {
 
 static struct veil_source *video_source_reopen(struct veil_source *source) {
 	struct video_source *src = video_source_from_source(source);
-	struct stat st;
-	char *path = strdup(source->path);
-	if (path == NULL || fstat(src->file_fd, &st) != 0) {
-		free(path);
-		return NULL;
-	}
 	/* Our descriptor: the file the source plays, even if its path names another now. */
-	int err;
-	char *message = NULL;
-	struct veil_source *fresh = veil_video_open(source->ctx, src->file_fd, path, &st, &err,
-		&message);
-	if (fresh == NULL) {
-		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s", src->name,
-			message != NULL ? message : strerror(-err));
-	}
-	free(message);
-	return fresh;
+	return veil_video_reopen(source, src->file_fd);
 }
 
 static const struct veil_source_impl video_source_impl = {

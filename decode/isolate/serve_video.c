@@ -20,6 +20,7 @@
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/serve.h"
 #include "decode/video/choose.h"
+#include "decode/video/loop_guard.h"
 #include "util/message.h"
 
 /*
@@ -33,7 +34,8 @@
  * kept out of the pool until the compositor releases its slot, so that nothing writes a frame
  * on screen. A frame that did not come from the pool (an element that ignored it) is copied
  * into a memfd of this process's own, which is counted. The video loops with segment seeks
- * (gapless), or with a flushing seek after its end where the demuxer can't.
+ * (gapless), or with a flushing seek after its end where the demuxer can't; loops that bring
+ * nothing stop it (video/loop_guard.h).
  *
  * Threads: the main one waits on the compositor's socket and the bus; appsink's streaming
  * thread sends frames. Both send on the socket (one datagram a message).
@@ -43,15 +45,6 @@
 /* Frames the pool holds: the compositor keeps two or three, appsink and convert one each. */
 #define POOL_MIN 4
 #define POOL_MAX 16
-/*
- * Loops that take nothing (no duration, timestamps a demuxer gets wrong, a file cut short while
- * it plays) would spin: after MAX_FAST_LOOPS loops of less than FAST_LOOP_US each, or
- * MAX_STILL_LOOPS loops of one frame at most after it moved, the video stops on its last frame;
- * a video of one frame stays without looping (as decode/video/loop.c in process).
- */
-#define FAST_LOOP_US 20000
-#define MAX_FAST_LOOPS 10
-#define MAX_STILL_LOOPS 3
 
 struct slot {
 	GstBuffer *buffer; /* a pool frame the compositor holds (a reference), else NULL */
@@ -91,10 +84,7 @@ struct video {
 
 	/* Main thread. */
 	bool playing, looping;
-	gint64 last_loop_time;
-	int fast_loops, still_loops;
-	uint64_t sent_at_loop;
-	bool moved;
+	struct veil_loop_guard loop_guard; /* as in process: loops that bring nothing stop it */
 };
 
 static void refuse(struct video *v, int err, char *message) {
@@ -523,27 +513,14 @@ static void seek_start(struct video *v, bool flush) {
  * it again, or not (MAX_*_LOOPS). 0, or a negative errno with a sentence: the video stops.
  */
 static int loop_end(struct video *v, bool eos, char **message) {
-	gint64 time = g_get_monotonic_time();
-	v->fast_loops = time - v->last_loop_time < FAST_LOOP_US ? v->fast_loops + 1 : 0;
-	v->last_loop_time = time;
-	if (v->fast_loops >= MAX_FAST_LOOPS) {
-		veil_message_set(message, "The video stopped on its last frame: %d loops took less "
-			"than %d ms each (was the file changed while it played?)", MAX_FAST_LOOPS,
-			FAST_LOOP_US / 1000);
+	switch (veil_loop_guard_end(&v->loop_guard, g_get_monotonic_time(),
+			__atomic_load_n(&v->sent, __ATOMIC_RELAXED), message)) {
+	case VEIL_LOOP_STOP:
 		return -EIO;
-	}
-	uint64_t sent = __atomic_load_n(&v->sent, __ATOMIC_RELAXED);
-	uint64_t frames = sent - v->sent_at_loop;
-	v->sent_at_loop = sent;
-	v->still_loops = frames <= 1 ? v->still_loops + 1 : 0;
-	v->moved = v->moved || frames > 1;
-	if (v->still_loops >= MAX_STILL_LOOPS && v->moved) {
-		veil_message_set(message, "The video stopped on its last frame: its loops bring no "
-			"new frames (was the file changed while it played?)");
-		return -EIO;
-	}
-	if (v->still_loops >= MAX_STILL_LOOPS) {
+	case VEIL_LOOP_STAY:
 		return 0; /* one frame: it stays */
+	case VEIL_LOOP_AGAIN:
+		break;
 	}
 	if (eos || !v->looping) {
 		gst_element_seek_simple(v->pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);

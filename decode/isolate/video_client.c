@@ -374,22 +374,7 @@ static const struct veil_job_impl start_impl = {
  */
 static struct veil_source *video_helper_source_reopen(struct veil_source *source) {
 	struct video_helper_source *src = video_helper_source_from_source(source);
-	struct stat st;
-	char *path = strdup(source->path);
-	if (path == NULL || fstat(src->file_fd, &st) != 0) {
-		free(path);
-		return NULL;
-	}
-	int err;
-	char *message = NULL;
-	struct veil_source *fresh = veil_video_open(source->ctx, src->file_fd, path, &st, &err,
-		&message);
-	if (fresh == NULL) {
-		wlr_log(WLR_ERROR, "veil: %s: cannot restart for the new renderer: %s",
-			source->path, message != NULL ? message : strerror(-err));
-	}
-	free(message);
-	return fresh;
+	return veil_video_reopen(source, src->file_fd);
 }
 
 static void video_helper_source_destroy(struct veil_source *source) {

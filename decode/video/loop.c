@@ -9,14 +9,6 @@
  */
 
 /*
- * Loops this short, this many times in a row, are timestamps that don't advance (or a video of
- * a frame or so): looping stops on the last frame rather than wake the compositor for nothing.
- */
-#define FAST_LOOP_US 20000
-#define MAX_FAST_LOOPS 10
-#define MAX_STILL_LOOPS 3
-
-/*
  * appsink's pad, streaming thread. A loop's segment must start where the previous one ended in
  * running time, or appsink finds every frame late and shows the whole loop at once (no pacing,
  * a loop per frame time). qtdemux in pull mode gets it right; baseparse (H.264 without a
@@ -113,41 +105,20 @@ void veil_video_start_looping(struct video_source *src) {
 
 void veil_video_handle_loop_end(struct video_source *src, bool eos) {
 	src->loops++;
-	/*
-	 * A loop takes the video's duration. Loops that take nothing (no duration, timestamps a
-	 * demuxer gets wrong) would spin the compositor's thread: stop on the last frame instead.
-	 */
-	gint64 time = g_get_monotonic_time();
-	src->fast_loops = time - src->last_loop_time < FAST_LOOP_US ? src->fast_loops + 1 : 0;
-	src->last_loop_time = time;
-	if (src->fast_loops >= MAX_FAST_LOOPS) {
-		/*
-		 * Also what a file cut short or rewritten while it plays looks like: the demuxer's
-		 * index points past the end. Say so in the status, and stop the threads.
-		 */
-		char *message = veil_message("The video stopped on its last frame: %d loops took "
-			"less than %d ms each (was the file changed while it played?)", MAX_FAST_LOOPS,
-			FAST_LOOP_US / 1000);
+	/* Loops that take nothing, or bring nothing, would spin the compositor's thread. */
+	char *message = NULL;
+	switch (veil_loop_guard_end(&src->loop_guard, g_get_monotonic_time(),
+			veil_video_mailbox_delivered(&src->mailbox), &message)) {
+	case VEIL_LOOP_STOP:
 		veil_video_source_fail(src, message != NULL ? message :
 			"The video stopped on its last frame");
 		free(message);
 		return;
-	}
-	/* A video of one frame: looping would decode that frame again and again. */
-	uint64_t delivered = veil_video_mailbox_delivered(&src->mailbox);
-	uint64_t frames = delivered - src->delivered_at_loop;
-	src->delivered_at_loop = delivered;
-	src->still_loops = frames <= 1 ? src->still_loops + 1 : 0;
-	src->moved = src->moved || frames > 1;
-	if (src->still_loops >= MAX_STILL_LOOPS && src->moved) {
-		/* It moved before: the file was cut short or rewritten in place while it played. */
-		veil_video_source_fail(src, "The video stopped on its last frame: its loops bring "
-			"no new frames (was the file changed while it played?)");
-		return;
-	}
-	if (src->still_loops >= MAX_STILL_LOOPS) {
+	case VEIL_LOOP_STAY:
 		wlr_log(WLR_INFO, "veil: %s: one frame a loop: it stays, without looping", src->name);
 		return;
+	case VEIL_LOOP_AGAIN:
+		break;
 	}
 	if (!eos && src->segment_looping) {
 		if (seek_to_start(src, GST_SEEK_FLAG_SEGMENT)) {

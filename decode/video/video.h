@@ -33,6 +33,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include "decode/source.h"
+#include "decode/video/loop_guard.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
 
@@ -169,11 +170,7 @@ struct video_source {
 	bool visible, paused; /* asked for; applied once loaded */
 	bool loading, created, failed;
 	bool eos_fallback_logged;
-	gint64 last_loop_time;
-	int fast_loops;
-	uint64_t delivered_at_loop;
-	int still_loops;
-	bool moved; /* a loop brought more than one frame: a moving picture, not a still */
+	struct veil_loop_guard loop_guard;
 	GstState target;
 };
 
