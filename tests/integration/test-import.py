@@ -316,7 +316,8 @@ with t.compositor(outputs=1, renderer='import') as c:
         expected = vt.expect_fill(quad_png, W, H)
         show_still(c, f'{vt.quote(quad_png)} fill', expected, 'import-fill', SCALED,
                    mode='fill')
-        fds0 = vt.fd_count(pid)
+        # Settled: the spare veil-decoder (two descriptors) starts half a second after a decode.
+        fds0 = c.settled('the descriptor count', lambda: vt.fd_count(pid))
         swap(c, 'pixman')
         t.compare(c.settled_screenshot(OUT), expected, 'fill-after-swap-to-pixman', **SCALED)
         swap(c, 'import')
@@ -339,7 +340,7 @@ with t.compositor(outputs=1, renderer='import') as c:
         colours_in_order(c, 2)
 
     with t.case('swap renderers under a video'):
-        fds0 = vt.fd_count(pid)
+        fds0 = c.settled('the descriptor count', lambda: vt.fd_count(pid))
         swap(c, 'pixman')
         # Whatever happens on pixman, the swap back must happen: the cases after it need it.
         # veil gives the video a new source for the new renderer: pixman takes data, so BGRx,
