@@ -75,6 +75,7 @@ static void teardown(struct video_source *src) {
 	free(src->refused);
 	free(src->decoder);
 	free(src->missing);
+	free(src->unknown_type);
 	free(src->name);
 	pthread_mutex_destroy(&src->lock);
 	free(src);

@@ -68,6 +68,7 @@ struct video {
 	int n_slots;
 	char decoder[32];
 	bool linked;
+	char unknown[64]; /* the type of a video stream no decoder takes (decodebin's unknown-type) */
 	int fps;
 	int refused; /* a streaming thread refused the stream (negative errno) */
 	char *refused_message;
@@ -447,12 +448,34 @@ static void handle_pad_added(GstElement *decodebin, GstPad *pad, gpointer data) 
 	}
 }
 
+/* decodebin, streaming thread, before no-more-pads: no decoder takes a stream. */
+static void handle_unknown_type(GstElement *decodebin, GstPad *pad, GstCaps *caps,
+		gpointer data) {
+	struct video *v = data;
+	const GstStructure *s = caps != NULL && gst_caps_get_size(caps) > 0 ?
+		gst_caps_get_structure(caps, 0) : NULL;
+	const char *name = s != NULL ? gst_structure_get_name(s) : NULL;
+	if (name == NULL || !g_str_has_prefix(name, "video/")) {
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	if (v->unknown[0] == '\0') {
+		snprintf(v->unknown, sizeof(v->unknown), "%s", name);
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
 static void handle_no_more_pads(GstElement *decodebin, gpointer data) {
 	struct video *v = data;
 	pthread_mutex_lock(&v->lock);
 	bool linked = v->linked;
+	char unknown[sizeof(v->unknown)];
+	memcpy(unknown, v->unknown, sizeof(unknown));
 	pthread_mutex_unlock(&v->lock);
-	if (!linked) {
+	if (!linked && unknown[0] != '\0') {
+		refuse(v, -ENOTSUP, veil_message("No decoder for %s is installed (a GStreamer "
+			"plugin is missing)", unknown));
+	} else if (!linked) {
 		refuse(v, -EINVAL, veil_message("The file has no video stream"));
 	}
 }
@@ -491,6 +514,7 @@ static int build(struct video *v, int file, char **message) {
 	g_signal_connect(v->decodebin, "autoplug-select", G_CALLBACK(handle_autoplug_select), v);
 	g_signal_connect(v->decodebin, "element-added", G_CALLBACK(handle_element_added), v);
 	g_signal_connect(v->decodebin, "pad-added", G_CALLBACK(handle_pad_added), v);
+	g_signal_connect(v->decodebin, "unknown-type", G_CALLBACK(handle_unknown_type), v);
 	g_signal_connect(v->decodebin, "no-more-pads", G_CALLBACK(handle_no_more_pads), v);
 	v->bus = gst_element_get_bus(v->pipeline);
 	return 0;

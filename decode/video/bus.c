@@ -365,9 +365,20 @@ int veil_video_wait_preroll(struct video_source *src, char **message) {
 			} else if (restart_after_not_linked(src, msg, &restarts)) {
 				child_deadline = 0;
 			} else if (!src_linked(src) && is_missing_plugin_error(msg)) {
-				/* Every stream was discarded, none of them for a missing decoder. */
-				veil_message_set(message, "The file has no video stream");
-				ret = -EINVAL;
+				/* Every stream was discarded: for a missing decoder, or none. */
+				pthread_mutex_lock(&src->lock);
+				char *unknown = src->unknown_type != NULL ?
+					strdup(src->unknown_type) : NULL;
+				pthread_mutex_unlock(&src->lock);
+				if (unknown != NULL) {
+					veil_message_set(message, "No decoder for %s is installed "
+						"(a GStreamer plugin is missing)", unknown);
+					ret = -ENOTSUP;
+				} else {
+					veil_message_set(message, "The file has no video stream");
+					ret = -EINVAL;
+				}
+				free(unknown);
 			} else {
 				ret = describe_error(src, msg, message);
 			}

@@ -123,6 +123,8 @@ struct video_source {
 	unsigned decoder_serial;
 	unsigned logged_decoder_serial; /* the compositor thread's, written under lock */
 	bool linked; /* a video pad of decodebin is linked */
+	/* The media type of a video stream no installed decoder takes (decodebin's unknown-type). */
+	char *unknown_type;
 	GstMessage *child_error; /* the first error of an element inside decodebin */
 
 	/* The streaming thread of decodebin's video pad (see handle_caps_probe). */
