@@ -66,7 +66,9 @@ def colours_seen(c, seconds):
     return seen
 
 
-env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process'}
+# Under AddressSanitizer a SIGSEGV sent to the helper would become ASan's abort.
+ASAN = (os.environ.get('ASAN_OPTIONS', '') + ':handle_segv=0').lstrip(':')
+env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process', 'ASAN_OPTIONS': ASAN}
 with t.compositor(outputs=1, name='video-helper', env=env) as c:
     with t.case('a video plays in veil-decoder'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
@@ -175,9 +177,7 @@ if not HOSTILE or not os.access(HOSTILE, os.X_OK):
     t.fail('the hostile decoder is built', str(HOSTILE))
 else:
     env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process',
-           'VEIL_DECODER_HELPER': HOSTILE,
-           # Under AddressSanitizer the hostile helper's SIGSEGV would become ASan's abort.
-           'ASAN_OPTIONS': (os.environ.get('ASAN_OPTIONS', '') + ':handle_segv=0').lstrip(':')}
+           'VEIL_DECODER_HELPER': HOSTILE, 'ASAN_OPTIONS': ASAN}
     with open(clip, 'rb') as f:
         clip_bytes = f.read()
     with t.compositor(outputs=1, name='hostile', env=env) as c:
