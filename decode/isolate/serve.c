@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* madvise */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,10 @@
 #include "decode/still.h"
 #include "util/image.h"
 #include "util/message.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
 
 int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
 		int *fd) {
@@ -70,6 +75,28 @@ static int hand_over(struct veil_image *image, int *out, char **message) {
 	return ret;
 }
 
+int veil_serve_slot_memfd(size_t size, uint8_t **data, int *fd) {
+	int memfd = memfd_create("veil-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0) {
+		return -errno;
+	}
+	void *map = MAP_FAILED;
+	if (ftruncate(memfd, (off_t)size) == 0 &&
+			fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	}
+	if (map == MAP_FAILED) {
+		int err = errno;
+		close(memfd);
+		return -err;
+	}
+	/* One call instead of a page fault every 4 KiB (veil_serve_prepare_heap, below). */
+	madvise(map, size, MADV_POPULATE_WRITE);
+	*data = map;
+	*fd = memfd;
+	return 0;
+}
+
 int veil_serve_fork(int sock, int file) {
 	pid_t parent = getpid();
 	pid_t child = fork();
@@ -108,9 +135,6 @@ int veil_serve_fork(int sock, int file) {
 	_exit(0);
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 /* glibc's largest M_MMAP_THRESHOLD on 64-bit hosts: larger blocks are always mmap()ed. */
 #define HEAP_BLOCK_MAX (32u << 20)
 

@@ -7,6 +7,7 @@
 #define VEIL_DECODE_ISOLATE_SERVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "decode/isolate/wire.h"
 
 /*
@@ -35,6 +36,12 @@ int veil_serve_fork(int sock, int file);
  * decoders' own buffers: once, before the sandbox, in a new decoding process.
  */
 void veil_serve_prepare_heap(size_t size);
+/*
+ * A memfd of size bytes for a frame the helper writes again and again (an animation's or a
+ * video's slot): sealed against growing and shrinking (not writing), mapped shared and
+ * writable into *data, populated at once. 0, or a negative errno.
+ */
+int veil_serve_slot_memfd(size_t size, uint8_t **data, int *fd);
 /* The bytes of a picture the size the request asks to cover; 0 when it asks for none. */
 size_t veil_serve_cover_bytes(const struct veil_wire_request *request);
 /*

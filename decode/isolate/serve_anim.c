@@ -1,13 +1,10 @@
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
 #include <drm_fourcc.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,10 +22,6 @@
  * it. The compositor asks for each frame when it wants it, so the helper decodes nothing while
  * the animation is paused, covered, or every frame is kept.
  */
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 struct slot {
 	uint8_t *data; /* mapped shared and writable; the memfd itself is closed once sent */
@@ -78,31 +71,14 @@ static int take_slot(struct slots *slots, size_t size, int *id, int *fd, char **
 			VEIL_WIRE_MAX_SLOTS);
 		return -ENOSPC;
 	}
-	int memfd = memfd_create("veil-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0) {
-		int err = errno;
-		veil_message_set(message, "cannot create a frame's memfd: %s", strerror(err));
-		return -err;
-	}
-	int ret = 0;
-	void *data = MAP_FAILED;
-	if (ftruncate(memfd, (off_t)size) != 0 ||
-			fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-		ret = -errno;
-	} else {
-		data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-		if (data == MAP_FAILED) {
-			ret = -errno;
-		}
-	}
+	uint8_t *data;
+	int memfd;
+	int ret = veil_serve_slot_memfd(size, &data, &memfd);
 	if (ret < 0) {
 		veil_message_set(message, "cannot make a frame's memfd of %zu bytes: %s", size,
 			strerror(-ret));
-		close(memfd);
 		return ret;
 	}
-	/* One call instead of a page fault every 4 KiB (serve.c, veil_serve_prepare_heap). */
-	madvise(data, size, MADV_POPULATE_WRITE);
 	*id = slots->n++;
 	slots->slot[*id] = (struct slot){ .data = data, .size = size };
 	*fd = memfd;

@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#define _GNU_SOURCE /* F_GET_SEALS, F_ADD_SEALS */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -148,21 +148,11 @@ static int copy_slot(struct video *v, size_t size, int *fd) {
 	if (v->n_slots >= VEIL_WIRE_MAX_SLOTS) {
 		return -ENOSPC;
 	}
-	int memfd = memfd_create("veil-video-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0) {
-		return -errno;
+	uint8_t *data;
+	int ret = veil_serve_slot_memfd(size, &data, fd);
+	if (ret < 0) {
+		return ret;
 	}
-	void *data = MAP_FAILED;
-	if (ftruncate(memfd, (off_t)size) == 0 &&
-			fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
-		data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	}
-	if (data == MAP_FAILED) {
-		int err = errno;
-		close(memfd);
-		return -err;
-	}
-	*fd = memfd;
 	v->slots[v->n_slots] = (struct slot){ .fd = -1, .data = data, .size = size };
 	return v->n_slots++;
 }
