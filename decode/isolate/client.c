@@ -321,9 +321,10 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	int nfds;
 	int ret = receive_checked(sock, ms, &reply, fds, &nfds, frame->decoder,
 		sizeof(frame->decoder), answered, message);
-	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 || nfds > 1)) {
+	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 ||
+			reply.delay_ms < 0 || nfds > 1)) {
 		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
-			"%d descriptors)", reply.index, reply.loops, nfds);
+			"%d ms, %d descriptors)", reply.index, reply.loops, reply.delay_ms, nfds);
 		ret = -EPROTO;
 	}
 	if (ret == 0) {
@@ -334,6 +335,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 		frame->index = reply.index;
 		frame->loops = reply.loops;
 		frame->copies = reply.copies;
+		frame->duration_ms = reply.delay_ms;
 	}
 	veil_wire_close(fds, &nfds);
 	return ret;

@@ -54,6 +54,7 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 /* A video's frame as the helper describes it (wire.h: a video streams). */
 struct veil_decoder_video_frame {
 	int index, loops, copies;
+	int duration_ms; /* how long it shows, as the helper says (0: unknown) */
 	char decoder[32]; /* the video decoder's factory name, "gstreamer" before one is known */
 };
 

@@ -229,6 +229,19 @@ static bool over_cap(struct video *v, GstSample *sample, GstBuffer *buffer, int 
 	return false;
 }
 
+/* How long a frame shows, in ms (0: unknown): the compositor awaits the next that much longer. */
+static int32_t frame_duration_ms(GstBuffer *buffer, const GstVideoInfo *info) {
+	GstClockTime duration = GST_BUFFER_DURATION(buffer);
+	if (!GST_CLOCK_TIME_IS_VALID(duration) && GST_VIDEO_INFO_FPS_N(info) > 0) {
+		duration = gst_util_uint64_scale_int(GST_SECOND, GST_VIDEO_INFO_FPS_D(info),
+			GST_VIDEO_INFO_FPS_N(info));
+	}
+	if (!GST_CLOCK_TIME_IS_VALID(duration)) {
+		return 0;
+	}
+	return duration / GST_MSECOND > INT32_MAX ? INT32_MAX : (int32_t)(duration / GST_MSECOND);
+}
+
 static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 	GstBuffer *buffer = gst_sample_get_buffer(sample);
 	GstCaps *caps = gst_sample_get_caps(sample);
@@ -284,6 +297,7 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 		.original_width = info.width,
 		.original_height = info.height,
 		.index = v->index,
+		.delay_ms = frame_duration_ms(buffer, &info),
 		.slot = id,
 		.loops = v->loops,
 		.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 #include <wlr/types/wlr_buffer.h>
@@ -34,9 +35,14 @@
  * While an output showing the video owes a frame event, the socket is not watched: a frame that
  * comes meanwhile waits in it, and the frame event, which wakes the compositor anyway, takes
  * it (as the in-process mailbox does). A frame event later than LATE_MS watches it again.
+ *
+ * A helper that sends no frame while the video plays, for the decoder's time limit plus the
+ * last frame's duration (at most MAX_DURATION_MS), hangs (a decoder looping for ever, a
+ * deadlock) and is ended. One timer looks out for it, woken once in that time, not per frame.
  */
 
 #define LATE_MS 100
+#define MAX_DURATION_MS 60000
 
 /* The worker's half: starting the helper and its first frame. Freed by done() or discard(). */
 struct video_start {
@@ -66,11 +72,13 @@ struct video_helper_source {
 	struct video_start *start; /* while the start job runs */
 	struct veil_helper helper; /* sock -1 when none runs */
 	struct veil_frame_pool *pool;
-	struct wl_event_source *readable, *idle, *late;
+	struct wl_event_source *readable, *idle, *late, *hang;
 	bool running; /* asked to play: shown, neither paused nor held */
 	bool owed; /* an output showing it owes a frame event */
 	bool watched; /* the socket wakes the compositor (not while owed, but after LATE_MS) */
 	bool failed;
+	int64_t heard_ms; /* CLOCK_MONOTONIC: the last frame, or when it was last asked to play */
+	int duration_ms; /* of the last frame, at most MAX_DURATION_MS */
 	uint64_t frames, dropped, loops, copies, wakeups;
 	pid_t pid; /* of the helper, for the status: each video's pipeline is told apart */
 	int file_fd; /* ours: reopen() plays the same file, whatever its path names now */
@@ -133,6 +141,10 @@ static void stop(struct video_helper_source *src, bool kill) {
 		wl_event_source_remove(src->late);
 		src->late = NULL;
 	}
+	if (src->hang != NULL) {
+		wl_event_source_remove(src->hang);
+		src->hang = NULL;
+	}
 	end_helper(src->base.ctx, &src->helper, kill);
 }
 
@@ -187,9 +199,18 @@ static void handle_release(void *data) {
 	}
 }
 
+static int64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Shows a frame received in image: wrapped as it is, no copy. */
 static void show(struct video_helper_source *src, struct veil_image *image,
 		const struct veil_decoder_video_frame *frame) {
+	src->heard_ms = now_ms();
+	src->duration_ms = frame->duration_ms < MAX_DURATION_MS ?
+		frame->duration_ms : MAX_DURATION_MS;
 	uint32_t format = image->drm_format;
 	struct wlr_buffer *buffer = veil_pixel_buffer_create(image);
 	if (buffer == NULL) {
@@ -275,6 +296,39 @@ static int handle_late(void *data) {
 	return 0;
 }
 
+/* How long a playing video's helper may send nothing before it counts as hung. */
+static int64_t silence_limit_ms(const struct video_helper_source *src) {
+	return (int64_t)veil_decoder_timeout_ms() + src->duration_ms;
+}
+
+/* Looks out for a hang while the video plays (the timer sleeps while it doesn't). */
+static void watch_hang(struct video_helper_source *src) {
+	if (src->hang == NULL) {
+		return;
+	}
+	int64_t left = src->heard_ms + silence_limit_ms(src) - now_ms();
+	bool on = src->running && src->helper.sock >= 0;
+	wl_event_source_timer_update(src->hang, !on ? 0 : left > 0 ? (int)left : 1);
+}
+
+static int handle_hang(void *data) {
+	struct video_helper_source *src = data;
+	/* Frames that wait for a frame event count. */
+	if (!src->running || !take_frames(src, false)) {
+		return 0;
+	}
+	int64_t limit = silence_limit_ms(src);
+	if (now_ms() - src->heard_ms < limit) {
+		watch_hang(src);
+		return 0;
+	}
+	char why[96];
+	snprintf(why, sizeof(why), "decoder sent no frame for %d s while playing",
+		(int)((limit + 999) / 1000));
+	fail(src, -ETIMEDOUT, why);
+	return 0;
+}
+
 static void start_free(struct video_start *start) {
 	if (start->started) {
 		veil_helper_kill(&start->helper);
@@ -348,8 +402,9 @@ static void start_done(struct veil_job *job) {
 	src->readable = wl_event_loop_add_fd(src->base.ctx->loop, src->helper.sock,
 		WL_EVENT_READABLE, handle_readable, src);
 	src->late = wl_event_loop_add_timer(src->base.ctx->loop, handle_late, src);
+	src->hang = wl_event_loop_add_timer(src->base.ctx->loop, handle_hang, src);
 	src->watched = true;
-	if (src->readable == NULL || src->late == NULL) {
+	if (src->readable == NULL || src->late == NULL || src->hang == NULL) {
 		fail(src, -ENOMEM, "out of memory");
 		start_free(start);
 		return;
@@ -357,6 +412,7 @@ static void start_done(struct veil_job *job) {
 	show(src, &start->image, &start->frame);
 	start_free(start);
 	send_state(src);
+	watch_hang(src);
 	if (src->helper.sock >= 0 && src->owed) {
 		watch(src, false);
 	}
@@ -392,8 +448,12 @@ static void video_helper_source_destroy(struct veil_source *source) {
 
 static void video_helper_source_set_visible(struct veil_source *source, bool visible) {
 	struct video_helper_source *src = video_helper_source_from_source(source);
+	if (visible && !src->running) {
+		src->heard_ms = now_ms(); /* a paused pipeline sends nothing: it starts again */
+	}
 	src->running = visible;
 	send_state(src);
+	watch_hang(src);
 }
 
 static void video_helper_source_set_frame_owed(struct veil_source *source, bool owed) {

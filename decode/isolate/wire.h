@@ -74,7 +74,10 @@ struct veil_wire_reply {
 	 * slot it is in (a descriptor comes with it when the slot is new).
 	 */
 	int32_t index, delay_ms, plays, slot;
-	/* A video's: times it started again from the beginning; frames copied into memfds. */
+	/*
+	 * A video's: times it started again from the beginning; frames copied into memfds. Its
+	 * frame's delay_ms is how long the frame shows (0: unknown).
+	 */
 	int32_t loops, copies;
 	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
 	int32_t exit_signal, exit_code;

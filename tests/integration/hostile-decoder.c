@@ -165,11 +165,12 @@ static int misbehave_anim(int sock) {
 }
 
 /*
- * The video modes: a first good frame (grey, slot 0), the compositor's first request (play),
- * then the misbehaviour, with the video on screen.
+ * The video modes: a first good frame (grey, slot 0, shown for a second), the compositor's
+ * first request (play), then the misbehaviour, with the video on screen.
  */
 static int misbehave_video(int sock) {
 	struct veil_wire_reply reply = plausible();
+	reply.delay_ms = 1000;
 	if (veil_serve_send(sock, &reply, grey_memfd(256 * 64, F_SEAL_SHRINK | F_SEAL_GROW)) != 0 ||
 			wait_next(sock) != 0) {
 		return 1;
@@ -191,6 +192,13 @@ static int misbehave_video(int sock) {
 	} else if (strcmp(mode, "video-loops") == 0) {
 		reply.loops = -1;
 		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "video-duration") == 0) {
+		reply.delay_ms = -1000;
+		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
+	} else if (strcmp(mode, "video-loop") == 0) {
+		/* Playing, and never another frame: a decoder stuck in a loop (no CPU limit here). */
+		for (volatile unsigned long spin = 0;; spin = spin + 1) {
+		}
 	} else if (strcmp(mode, "video-garbage") == 0) {
 		return write(sock, "garbage", 7) == 7 ? 0 : 1;
 	}

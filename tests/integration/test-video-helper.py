@@ -16,9 +16,11 @@ video_client.c), with the real helper and real H.264 files made by ffmpeg.
 5. A PNG after the video: the video's helper exits (no process left behind).
 6. A hostile helper (hostile-decoder.c, on a marker after the clip's end) that sends a good
    grey first frame and then segfaults, exits, names the slot of the frame on screen or a slot
-   whose memfd it never sent, sends a memfd that could shrink, a negative loop count, or a
-   garbage datagram: each time the compositor answers IPC, the grey frame stays on screen, the
-   video is stopped with the error naming the file, and the next command plays the clip.
+   whose memfd it never sent, sends a memfd that could shrink, a negative loop count or frame
+   duration, a garbage datagram, or hangs (spins for ever without another frame: ended once
+   the decoder's time limit plus the last frame's duration has passed): each time the
+   compositor answers IPC, the grey frame stays on screen, the video is stopped with the error
+   naming the file, and the next command plays the clip.
 """
 import os
 import signal
@@ -164,6 +166,7 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
 
 # --- A hostile helper: the compositor's side of a video treats it as untrusted. ---
 HOSTILE = os.environ.get('VEIL_TEST_HOSTILE_DECODER')
+TIMEOUT_MS = 5000
 VIDEO_CASES = [
     ('video-segv', 'decoder crashed (SIGSEGV)'),
     ('video-exit', 'decoder exited with status 3 without an answer'),
@@ -171,13 +174,17 @@ VIDEO_CASES = [
     ('video-no-memory', 'decoder answered a frame in slot 5 without its memory'),
     ('video-unsealed', "decoder's frame is not sealed against resizing"),
     ('video-loops', 'decoder answered an impossible video frame'),
+    ('video-duration', 'decoder answered an impossible video frame'),
     ('video-garbage', 'decoder answered a malformed message'),
+    # The first frame shows for a second: the limit is the decoder's time limit and that.
+    ('video-loop', f'decoder sent no frame for {TIMEOUT_MS // 1000 + 1} s while playing'),
 ]
 if not HOSTILE or not os.access(HOSTILE, os.X_OK):
     t.fail('the hostile decoder is built', str(HOSTILE))
 else:
     env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process',
-           'VEIL_DECODER_HELPER': HOSTILE, 'ASAN_OPTIONS': ASAN}
+           'VEIL_DECODER_HELPER': HOSTILE, 'ASAN_OPTIONS': ASAN,
+           'VEIL_DECODER_TIMEOUT_MS': str(TIMEOUT_MS)}
     with open(clip, 'rb') as f:
         clip_bytes = f.read()
     with t.compositor(outputs=1, name='hostile', env=env) as c:
@@ -202,10 +209,28 @@ else:
                 shot = c.settled_screenshot(OUT)
                 t.compare(shot, np.full((H, W, 3), 0x80, np.uint8), f'video-{mode}',
                           tolerance=2, mean_tolerance=1)
+                if mode == 'video-loop':
+                    c.check_until(lambda: not decoding_processes(c),
+                                  'the hung decoding process is ended', timeout=15)
                 ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
                 t.check(ok, 'the next command is accepted', err)
                 c.check_until(lambda: not c.veil(OUT).get('error') and
                               (source(c).get('frames') or 0) > FPS,
                               'the clip plays, in a new helper', timeout=30)
+
+        with t.case('a video paused for longer than the time limit is not taken for hung'):
+            ok, err = c.msg(f'output {OUT} veil pause')
+            t.check(ok, '`veil pause` accepted', err)
+            c.check_until(lambda: source(c).get('state') == 'paused', 'paused', timeout=10)
+            time.sleep(TIMEOUT_MS / 1000 + 2)
+            t.check(not c.veil(OUT).get('error'), 'no error while paused',
+                    str(c.veil(OUT).get('error')))
+            frames = source(c).get('frames') or 0
+            ok, err = c.msg(f'output {OUT} veil resume')
+            t.check(ok, '`veil resume` accepted', err)
+            c.check_until(lambda: (source(c).get('frames') or 0) > frames + FPS,
+                          'frames come again', timeout=15)
+            t.check(not c.veil(OUT).get('error'), 'no error after resuming',
+                    str(c.veil(OUT).get('error')))
 
 t.finish()
