@@ -334,7 +334,7 @@ static void video_source_get_info(struct veil_source *source, struct veil_source
 	if (!src->loading && src->pipeline != NULL) {
 		snprintf(info->pipeline, sizeof(info->pipeline), "%s",
 			GST_OBJECT_NAME(src->pipeline));
-		veil_video_describe_elements(src, info->elements, sizeof(info->elements));
+		veil_video_describe_elements(src->pipeline, info->elements, sizeof(info->elements));
 	}
 	if (src->caps != NULL) {
 		char *format = src->format.dma_drm ?

@@ -336,6 +336,8 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 		frame->loops = reply.loops;
 		frame->copies = reply.copies;
 		frame->duration_ms = reply.delay_ms;
+		copy_field(frame->elements, sizeof(frame->elements), reply.message,
+			sizeof(reply.message));
 	}
 	veil_wire_close(fds, &nfds);
 	return ret;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "decode/isolate/wire.h"
 #include "decode/sniff.h"
 #include "util/image.h"
 
@@ -56,6 +57,7 @@ struct veil_decoder_video_frame {
 	int index, loops, copies;
 	int duration_ms; /* how long it shows, as the helper says (0: unknown) */
 	char decoder[32]; /* the video decoder's factory name, "gstreamer" before one is known */
+	char elements[VEIL_WIRE_TEXT]; /* what its pipeline is made of, as the helper says */
 };
 
 /*

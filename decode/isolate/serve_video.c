@@ -20,6 +20,7 @@
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/serve.h"
 #include "decode/video/choose.h"
+#include "decode/video/elements.h"
 #include "decode/video/loop_guard.h"
 #include "util/message.h"
 
@@ -80,6 +81,8 @@ struct video {
 	GstClockTime last_pts, next_running;
 	int32_t index;
 	uint64_t copies;
+	GstCaps *described; /* a reference: the caps the pipeline was last described at */
+	char elements[VEIL_WIRE_TEXT];
 
 	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */
 
@@ -303,6 +306,12 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 		.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies,
 	};
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", decoder);
+	/* The chain is plugged by the first frame; videoconvert converts or not by the caps. */
+	if (caps != v->described) {
+		gst_caps_replace(&v->described, caps);
+		veil_video_describe_elements(v->pipeline, v->elements, sizeof(v->elements));
+	}
+	memcpy(reply.message, v->elements, sizeof(reply.message));
 	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
 	__atomic_add_fetch(&v->sent, 1, __ATOMIC_RELAXED);
 	v->sent_first = true;

@@ -84,6 +84,7 @@ struct video_helper_source {
 	int file_fd; /* ours: reopen() plays the same file, whatever its path names now */
 	uint32_t drm_format;
 	char decoder[32];
+	char elements[VEIL_WIRE_TEXT];
 };
 
 static const struct veil_source_impl video_helper_source_impl;
@@ -223,6 +224,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	src->copies = (uint64_t)frame->copies;
 	src->drm_format = format;
 	snprintf(src->decoder, sizeof(src->decoder), "%s", frame->decoder);
+	snprintf(src->elements, sizeof(src->elements), "%s", frame->elements);
 	src->base.opaque = format == DRM_FORMAT_XRGB8888;
 	src->base.translucent = !src->base.opaque;
 	if (seam) {
@@ -499,6 +501,7 @@ static void video_helper_source_get_info(struct veil_source *source,
 	info->loops = src->loops;
 	info->wakeups = src->wakeups;
 	snprintf(info->pipeline, sizeof(info->pipeline), "veil-decoder-%d", (int)src->pid);
+	snprintf(info->elements, sizeof(info->elements), "%s", src->elements);
 	info->copies = src->copies;
 	/* Named as GStreamer names it, as the in-process video's status does. */
 	if (src->frames > 0) {

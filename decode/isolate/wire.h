@@ -43,6 +43,8 @@
 #define VEIL_WIRE_RELEASED 16
 /* Descriptors a message may carry at most (one is the most either side sends). */
 #define VEIL_WIRE_MAX_FDS 4
+/* A reply's text. */
+#define VEIL_WIRE_TEXT 256
 
 enum veil_wire_op {
 	VEIL_WIRE_DECODE, /* the first request, with the file */
@@ -82,7 +84,11 @@ struct veil_wire_reply {
 	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
 	int32_t exit_signal, exit_code;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
-	char message[256]; /* NUL-terminated, when status < 0 */
+	/*
+	 * NUL-terminated, when status < 0; with a video's frame, the elements that work on its
+	 * frames (factory names, space-separated: "qtdemux h264parse avdec_h264 ...").
+	 */
+	char message[VEIL_WIRE_TEXT];
 };
 
 /*

@@ -1,13 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <gst/base/gstbasetransform.h>
-#include "decode/video/video.h"
-
-/*
- * What the pipeline is made of, read from the pipeline itself for the status: the factory names
- * of the elements that do work on the frames' way (decodebin's parsers and decoders, videoconvert
- * when it converts), so that "no conversion on the CPU" is seen, not assumed.
- */
+#include "decode/video/elements.h"
 
 /* Appends name to buf (space-separated); a name that does not fit is cut off with the rest. */
 static void append_name(char *buf, size_t size, const char *name) {
@@ -49,12 +43,12 @@ static void describe_bin(GstBin *bin, char *buf, size_t size) {
 	g_list_free_full(children, gst_object_unref);
 }
 
-void veil_video_describe_elements(struct video_source *src, char *buf, size_t size) {
+void veil_video_describe_elements(GstElement *pipeline, char *buf, size_t size) {
 	if (size == 0) {
 		return;
 	}
 	buf[0] = '\0';
-	if (src->pipeline != NULL) {
-		describe_bin(GST_BIN(src->pipeline), buf, size);
+	if (pipeline != NULL) {
+		describe_bin(GST_BIN(pipeline), buf, size);
 	}
 }

@@ -33,6 +33,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include "decode/source.h"
+#include "decode/video/elements.h"
 #include "decode/video/loop_guard.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
@@ -282,8 +283,5 @@ GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *al
 	const char *name, bool *copied);
 /* Any thread, once no streaming thread uses the pool. */
 void veil_video_pool_finish(struct veil_video_pool *pool);
-
-/* elements.c, compositor thread: the factory names of the elements that work on frames. */
-void veil_video_describe_elements(struct video_source *src, char *buf, size_t size);
 
 #endif

@@ -3,11 +3,11 @@
 Videos played in veil-decoder (VEIL_DECODER_VIDEO=process: decode/isolate/serve_video.c and
 video_client.c), with the real helper and real H.264 files made by ffmpeg.
 
-1. A clip of solid colours plays: the status names veil-decoder's pipeline and the decoder, its
-   frames and loops count up, the screen shows the clip's colours in turn (classified against
-   the colours the clip was made of), and the frames come from a veil-decoder process started
-   by the compositor (its child, and the decoding process that monitor's child), not from the
-   compositor's own GStreamer.
+1. A clip of solid colours plays: the status names veil-decoder's pipeline, the decoder and the
+   elements of the helper's pipeline, its frames and loops count up, the screen shows the
+   clip's colours in turn (classified against the colours the clip was made of), and the
+   frames come from a veil-decoder process started by the compositor (its child, and the
+   decoding process that monitor's child), not from the compositor's own GStreamer.
 2. `veil pause` stops the frame counter and the picture; `veil resume` plays on.
 3. The decoding process killed with SIGSEGV mid-play: the compositor goes on answering IPC,
    the status says "decoder crashed (SIGSEGV)" and names the file, the last frame stays on
@@ -82,6 +82,11 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
                 "the status names veil-decoder's pipeline", str(src))
         t.check(src.get('decoder') not in (None, '', 'veil-decoder', 'gstreamer'),
                 'and the video decoder the helper plugged', str(src.get('decoder')))
+        elements = src.get('elements') or []
+        t.check(src.get('decoder') in elements and 'videoconvert' in elements and
+                'appsink' in elements,
+                "the helper's elements: its decoder, videoconvert converting (pixman), appsink",
+                str(elements))
         c.check_until(lambda: (source(c).get('loops') or 0) >= 2, 'the clip loops twice',
                       timeout=30)
         src = source(c)
