@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include "module/scene.h"
+#include "scene/dmabuf_buffer.h"
 #include "scene/sample_buffer.h"
 #include "scene/tile_buffer.h"
 
@@ -171,7 +172,8 @@ static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_b
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame) {
 	enum veil_yuv_matrix matrix;
 	bool full_range;
-	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range)) {
+	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range) ||
+			veil_dmabuf_buffer_get_yuv(frame, &matrix, &full_range)) {
 		veil_compat_set_yuv(buffer, matrix, full_range);
 	}
 	wlr_scene_buffer_set_buffer_with_damage(buffer, frame, NULL);

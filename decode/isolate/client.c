@@ -123,6 +123,8 @@ static void copy_field(char *dst, size_t dst_size, const char *src, size_t size)
  * or -EPROTO with what was wrong in *message.
  */
 static int check_picture(const struct veil_wire_reply *reply, char **message) {
+	/* A video's frame in the compositor's dmabuf: its planes are checked with its memory. */
+	bool memory = reply->memory != 0;
 	int64_t width = reply->width, height = reply->height, stride = reply->stride;
 	if (width <= 0 || height <= 0 || width > VEIL_IMAGE_MAX_SIDE ||
 			height > VEIL_IMAGE_MAX_SIDE || width * height > VEIL_IMAGE_MAX_PIXELS) {
@@ -130,12 +132,14 @@ static int check_picture(const struct veil_wire_reply *reply, char **message) {
 			width, height);
 		return -EPROTO;
 	}
-	if (stride < width * 4 || stride % 4 != 0 || stride > (int64_t)VEIL_IMAGE_MAX_SIDE * 4) {
+	if (!memory && (stride < width * 4 || stride % 4 != 0 ||
+			stride > (int64_t)VEIL_IMAGE_MAX_SIDE * 4)) {
 		veil_message_set(message, "decoder answered a stride of %" PRId64 " bytes for %" PRId64
 			" pixels a row", stride, width);
 		return -EPROTO;
 	}
-	if (reply->drm_format != DRM_FORMAT_ARGB8888 && reply->drm_format != DRM_FORMAT_XRGB8888) {
+	if (!memory && reply->drm_format != DRM_FORMAT_ARGB8888 &&
+			reply->drm_format != DRM_FORMAT_XRGB8888) {
 		veil_message_set(message, "decoder answered an unknown pixel format 0x%08x",
 			reply->drm_format);
 		return -EPROTO;
@@ -203,7 +207,7 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
  * that came with it (the caller closes them); or a negative errno with a sentence, the
  * descriptors closed. *answered when a whole message came.
  */
-static int receive_checked(int sock, int ms, struct veil_wire_reply *reply,
+static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply *reply,
 		int fds[VEIL_WIRE_MAX_FDS], int *nfds, char *decoder, size_t size, bool *answered,
 		char **message) {
 	*answered = false;
@@ -259,7 +263,13 @@ static int receive_checked(int sock, int ms, struct veil_wire_reply *reply,
 		ret = -EPROTO;
 		goto fail;
 	}
-	ret = check_picture(reply, message);
+	/* Only a video's helper asks for memory, or decodes into it. */
+	if (!video && (reply->memory_size != 0 || reply->memory != 0)) {
+		veil_message_set(message, "decoder answered a malformed message");
+		ret = -EPROTO;
+		goto fail;
+	}
+	ret = reply->memory_size != 0 ? 0 : check_picture(reply, message);
 	if (ret == 0) {
 		return 0;
 	}
@@ -274,7 +284,8 @@ int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *origin
 	struct veil_wire_reply reply;
 	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
-	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, size, answered, message);
+	int ret = receive_checked(sock, ms, false, &reply, fds, &nfds, decoder, size, answered,
+		message);
 	if (ret == 0) {
 		ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height,
 			message);
@@ -291,7 +302,7 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
 	char decoder[sizeof(reply.decoder)];
-	int ret = receive_checked(sock, ms, &reply, fds, &nfds, decoder, sizeof(decoder),
+	int ret = receive_checked(sock, ms, false, &reply, fds, &nfds, decoder, sizeof(decoder),
 		answered, message);
 	if (ret == 0) {
 		ret = accept_frame(&reply, frame, message);
@@ -319,15 +330,36 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	struct veil_wire_reply reply;
 	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
-	int ret = receive_checked(sock, ms, &reply, fds, &nfds, frame->decoder,
+	frame->memory = (struct veil_memory_frame){0};
+	int ret = receive_checked(sock, ms, true, &reply, fds, &nfds, frame->decoder,
 		sizeof(frame->decoder), answered, message);
+	if (ret == 0 && reply.memory_size != 0) {
+		if (reply.memory_size < 0 || reply.memory_size > VEIL_DECODER_MAX_MEMORY || nfds != 0) {
+			veil_message_set(message, "decoder asked for a memory of %d bytes",
+				reply.memory_size);
+			ret = -EPROTO;
+		} else {
+			frame->memory_size = reply.memory_size;
+			ret = VEIL_DECODER_MEMORY;
+		}
+		veil_wire_close(fds, &nfds);
+		return ret;
+	}
 	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 ||
-			reply.delay_ms < 0 || nfds > 1)) {
+			reply.delay_ms < 0 || nfds > 1 || (reply.memory != 0 && nfds != 0) ||
+			reply.memory < 0 || reply.memory > 1 || reply.matrix < 0 || reply.matrix > 2 ||
+			reply.full_range < 0 || reply.full_range > 1)) {
 		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
 			"%d ms, %d descriptors)", reply.index, reply.loops, reply.delay_ms, nfds);
 		ret = -EPROTO;
 	}
-	if (ret == 0) {
+	if (ret == 0 && reply.memory != 0) {
+		ret = veil_frame_pool_accept_memory(pool, reply.slot, reply.width, reply.height,
+			reply.drm_format, reply.n_planes, reply.offsets, reply.strides,
+			&frame->memory, message);
+		frame->memory.matrix = reply.matrix;
+		frame->memory.full_range = reply.full_range == 1;
+	} else if (ret == 0) {
 		ret = veil_frame_pool_accept(pool, reply.slot, nfds == 1 ? fds[0] : -1, reply.width,
 			reply.height, reply.stride, reply.drm_format, image, message);
 	}

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "decode/isolate/frame_pool.h"
 #include "decode/isolate/wire.h"
 #include "decode/sniff.h"
 #include "util/image.h"
@@ -54,6 +55,10 @@ int veil_decoder_receive_frame(int sock, int ms, struct veil_frame_pool *pool,
 
 /* A video's frame as the helper describes it (wire.h: a video streams). */
 struct veil_decoder_video_frame {
+	/* A frame in a dmabuf of the compositor's (memory.release set), not in image. */
+	struct veil_memory_frame memory;
+	/* VEIL_DECODER_MEMORY: the helper asks for a dmabuf of this many bytes. */
+	int memory_size;
 	int index, loops, copies;
 	int duration_ms; /* how long it shows, as the helper says (0: unknown) */
 	char decoder[32]; /* the video decoder's factory name, "gstreamer" before one is known */
@@ -62,8 +67,13 @@ struct veil_decoder_video_frame {
 
 /*
  * The same for a video's frame, ready on sock (the compositor thread waits for nothing: ms may
- * be 0), its pixels in one of the helper's memfds (pool) as an animation's.
+ * be 0), its pixels in one of the helper's memfds (pool) as an animation's, or in a dmabuf the
+ * compositor gave it (frame->memory). Or VEIL_DECODER_MEMORY: the helper asks for a dmabuf
+ * (frame->memory_size), answered with a MEMORY request.
  */
+#define VEIL_DECODER_MEMORY 1
+/* The largest dmabuf a helper may ask for: a frame of 8192x8192, 4 bytes a pixel. */
+#define VEIL_DECODER_MAX_MEMORY (8192 * 8192 * 4)
 int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *pool,
 	struct veil_image *image, struct veil_decoder_video_frame *frame, bool *answered,
 	char **message);

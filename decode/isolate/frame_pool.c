@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* F_SEAL_* */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <drm_fourcc.h>
 #include "decode/isolate/frame_pool.h"
 #include "decode/isolate/map.h"
 #include "decode/isolate/wire.h"
@@ -16,7 +18,8 @@
 
 struct pool_slot {
 	uint8_t *data; /* mapped read-only; NULL before the slot's memfd came */
-	size_t size; /* of the mapping */
+	size_t size; /* of the mapping, or of the memory */
+	int memory; /* a dmabuf of the compositor's (then no mapping), else -1 */
 	bool held; /* a frame in it is not released yet */
 	bool in_released; /* listed in released: a helper that reuses it early lists it once */
 };
@@ -28,6 +31,7 @@ struct veil_frame_pool {
 	/* Released since the helper was last told: at most one entry a slot. */
 	int32_t released[VEIL_WIRE_MAX_SLOTS];
 	int n_released;
+	int n_memories; /* memory slots 0 to this - 1 */
 	void (*notify)(void *data);
 	void *notify_data;
 };
@@ -45,6 +49,9 @@ struct veil_frame_pool *veil_frame_pool_create(void) {
 	}
 	pthread_mutex_init(&pool->lock, NULL);
 	pool->refs = 1;
+	for (int i = 0; i < VEIL_WIRE_MAX_SLOTS; i++) {
+		pool->slots[i].memory = -1;
+	}
 	return pool;
 }
 
@@ -52,6 +59,9 @@ static void pool_destroy(struct veil_frame_pool *pool) {
 	for (int i = 0; i < VEIL_WIRE_MAX_SLOTS; i++) {
 		if (pool->slots[i].data != NULL) {
 			munmap(pool->slots[i].data, pool->slots[i].size);
+		}
+		if (pool->slots[i].memory >= 0) {
+			close(pool->slots[i].memory);
 		}
 	}
 	pthread_mutex_destroy(&pool->lock);
@@ -146,6 +156,10 @@ int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot_id, int fd, in
 	if (slot->held) {
 		veil_message_set(message, "decoder wrote into a frame the compositor still holds");
 		ret = -EPROTO;
+	} else if (slot->memory >= 0) {
+		veil_message_set(message, "decoder answered a frame in memory slot %d as its own",
+			slot_id);
+		ret = -EPROTO;
 	} else if (fd >= 0) {
 		ret = map_slot(slot, fd, size, message);
 	} else if (slot->data == NULL || slot->size < size) {
@@ -187,4 +201,125 @@ int veil_frame_pool_take_released(struct veil_frame_pool *pool, int32_t *ids, in
 	pool->n_released -= n;
 	pthread_mutex_unlock(&pool->lock);
 	return n;
+}
+
+int veil_frame_pool_add_memory(struct veil_frame_pool *pool, int fd, size_t size) {
+	pthread_mutex_lock(&pool->lock);
+	int id = pool->n_memories;
+	bool free_slot = id < VEIL_FRAME_POOL_MEMORIES && pool->slots[id].data == NULL &&
+		!pool->slots[id].held;
+	if (free_slot) {
+		pool->slots[id].memory = fd;
+		pool->slots[id].size = size;
+		pool->n_memories++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	if (!free_slot) {
+		close(fd);
+		return -ENOSPC;
+	}
+	return id;
+}
+
+/* A plane of a format: bytes a sample, and how many pixels share one across and down. */
+struct plane_layout {
+	int cpp, hsub, vsub;
+};
+
+struct format_layout {
+	uint32_t format;
+	int n_planes;
+	struct plane_layout planes[3];
+};
+
+/* What a helper may decode into the compositor's dmabufs (the renderers' linear formats). */
+static const struct format_layout layouts[] = {
+	{ DRM_FORMAT_XRGB8888, 1, { { 4, 1, 1 } } },
+	{ DRM_FORMAT_ARGB8888, 1, { { 4, 1, 1 } } },
+	{ DRM_FORMAT_NV12, 2, { { 1, 1, 1 }, { 2, 2, 2 } } },
+	{ DRM_FORMAT_P010, 2, { { 2, 1, 1 }, { 4, 2, 2 } } },
+	{ DRM_FORMAT_YUV420, 3, { { 1, 1, 1 }, { 1, 2, 2 }, { 1, 2, 2 } } },
+};
+
+/* Whether the planes are format's and lie in size bytes; says why not in *message. */
+static bool check_planes(int width, int height, uint32_t format, int n_planes,
+		const int32_t *offsets, const int32_t *strides, size_t size, char **message) {
+	const struct format_layout *layout = NULL;
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		if (layouts[i].format == format) {
+			layout = &layouts[i];
+		}
+	}
+	if (layout == NULL || n_planes != layout->n_planes) {
+		veil_message_set(message, "decoder answered a frame of format 0x%08x in %d planes",
+			format, n_planes);
+		return false;
+	}
+	for (int i = 0; i < n_planes; i++) {
+		const struct plane_layout *plane = &layout->planes[i];
+		int64_t row = (int64_t)(width + plane->hsub - 1) / plane->hsub * plane->cpp;
+		int64_t rows = (int64_t)(height + plane->vsub - 1) / plane->vsub;
+		int64_t offset = offsets[i], stride = strides[i];
+		if (offset < 0 || stride < row || offset + stride * (rows - 1) + row > (int64_t)size) {
+			veil_message_set(message, "decoder answered plane %d at %" PRId64 " with a "
+				"stride of %" PRId64 " bytes, past its memory of %zu bytes", i, offset,
+				stride, size);
+			return false;
+		}
+	}
+	return true;
+}
+
+int veil_frame_pool_accept_memory(struct veil_frame_pool *pool, int slot_id, int width,
+		int height, uint32_t format, int n_planes, const int32_t *offsets,
+		const int32_t *strides, struct veil_memory_frame *out, char **message) {
+	*out = (struct veil_memory_frame){0};
+	if (slot_id < 0 || slot_id >= VEIL_WIRE_MAX_SLOTS) {
+		veil_message_set(message, "decoder answered frame slot %d", slot_id);
+		return -EPROTO;
+	}
+	struct pool_frame *frame = calloc(1, sizeof(*frame));
+	if (frame == NULL) {
+		veil_message_set(message, "out of memory");
+		return -ENOMEM;
+	}
+	int ret = 0;
+	pthread_mutex_lock(&pool->lock);
+	struct pool_slot *slot = &pool->slots[slot_id];
+	if (slot->memory < 0) {
+		veil_message_set(message, "decoder answered a frame in memory %d it was not given",
+			slot_id);
+		ret = -EPROTO;
+	} else if (slot->held) {
+		veil_message_set(message, "decoder wrote into a frame the compositor still holds");
+		ret = -EPROTO;
+	} else if (!check_planes(width, height, format, n_planes, offsets, strides, slot->size,
+			message)) {
+		ret = -EPROTO;
+	}
+	if (ret == 0) {
+		slot->held = true;
+		pool->refs++;
+		frame->pool = pool;
+		frame->slot = slot_id;
+		out->dmabuf = (struct wlr_dmabuf_attributes){
+			.width = width,
+			.height = height,
+			.format = format,
+			.modifier = DRM_FORMAT_MOD_LINEAR,
+			.n_planes = n_planes,
+		};
+		for (int i = 0; i < n_planes; i++) {
+			out->dmabuf.offset[i] = (uint32_t)offsets[i];
+			out->dmabuf.stride[i] = (uint32_t)strides[i];
+			out->dmabuf.fd[i] = slot->memory;
+		}
+		out->release = release_frame;
+		out->release_data = frame;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	if (ret < 0) {
+		free(frame);
+	}
+	return ret;
 }

@@ -9,11 +9,25 @@
 #ifndef VEIL_DECODE_ISOLATE_FRAME_POOL_H
 #define VEIL_DECODE_ISOLATE_FRAME_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <wlr/render/dmabuf.h>
 
 struct veil_frame_pool;
 struct veil_image;
+
+/*
+ * A video's frame in one of the compositor's own dmabufs (wire.h: MEMORY), which the helper
+ * decoded into: its descriptors are the pool's, valid until release(release_data).
+ */
+struct veil_memory_frame {
+	struct wlr_dmabuf_attributes dmabuf;
+	int matrix; /* of a YUV frame: 0 BT.601, 1 BT.709, 2 BT.2020 */
+	bool full_range;
+	void (*release)(void *data);
+	void *release_data;
+};
 
 /* NULL when memory is short. */
 struct veil_frame_pool *veil_frame_pool_create(void);
@@ -30,6 +44,24 @@ void veil_frame_pool_unref(struct veil_frame_pool *pool);
  */
 int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot, int fd, int width,
 	int height, int stride, uint32_t format, struct veil_image *image, char **message);
+
+/*
+ * A dmabuf of size bytes the compositor gives the helper (its descriptor, which the pool takes
+ * in any case): the next memory slot's index, or -ENOSPC after VEIL_FRAME_POOL_MEMORIES (a
+ * helper's pool has 16 buffers at most; each new pool, at new caps, asks again).
+ */
+#define VEIL_FRAME_POOL_MEMORIES 48
+int veil_frame_pool_add_memory(struct veil_frame_pool *pool, int fd, size_t size);
+
+/*
+ * A worker or the compositor thread: the frame in memory slot of width x height pixels in
+ * format, n_planes planes at offsets with strides, as *frame. The slot must be a memory the
+ * pool gave, not holding a frame; the planes must be the format's and lie in that memory.
+ * 0, or -EPROTO with a sentence.
+ */
+int veil_frame_pool_accept_memory(struct veil_frame_pool *pool, int slot, int width,
+	int height, uint32_t format, int n_planes, const int32_t *offsets, const int32_t *strides,
+	struct veil_memory_frame *frame, char **message);
 
 /*
  * Calls notify(data) after each release of a frame, outside the pool's lock, on the thread

@@ -14,7 +14,7 @@ int main(int argc, char *argv[]) {
 	close_range(VEIL_WIRE_FD + 1, ~0u, 0);
 	struct veil_wire_request request;
 	int fd;
-	int ret = veil_serve_receive(VEIL_WIRE_FD, VEIL_WIRE_DECODE, &request, &fd);
+	int ret = veil_serve_receive(VEIL_WIRE_FD, 1u << VEIL_WIRE_DECODE, &request, &fd);
 	if (ret == -EPIPE) {
 		return 0; /* a spare helper (decode/isolate/spare.c) no longer needed */
 	}

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include "veil-config.h"
 #if VEIL_HAVE_SECCOMP
+#include <linux/dma-buf.h>
 #include <seccomp.h>
 #endif
 #include "decode/isolate/landlock.h"
@@ -99,6 +100,14 @@ static int install_filter(char **message) {
 	}
 	if (ret == 0) {
 		ret = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	}
+	/*
+	 * A video's frames in the compositor's dmabufs: GStreamer brackets its CPU access to one
+	 * with DMA_BUF_IOCTL_SYNC, the only ioctl allowed.
+	 */
+	if (ret == 0) {
+		ret = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+			SCMP_A1(SCMP_CMP_EQ, DMA_BUF_IOCTL_SYNC));
 	}
 	/* GstPoll wakes its threads through a local socket pair: connected to nothing else. */
 	if (ret == 0) {

@@ -24,8 +24,7 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
-		int *fd) {
+int veil_serve_receive(int sock, uint32_t ops, struct veil_wire_request *request, int *fd) {
 	*fd = -1;
 	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
@@ -36,11 +35,14 @@ int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request 
 	if (n < 0) {
 		return n == -EMSGSIZE ? -EPROTO : n;
 	}
-	/* DECODE comes with the file, NEXT with nothing. */
-	int expected = op == VEIL_WIRE_DECODE ? 1 : 0;
-	if ((size_t)n != sizeof(*request) || nfds != expected ||
-			request->magic != VEIL_WIRE_MAGIC || request->version != VEIL_WIRE_VERSION ||
-			request->op != (uint32_t)op || request->n_released > VEIL_WIRE_RELEASED) {
+	/* DECODE comes with the file, NEXT with nothing, MEMORY with its dmabuf unless refused. */
+	bool known = (size_t)n == sizeof(*request) && request->op < 32 &&
+		(ops & (1u << request->op)) != 0;
+	int expected = !known ? -1 : request->op == VEIL_WIRE_DECODE ? 1 :
+		request->op == VEIL_WIRE_MEMORY && request->memory >= 0 ? 1 : 0;
+	if (!known || nfds != expected || request->magic != VEIL_WIRE_MAGIC ||
+			request->version != VEIL_WIRE_VERSION ||
+			request->n_released > VEIL_WIRE_RELEASED) {
 		veil_wire_close(fds, &nfds);
 		return -EPROTO;
 	}

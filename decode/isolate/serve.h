@@ -11,12 +11,12 @@
 #include "decode/isolate/wire.h"
 
 /*
- * Receives a request of kind op: DECODE with the file's descriptor (*fd), NEXT without one
- * (*fd is -1). 0, -EPIPE when the compositor closed its end, -EPROTO for any other message,
- * or another negative errno.
+ * Receives a request of one of the ops (a mask of 1 << op): DECODE with the file's descriptor
+ * (*fd), NEXT without one (*fd is -1), MEMORY with its dmabuf (or none, memory -1). 0, -EPIPE
+ * when the compositor closed its end, -EPROTO for any other message, or another negative
+ * errno.
  */
-int veil_serve_receive(int sock, enum veil_wire_op op, struct veil_wire_request *request,
-	int *fd);
+int veil_serve_receive(int sock, uint32_t ops, struct veil_wire_request *request, int *fd);
 /*
  * Sends a reply, with pixels_fd when >= 0. The header's magic and version are filled in.
  * 0 or a negative errno.

@@ -41,7 +41,7 @@ struct slots {
 static int receive_next(int sock, struct slots *slots) {
 	struct veil_wire_request request;
 	int fd;
-	int ret = veil_serve_receive(sock, VEIL_WIRE_NEXT, &request, &fd);
+	int ret = veil_serve_receive(sock, 1u << VEIL_WIRE_NEXT, &request, &fd);
 	if (ret < 0) {
 		return ret;
 	}

@@ -11,12 +11,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <gst/gst.h>
 #include <gst/allocators/allocators.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include "decode/gst.h"
+#include "decode/isolate/remote_allocator.h"
 #include "decode/isolate/sandbox.h"
 #include "decode/isolate/serve.h"
 #include "decode/video/choose.h"
@@ -38,6 +40,11 @@
  * (gapless), or with a flushing seek after its end where the demuxer can't; loops that bring
  * nothing stop it (video/loop_guard.h).
  *
+ * For a renderer that imports dmabufs (the request lists dmabuf_formats) appsink takes those
+ * formats (a decoder's NV12 as it is) and the pool's memory is the compositor's: each buffer
+ * the pool allocates is a dmabuf asked of the compositor (remote_allocator.h), and each frame
+ * names the memory it is in. A frame elsewhere is copied into a buffer of that pool, counted.
+ *
  * Threads: the main one waits on the compositor's socket and the bus; appsink's streaming
  * thread sends frames. Both send on the socket (one datagram a message).
  */
@@ -46,6 +53,8 @@
 /* Frames the pool holds: the compositor keeps two or three, appsink and convert one each. */
 #define POOL_MIN 4
 #define POOL_MAX 16
+/* How long a streaming thread waits for a dmabuf it asked the compositor for. */
+#define MEMORY_WAIT_S 10
 
 struct slot {
 	GstBuffer *buffer; /* a pool frame the compositor holds (a reference), else NULL */
@@ -62,8 +71,11 @@ struct video {
 	GstElement *pipeline, *decodebin, *convert, *sink;
 	GstBus *bus;
 	GstAllocator *shm;
+	/* Frames in the compositor's dmabufs: appsink's caps ("video/x-raw,format=..."), else NULL. */
+	char *dmabuf_caps;
+	GstAllocator *remote;
 
-	pthread_mutex_t lock;
+	pthread_mutex_t lock, ask_lock;
 	/* Under lock. */
 	struct slot slots[VEIL_WIRE_MAX_SLOTS];
 	int n_slots;
@@ -73,6 +85,13 @@ struct video {
 	int fps;
 	int refused; /* a streaming thread refused the stream (negative errno) */
 	char *refused_message;
+	/* The compositor's dmabufs: their descriptors by index (slot), and one asked for. */
+	int memories[VEIL_WIRE_MAX_SLOTS];
+	int n_memories;
+	bool asking; /* under ask_lock too: a decoder's threads may allocate at once */
+	int answer; /* a descriptor, or a negative errno; -EINPROGRESS until the compositor answers */
+	pthread_cond_t answered;
+	GstBufferPool *pool; /* a reference: the remote pool offered last, for copies */
 
 	/* appsink's streaming thread. */
 	bool sent_first;
@@ -190,6 +209,188 @@ static int place_in_pool(struct video *v, GstBuffer *buffer, const GstVideoInfo 
 	return id;
 }
 
+static GstBufferPool *make_pool(struct video *v, GstCaps *caps, const GstVideoInfo *info);
+
+/*
+ * The most buffers a pool may have. A decoder that decodes into it (avdec_h264, with no
+ * converter between) adds the frames it keeps as references to the minimum: a maximum it can't
+ * go past turns it away. The compositor bounds how many dmabufs it gives.
+ */
+static guint pool_max(const struct video *v) {
+	return v->remote != NULL ? 0 : POOL_MAX;
+}
+
+static bool pool_has_caps(GstBufferPool *pool, GstCaps *caps) {
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	GstCaps *pool_caps = NULL;
+	gst_buffer_pool_config_get_params(config, &pool_caps, NULL, NULL, NULL);
+	bool equal = pool_caps != NULL && gst_caps_is_equal(pool_caps, caps);
+	gst_structure_free(config);
+	return equal;
+}
+
+/* remote_allocator's ask, a streaming thread: a dmabuf of size bytes from the compositor. */
+static int ask_memory(void *data, size_t size) {
+	struct video *v = data;
+	if (size > INT32_MAX) {
+		return -EFBIG;
+	}
+	/* One ask at a time: the answer carries no reference to its ask. */
+	pthread_mutex_lock(&v->ask_lock);
+	pthread_mutex_lock(&v->lock);
+	v->asking = true;
+	v->answer = -EINPROGRESS;
+	pthread_mutex_unlock(&v->lock);
+	struct veil_wire_reply reply = { .memory_size = (int32_t)size };
+	int ret = veil_serve_send(v->sock, &reply, -1);
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += MEMORY_WAIT_S;
+	pthread_mutex_lock(&v->lock);
+	while (ret == 0 && v->answer == -EINPROGRESS) {
+		if (pthread_cond_timedwait(&v->answered, &v->lock, &deadline) == ETIMEDOUT) {
+			ret = -ETIMEDOUT;
+		}
+	}
+	int fd = ret < 0 ? ret : v->answer;
+	v->asking = false;
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_unlock(&v->ask_lock);
+	return fd;
+}
+
+/* A MEMORY request, the main thread: the next dmabuf of the compositor's, or none. */
+static int take_memory(struct video *v, const struct veil_wire_request *request, int fd) {
+	pthread_mutex_lock(&v->lock);
+	bool expected = v->asking && v->answer == -EINPROGRESS;
+	if (request->memory >= 0 && (request->memory != v->n_memories ||
+			v->n_memories >= VEIL_WIRE_MAX_SLOTS)) {
+		pthread_mutex_unlock(&v->lock);
+		close(fd);
+		return -EPROTO;
+	}
+	if (request->memory >= 0) {
+		v->memories[v->n_memories++] = expected ? fd : -1;
+	}
+	if (expected) {
+		v->answer = request->memory >= 0 ? fd : -ENOMEM;
+		pthread_cond_broadcast(&v->answered);
+	} else if (fd >= 0) {
+		close(fd); /* asked too long ago: its index stays unused */
+	}
+	pthread_mutex_unlock(&v->lock);
+	return 0;
+}
+
+/* The index of the compositor's dmabuf a memory is, or -1. Under lock. */
+static int memory_slot(struct video *v, GstMemory *mem) {
+	if (!veil_remote_allocator_owns(v->remote, mem)) {
+		return -1;
+	}
+	int fd = gst_fd_memory_get_fd(mem);
+	/* The newest first: a descriptor closed with its memory may be a later one's number. */
+	for (int i = v->n_memories - 1; i >= 0; i--) {
+		if (v->memories[i] == fd) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The frame as it is, in the compositor's dmabuf (its planes into reply): its slot, -EBUSY for
+ * the frame the compositor holds, or another negative errno when it must be copied. Under lock.
+ */
+static int place_in_memory(struct video *v, GstBuffer *buffer, const GstVideoInfo *info,
+		struct veil_wire_reply *reply) {
+	if (gst_buffer_n_memory(buffer) != 1) {
+		return -ENOTSUP;
+	}
+	GstMemory *mem = gst_buffer_peek_memory(buffer, 0);
+	int id = memory_slot(v, mem);
+	if (id < 0) {
+		return -ENOTSUP;
+	}
+	if (v->slots[id].held) {
+		return -EBUSY;
+	}
+	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+	int n_planes = (int)GST_VIDEO_INFO_N_PLANES(info);
+	if (n_planes > VEIL_WIRE_PLANES) {
+		return -ENOTSUP;
+	}
+	reply->n_planes = n_planes;
+	for (int i = 0; i < n_planes; i++) {
+		size_t offset = meta != NULL ? meta->offset[i] : GST_VIDEO_INFO_PLANE_OFFSET(info, i);
+		int stride = meta != NULL ? meta->stride[i] : GST_VIDEO_INFO_PLANE_STRIDE(info, i);
+		if (mem->offset + offset > INT32_MAX) {
+			return -ENOTSUP;
+		}
+		reply->offsets[i] = (int32_t)(mem->offset + offset);
+		reply->strides[i] = stride;
+	}
+	reply->memory = 1;
+	reply->stride = reply->strides[0];
+	reply->matrix = info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? 1 :
+		info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ? 2 : 0;
+	reply->full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+	v->slots[id] = (struct slot){ .buffer = gst_buffer_ref(buffer), .fd = -1, .held = true };
+	if (id >= v->n_slots) {
+		v->n_slots = id + 1;
+	}
+	return id;
+}
+
+/*
+ * A frame from outside the remote pool (an element that ignored it) copied into a buffer of
+ * that pool, if one is free (else it is dropped: -EAGAIN). Not under lock.
+ */
+static int copy_to_memory(struct video *v, GstBuffer *buffer, GstCaps *caps,
+		const GstVideoInfo *info, GstBuffer **copy) {
+	*copy = NULL;
+	pthread_mutex_lock(&v->lock);
+	GstBufferPool *pool = v->pool != NULL ? gst_object_ref(v->pool) : NULL;
+	pthread_mutex_unlock(&v->lock);
+	/* No element asked for one (raw video from its demuxer): a pool of our own. */
+	if (pool == NULL || !pool_has_caps(pool, caps)) {
+		if (pool != NULL) {
+			gst_object_unref(pool);
+		}
+		pool = make_pool(v, caps, info);
+	}
+	if (pool == NULL) {
+		return -ENOTSUP;
+	}
+	GstBufferPoolAcquireParams params = { .flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT };
+	int ret = 0;
+	if (!gst_buffer_pool_is_active(pool) && !gst_buffer_pool_set_active(pool, TRUE)) {
+		ret = -ENOMEM;
+	} else if (gst_buffer_pool_acquire_buffer(pool, copy, &params) != GST_FLOW_OK) {
+		ret = -EAGAIN;
+	}
+	gst_object_unref(pool);
+	if (ret < 0) {
+		return ret;
+	}
+	GstVideoFrame src, dst;
+	if (!gst_video_frame_map(&src, (GstVideoInfo *)info, buffer, GST_MAP_READ)) {
+		ret = -EIO;
+	} else {
+		if (!gst_video_frame_map(&dst, (GstVideoInfo *)info, *copy, GST_MAP_WRITE)) {
+			ret = -EIO;
+		} else {
+			ret = gst_video_frame_copy(&dst, &src) ? 0 : -EIO;
+			gst_video_frame_unmap(&dst);
+		}
+		gst_video_frame_unmap(&src);
+	}
+	if (ret < 0) {
+		gst_buffer_unref(*copy);
+		*copy = NULL;
+	}
+	return ret;
+}
+
 /* A copy of the frame, rows of width * 4 bytes, in a copy slot. */
 static int place_copy(struct video *v, GstBuffer *buffer, const GstVideoInfo *info,
 		int *send_fd) {
@@ -245,6 +446,47 @@ static int32_t frame_duration_ms(GstBuffer *buffer, const GstVideoInfo *info) {
 	return duration / GST_MSECOND > INT32_MAX ? INT32_MAX : (int32_t)(duration / GST_MSECOND);
 }
 
+/*
+ * Places the frame for the compositor: in the compositor's dmabufs (planes into reply), else in
+ * a memfd of the pool or a copy; *fd a memfd to send with it. Its slot, -EBUSY for the frame
+ * the compositor holds, -EAGAIN for one dropped, or another negative errno.
+ */
+static int place(struct video *v, GstBuffer *buffer, GstCaps *caps, const GstVideoInfo *info,
+		struct veil_wire_reply *reply, int *fd, bool *close_fd) {
+	*fd = -1;
+	*close_fd = false;
+	if (v->remote != NULL) {
+		pthread_mutex_lock(&v->lock);
+		int id = place_in_memory(v, buffer, info, reply);
+		pthread_mutex_unlock(&v->lock);
+		if (id != -ENOTSUP) {
+			return id;
+		}
+		GstBuffer *copy;
+		id = copy_to_memory(v, buffer, caps, info, &copy);
+		if (id < 0) {
+			return id;
+		}
+		pthread_mutex_lock(&v->lock);
+		id = place_in_memory(v, copy, info, reply);
+		v->copies += id >= 0;
+		pthread_mutex_unlock(&v->lock);
+		gst_buffer_unref(copy); /* the slot holds it */
+		return id;
+	}
+	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+	reply->stride = meta != NULL ? meta->stride[0] : GST_VIDEO_INFO_PLANE_STRIDE(info, 0);
+	pthread_mutex_lock(&v->lock);
+	int id = place_in_pool(v, buffer, info, reply->stride, fd);
+	if (id != -EBUSY && id < 0) {
+		reply->stride = info->width * 4;
+		id = place_copy(v, buffer, info, fd);
+		*close_fd = true; /* the mapping keeps it */
+	}
+	pthread_mutex_unlock(&v->lock);
+	return id;
+}
+
 static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 	GstBuffer *buffer = gst_sample_get_buffer(sample);
 	GstCaps *caps = gst_sample_get_caps(sample);
@@ -272,39 +514,28 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 			GST_BUFFER_PTS(buffer) < v->last_pts) {
 		v->loops = v->loops == INT32_MAX ? v->loops : v->loops + 1;
 	}
-	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
-	int stride = meta != NULL ? meta->stride[0] : GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
-	int fd = -1;
-	pthread_mutex_lock(&v->lock);
-	int id = place_in_pool(v, buffer, &info, stride, &fd);
-	if (id == -EBUSY) {
-		pthread_mutex_unlock(&v->lock);
-		return GST_FLOW_OK; /* the frame the compositor holds, again */
-	}
-	bool copied = id < 0;
-	if (copied) {
-		stride = info.width * 4;
-		id = place_copy(v, buffer, &info, &fd);
-	}
-	pthread_mutex_unlock(&v->lock);
-	if (id < 0) {
-		refuse(v, id, veil_message("cannot hand a frame over: %s", strerror(-id)));
-		return GST_FLOW_ERROR;
-	}
 	struct veil_wire_reply reply = {
 		.width = info.width,
 		.height = info.height,
-		.stride = stride,
-		.drm_format = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_BGRA ?
-			DRM_FORMAT_ARGB8888 : DRM_FORMAT_XRGB8888,
+		.drm_format = gst_video_dma_drm_fourcc_from_format(GST_VIDEO_INFO_FORMAT(&info)),
 		.original_width = info.width,
 		.original_height = info.height,
 		.index = v->index,
 		.delay_ms = frame_duration_ms(buffer, &info),
-		.slot = id,
 		.loops = v->loops,
-		.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies,
 	};
+	int fd;
+	bool close_fd;
+	int id = place(v, buffer, caps, &info, &reply, &fd, &close_fd);
+	if (id == -EBUSY || id == -EAGAIN) {
+		return GST_FLOW_OK; /* the frame the compositor holds, again; no memory free */
+	}
+	if (id < 0) {
+		refuse(v, id, veil_message("cannot hand a frame over: %s", strerror(-id)));
+		return GST_FLOW_ERROR;
+	}
+	reply.slot = id;
+	reply.copies = v->copies > INT32_MAX ? INT32_MAX : (int32_t)v->copies;
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", decoder);
 	/* The chain is plugged by the first frame; videoconvert converts or not by the caps. */
 	if (caps != v->described) {
@@ -318,8 +549,8 @@ static GstFlowReturn send_sample(struct video *v, GstSample *sample) {
 	v->last = buffer;
 	v->last_pts = GST_BUFFER_PTS(buffer);
 	int ret = veil_serve_send(v->sock, &reply, fd);
-	if (copied && fd >= 0) {
-		close(fd); /* the mapping keeps it */
+	if (close_fd && fd >= 0) {
+		close(fd);
 	}
 	/* The compositor gone: the main thread sees it and exits. */
 	return ret == 0 ? GST_FLOW_OK : GST_FLOW_EOS;
@@ -347,7 +578,31 @@ static GstFlowReturn handle_new_preroll(GstAppSink *sink, gpointer data) {
 	return ret;
 }
 
-/* Offers the pool of memfds to the element before appsink. */
+/*
+ * A pool for frames of caps in memfds, or in the compositor's dmabufs (then kept for copies,
+ * v->pool); NULL when it takes no such configuration.
+ */
+static GstBufferPool *make_pool(struct video *v, GstCaps *caps, const GstVideoInfo *info) {
+	GstAllocator *allocator = v->remote != NULL ? v->remote : v->shm;
+	GstBufferPool *pool = gst_video_buffer_pool_new();
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, caps, (guint)info->size, POOL_MIN,
+		pool_max(v));
+	gst_buffer_pool_config_set_allocator(config, allocator, NULL);
+	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+	if (!gst_buffer_pool_set_config(pool, config)) {
+		gst_object_unref(pool);
+		return NULL;
+	}
+	if (v->remote != NULL) {
+		pthread_mutex_lock(&v->lock);
+		gst_object_replace((GstObject **)&v->pool, GST_OBJECT(pool));
+		pthread_mutex_unlock(&v->lock);
+	}
+	return pool;
+}
+
+/* Offers the pool of memfds (or of the compositor's dmabufs) to the element before appsink. */
 static gboolean handle_propose_allocation(GstAppSink *sink, GstQuery *query, gpointer data) {
 	struct video *v = data;
 	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
@@ -358,16 +613,12 @@ static gboolean handle_propose_allocation(GstAppSink *sink, GstQuery *query, gpo
 	if (caps == NULL || !gst_video_info_from_caps(&info, caps)) {
 		return TRUE;
 	}
-	GstBufferPool *pool = gst_video_buffer_pool_new();
-	GstStructure *config = gst_buffer_pool_get_config(pool);
-	gst_buffer_pool_config_set_params(config, caps, (guint)info.size, POOL_MIN, POOL_MAX);
-	gst_buffer_pool_config_set_allocator(config, v->shm, NULL);
-	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-	if (gst_buffer_pool_set_config(pool, config)) {
-		gst_query_add_allocation_pool(query, pool, (guint)info.size, POOL_MIN, POOL_MAX);
-		gst_query_add_allocation_param(query, v->shm, NULL);
+	GstBufferPool *pool = make_pool(v, caps, &info);
+	if (pool != NULL) {
+		gst_query_add_allocation_pool(query, pool, (guint)info.size, POOL_MIN, pool_max(v));
+		gst_query_add_allocation_param(query, v->remote != NULL ? v->remote : v->shm, NULL);
+		gst_object_unref(pool);
 	}
-	gst_object_unref(pool);
 	return TRUE;
 }
 
@@ -507,7 +758,12 @@ static int build(struct video *v, int file, char **message) {
 		return -ENOTSUP;
 	}
 	g_object_set(src, "location", v->proc, NULL);
-	GstCaps *caps = gst_caps_from_string("video/x-raw,format={BGRx,BGRA}");
+	GstCaps *caps = gst_caps_from_string(v->dmabuf_caps != NULL ? v->dmabuf_caps :
+		"video/x-raw,format={BGRx,BGRA}");
+	if (caps == NULL) {
+		veil_message_set(message, "the compositor's formats make no caps");
+		return -EINVAL;
+	}
 	g_object_set(v->sink, "caps", caps, "sync", TRUE, "max-buffers", 1u, "drop", FALSE,
 		"enable-last-sample", FALSE, NULL);
 	gst_caps_unref(caps);
@@ -659,33 +915,71 @@ static int run(struct video *v, char **message) {
 		}
 		struct veil_wire_request request;
 		int fd;
-		int ret = veil_serve_receive(v->sock, VEIL_WIRE_NEXT, &request, &fd);
+		uint32_t ops = 1u << VEIL_WIRE_NEXT | (v->remote != NULL ? 1u << VEIL_WIRE_MEMORY : 0);
+		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
 		if (ret == -EPIPE || ret == -ECONNRESET) {
 			return 0;
+		}
+		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {
+			ret = take_memory(v, &request, fd);
+		} else if (ret == 0) {
+			apply_request(v, &request);
 		}
 		if (ret < 0) {
 			veil_message_set(message, "the compositor sent a malformed request");
 			return ret;
 		}
-		apply_request(v, &request);
 	}
 }
 
+/*
+ * appsink's caps for the formats the compositor takes as dmabufs ("video/x-raw,format={...}"),
+ * best first; NULL when it takes none GStreamer knows.
+ */
+static char *dmabuf_caps(const struct veil_wire_request *request) {
+	char list[VEIL_WIRE_FORMATS * 16] = "";
+	size_t len = 0;
+	for (int i = 0; i < VEIL_WIRE_FORMATS && request->dmabuf_formats[i] != 0; i++) {
+		GstVideoFormat format = gst_video_dma_drm_fourcc_to_format(request->dmabuf_formats[i]);
+		const char *name = format != GST_VIDEO_FORMAT_UNKNOWN ?
+			gst_video_format_to_string(format) : NULL;
+		if (name != NULL && len + strlen(name) + 2 < sizeof(list)) {
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+				len > 0 ? "," : "", name);
+		}
+	}
+	return len > 0 ? veil_message("video/x-raw,format={%s}", list) : NULL;
+}
+
+static void init_video(struct video *v, int sock) {
+	v->sock = sock;
+	v->last_pts = GST_CLOCK_TIME_NONE;
+	v->next_running = GST_CLOCK_TIME_NONE;
+	pthread_mutex_init(&v->lock, NULL);
+	pthread_mutex_init(&v->ask_lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&v->answered, &attr);
+	pthread_condattr_destroy(&attr);
+	snprintf(v->decoder, sizeof(v->decoder), "gstreamer");
+}
+
 int veil_serve_video(int sock, const struct veil_wire_request *request, int fd) {
-	(void)request;
 	struct video *v = calloc(1, sizeof(*v));
 	char *message = NULL;
 	int ret = v != NULL ? 0 : -ENOMEM;
 	if (v != NULL) {
-		v->sock = sock;
-		v->last_pts = GST_CLOCK_TIME_NONE;
-		v->next_running = GST_CLOCK_TIME_NONE;
-		pthread_mutex_init(&v->lock, NULL);
-		snprintf(v->decoder, sizeof(v->decoder), "gstreamer");
+		init_video(v, sock);
 	}
 	/* The registry and the plugins are read before the sandbox, as for a still. */
 	if (ret == 0) {
 		ret = veil_gst_init(&message);
+	}
+	/* Frames in the compositor's dmabufs, for a renderer that imports them. */
+	if (ret == 0 && request->dmabuf_formats[0] != 0) {
+		v->dmabuf_caps = dmabuf_caps(request);
+		v->remote = v->dmabuf_caps != NULL ? veil_remote_allocator_new(ask_memory, v) : NULL;
 	}
 	if (ret == 0) {
 		gst_shm_allocator_init_once();

@@ -8,6 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
+#include <gst/allocators/allocators.h>
+#include <gst/video/video.h>
+#include <veil/veil.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 #include "decode/isolate/client.h"
@@ -15,7 +20,9 @@
 #include "decode/isolate/process.h"
 #include "decode/isolate/spare.h"
 #include "decode/isolate/wire.h"
+#include "decode/gst.h"
 #include "decode/source.h"
+#include "scene/dmabuf_buffer.h"
 #include "scene/pixel_buffer.h"
 #include "util/image.h"
 #include "util/message.h"
@@ -36,6 +43,12 @@
  * comes meanwhile waits in it, and the frame event, which wakes the compositor anyway, takes
  * it (as the in-process mailbox does). A frame event later than LATE_MS watches it again.
  *
+ * For a renderer that imports dmabufs, the helper decodes into dmabufs the compositor allocates
+ * (its registered VEIL_DMABUF_ALLOCATOR's, else udmabufs) and gives it when it asks (wire.h:
+ * MEMORY): the decoder's NV12 goes to the GPU as it is, no conversion on the CPU, no copy. The
+ * asks come before the first frame, on the worker; a pool made later (new caps) asks on the
+ * compositor's thread, where an allocation is a few calls (a memfd, its size, an ioctl).
+ *
  * A helper that sends no frame while the video plays, for the decoder's time limit plus the
  * last frame's duration (at most MAX_DURATION_MS), hangs (a decoder looping for ever, a
  * deadlock) and is ended. One timer looks out for it, woken once in that time, not per frame.
@@ -50,6 +63,8 @@ struct video_start {
 	struct video_helper_source *src; /* a cancelled job never reaches done() */
 	struct veil_helper_spare *spare;
 	struct veil_frame_pool *pool; /* a reference */
+	GstAllocator *allocator; /* a reference, or NULL: frames in the helper's memfds */
+	uint32_t dmabuf_formats[VEIL_WIRE_FORMATS];
 	int fd;
 	struct veil_helper helper;
 	bool started;
@@ -72,6 +87,7 @@ struct video_helper_source {
 	struct video_start *start; /* while the start job runs */
 	struct veil_helper helper; /* sock -1 when none runs */
 	struct veil_frame_pool *pool;
+	GstAllocator *allocator; /* the dmabufs the helper decodes into, or NULL */
 	struct wl_event_source *readable, *idle, *late, *hang;
 	bool running; /* asked to play: shown, neither paused nor held */
 	bool owed; /* an output showing it owes a frame event */
@@ -158,6 +174,59 @@ static void fail(struct video_helper_source *src, int err, const char *why) {
 	veil_helper_spare_fill(src->base.ctx->decoder_spare, VEIL_HELPER_SPARE_DELAY_MS);
 }
 
+/*
+ * Answers the helper's ask for size bytes: a dmabuf from allocator, kept in the pool, or none
+ * (it then fails). 0, or the send's negative errno.
+ */
+static int give_memory(int sock, struct veil_frame_pool *pool, GstAllocator *allocator,
+		int size) {
+	struct veil_wire_request request = {
+		.magic = VEIL_WIRE_MAGIC,
+		.version = VEIL_WIRE_VERSION,
+		.op = VEIL_WIRE_MEMORY,
+		.kind = VEIL_MEDIA_VIDEO,
+		.memory = -1,
+	};
+	GstMemory *mem = allocator != NULL ? gst_allocator_alloc(allocator, (gsize)size, NULL) :
+		NULL;
+	int kept = mem != NULL && gst_is_dmabuf_memory(mem) ?
+		fcntl(gst_dmabuf_memory_get_fd(mem), F_DUPFD_CLOEXEC, 0) : -1;
+	int sent = kept >= 0 ? fcntl(kept, F_DUPFD_CLOEXEC, 0) : -1;
+	if (mem != NULL) {
+		gst_memory_unref(mem); /* the dmabuf lives on in its descriptors */
+	}
+	if (sent >= 0) {
+		request.memory = veil_frame_pool_add_memory(pool, kept, (size_t)size);
+	} else if (kept >= 0) {
+		close(kept);
+	}
+	if (request.memory >= 0) {
+		wlr_log(WLR_DEBUG, "veil: dmabuf %d (%d bytes) given to a video's decoder",
+			request.memory, size);
+	} else {
+		wlr_log(WLR_ERROR, "veil: no dmabuf of %d bytes for a video's decoder", size);
+		request.memory = -1;
+		if (sent >= 0) {
+			close(sent);
+			sent = -1;
+		}
+	}
+	int ret = veil_wire_send(sock, &request, sizeof(request), sent);
+	if (sent >= 0) {
+		close(sent);
+	}
+	return ret;
+}
+
+/* A frame received and not shown: its memory goes back. */
+static void drop_frame(struct veil_image *image, struct veil_decoder_video_frame *frame) {
+	veil_image_finish(image);
+	if (frame->memory.release != NULL) {
+		frame->memory.release(frame->memory.release_data);
+		frame->memory.release = NULL;
+	}
+}
+
 /* Tells the helper what it may reuse, whether to play, the cap: one datagram, never waited. */
 static void send_state(struct video_helper_source *src) {
 	if (src->helper.sock < 0) {
@@ -206,16 +275,31 @@ static int64_t now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Shows a frame received in image: wrapped as it is, no copy. */
+/*
+ * Shows a frame received in image or frame->memory: wrapped as it is, no copy; the buffer takes
+ * either over.
+ */
 static void show(struct video_helper_source *src, struct veil_image *image,
-		const struct veil_decoder_video_frame *frame) {
+		struct veil_decoder_video_frame *frame) {
 	src->heard_ms = now_ms();
 	src->duration_ms = frame->duration_ms < MAX_DURATION_MS ?
 		frame->duration_ms : MAX_DURATION_MS;
-	uint32_t format = image->drm_format;
-	struct wlr_buffer *buffer = veil_pixel_buffer_create(image);
+	struct wlr_buffer *buffer;
+	uint32_t format;
+	if (frame->memory.release != NULL) {
+		format = frame->memory.dmabuf.format;
+		buffer = veil_dmabuf_buffer_create(&frame->memory.dmabuf,
+			(enum veil_yuv_matrix)frame->memory.matrix, frame->memory.full_range,
+			frame->memory.release, frame->memory.release_data);
+		frame->memory.release = NULL;
+	} else {
+		format = image->drm_format;
+		buffer = veil_pixel_buffer_create(image);
+		if (buffer == NULL) {
+			veil_image_finish(image);
+		}
+	}
 	if (buffer == NULL) {
-		veil_image_finish(image);
 		return;
 	}
 	src->frames++;
@@ -225,7 +309,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	src->drm_format = format;
 	snprintf(src->decoder, sizeof(src->decoder), "%s", frame->decoder);
 	snprintf(src->elements, sizeof(src->elements), "%s", frame->elements);
-	src->base.opaque = format == DRM_FORMAT_XRGB8888;
+	src->base.opaque = format != DRM_FORMAT_ARGB8888;
 	src->base.translucent = !src->base.opaque;
 	if (seam) {
 		/* Holders see the loop's last frame still (a loopfade keeps it). */
@@ -242,6 +326,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 static bool take_frames(struct video_helper_source *src, bool hangup) {
 	struct veil_image newest = {0};
 	struct veil_decoder_video_frame newest_frame;
+	bool have = false;
 	int ret = 0;
 	char *message = NULL;
 	/* A bound: a helper that floods the socket gives the compositor back after a while. */
@@ -251,17 +336,30 @@ static bool take_frames(struct video_helper_source *src, bool hangup) {
 		bool answered;
 		ret = veil_decoder_receive_video_frame(src->helper.sock, 0, src->pool, &image,
 			&frame, &answered, &message);
+		if (ret == VEIL_DECODER_MEMORY) {
+			/* A pool made at new caps: its memory is given here, on this thread. */
+			ret = give_memory(src->helper.sock, src->pool, src->allocator,
+				frame.memory_size);
+			if (ret == -EAGAIN) {
+				veil_message_set(&message, "decoder stopped reading its requests");
+			}
+			if (ret < 0) {
+				break;
+			}
+			continue;
+		}
 		if (ret < 0) {
 			break;
 		}
-		if (newest.data != NULL) {
+		if (have) {
 			src->dropped++;
-			veil_image_finish(&newest);
+			drop_frame(&newest, &newest_frame);
 		}
 		newest = image;
 		newest_frame = frame;
+		have = true;
 	}
-	if (newest.data != NULL) {
+	if (have) {
 		show(src, &newest, &newest_frame);
 	}
 	if (ret < 0 && (ret != -ETIMEDOUT || hangup)) {
@@ -336,8 +434,11 @@ static void start_free(struct video_start *start) {
 		veil_helper_kill(&start->helper);
 		veil_helper_end(&start->helper, VEIL_HELPER_EXIT_GRACE_MS);
 	}
-	veil_image_finish(&start->image);
+	drop_frame(&start->image, &start->frame);
 	veil_frame_pool_unref(start->pool);
+	if (start->allocator != NULL) {
+		gst_object_unref(start->allocator);
+	}
 	if (start->fd >= 0) {
 		close(start->fd);
 	}
@@ -359,12 +460,21 @@ static void start_run(struct veil_job *job) {
 		.op = VEIL_WIRE_DECODE,
 		.kind = VEIL_MEDIA_VIDEO,
 	};
+	memcpy(request.dmabuf_formats, start->dmabuf_formats, sizeof(request.dmabuf_formats));
 	/* A helper dead before it read the request is told apart below, by its end. */
 	veil_wire_send(start->helper.sock, &request, sizeof(request), start->fd);
 	bool answered;
-	start->ret = veil_decoder_receive_video_frame(start->helper.sock,
-		veil_decoder_timeout_ms(), start->pool, &start->image, &start->frame, &answered,
-		&start->message);
+	/* Its pool's memory first, then the first frame. */
+	do {
+		start->ret = veil_decoder_receive_video_frame(start->helper.sock,
+			veil_decoder_timeout_ms(), start->pool, &start->image, &start->frame,
+			&answered, &start->message);
+	} while (start->ret == VEIL_DECODER_MEMORY && give_memory(start->helper.sock,
+		start->pool, start->allocator, start->frame.memory_size) == 0);
+	if (start->ret == VEIL_DECODER_MEMORY) {
+		start->ret = -EIO;
+		veil_message_set(&start->message, "decoder ended without an answer");
+	}
 	close(start->fd);
 	start->fd = -1;
 	veil_helper_spare_fill(start->spare, VEIL_HELPER_SPARE_DELAY_MS);
@@ -396,6 +506,7 @@ static void start_done(struct veil_job *job) {
 	}
 	src->helper = start->helper;
 	src->pid = src->helper.pid;
+	src->allocator = start->allocator != NULL ? gst_object_ref(start->allocator) : NULL;
 	wlr_log(WLR_INFO, "veil: %s: playing in veil-decoder (pid %d), decoded by %s",
 		src->base.path, (int)src->pid, start->frame.decoder);
 	start->started = false;
@@ -444,6 +555,9 @@ static void video_helper_source_destroy(struct veil_source *source) {
 	/* Frames still shown keep their memfds mapped: the pool goes with the last of them. */
 	veil_frame_pool_set_notify(src->pool, NULL, NULL);
 	veil_frame_pool_unref(src->pool);
+	if (src->allocator != NULL) {
+		gst_object_unref(src->allocator);
+	}
 	close(src->file_fd);
 	free(src);
 }
@@ -504,9 +618,10 @@ static void video_helper_source_get_info(struct veil_source *source,
 	snprintf(info->elements, sizeof(info->elements), "%s", src->elements);
 	info->copies = src->copies;
 	/* Named as GStreamer names it, as the in-process video's status does. */
-	if (src->frames > 0) {
+	GstVideoFormat format = gst_video_dma_drm_fourcc_to_format(src->drm_format);
+	if (src->frames > 0 && format != GST_VIDEO_FORMAT_UNKNOWN) {
 		snprintf(info->format, sizeof(info->format), "%s",
-			src->drm_format == DRM_FORMAT_ARGB8888 ? "BGRA" : "BGRx");
+			gst_video_format_to_string(format));
 	}
 }
 
@@ -520,6 +635,42 @@ static const struct veil_source_impl video_helper_source_impl = {
 	.frame_event = video_helper_source_frame_event,
 	.reopen = video_helper_source_reopen,
 };
+
+/*
+ * The dmabufs a helper decodes into for a renderer that imports them, and the formats it
+ * imports linearly, best first, into formats; NULL (frames in the helper's memfds, converted to
+ * XRGB8888) when it imports none of them or no allocator gives dmabufs: the compositor's own
+ * when it registered one (VEIL_DMABUF_ALLOCATOR in veil.h), else /dev/udmabuf's.
+ */
+static GstAllocator *dmabuf_target(struct veil_source_context *ctx,
+		uint32_t formats[VEIL_WIRE_FORMATS]) {
+	static const uint32_t preferred[] = {
+		DRM_FORMAT_NV12, DRM_FORMAT_YUV420, DRM_FORMAT_P010, DRM_FORMAT_XRGB8888,
+	};
+	memset(formats, 0, VEIL_WIRE_FORMATS * sizeof(*formats));
+	const struct wlr_drm_format_set *set = ctx->renderer != NULL ?
+		wlr_renderer_get_texture_formats(ctx->renderer, WLR_BUFFER_CAP_DMABUF) : NULL;
+	if (set == NULL || set->len == 0 || veil_gst_init(NULL) != 0) {
+		return NULL;
+	}
+	int n = 0;
+	for (size_t i = 0; i < sizeof(preferred) / sizeof(preferred[0]); i++) {
+		if (wlr_drm_format_set_has(set, preferred[i], DRM_FORMAT_MOD_LINEAR)) {
+			formats[n++] = preferred[i];
+		}
+	}
+	GstAllocator *allocator = NULL;
+	if (n > 0) {
+		allocator = gst_allocator_find(VEIL_DMABUF_ALLOCATOR);
+		if (allocator == NULL) {
+			allocator = gst_udmabuf_allocator_get();
+		}
+	}
+	if (allocator == NULL) {
+		formats[0] = 0;
+	}
+	return allocator;
+}
 
 struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
 		char *path, const struct stat *st, int *err, char **message) {
@@ -547,6 +698,7 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	};
 	/* The worker's reference: its first frame is mapped there. */
 	start->pool = veil_frame_pool_ref(pool);
+	start->allocator = dmabuf_target(ctx, start->dmabuf_formats);
 	src->start = start;
 	veil_worker_submit(ctx->worker, &start->job, &start_impl);
 	return &src->base;

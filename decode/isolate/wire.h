@@ -22,6 +22,14 @@
  * with the frame that first uses one). The compositor sends NEXT whenever it releases slots or
  * wants the video played, paused (playing) or capped (fps); the helper answers none of them.
  *
+ * A video for a renderer that imports dmabufs: the DECODE request lists the formats the
+ * compositor takes as linear dmabufs (dmabuf_formats), and the helper decodes into memory the
+ * compositor allocated (its GPU's, or udmabufs: no copy, no conversion on the CPU). For each
+ * buffer its pipeline's pool needs, the helper asks (a reply with memory_size, no frame) and
+ * the compositor answers with a MEMORY request carrying one dmabuf of that size, or none when
+ * it has none to give (memory -1). Each frame then names the memory it is in (memory 1, slot
+ * the index of the memory in the order given), no descriptor, with its planes' layout.
+ *
  * The helper is two processes: a monitor, started by the compositor, forks the process that
  * decodes (before either parses anything) and waits for it. When the decoding process ends
  * without a reply, the monitor sends one with status -ECHILD and how it ended (exit_signal or
@@ -35,7 +43,7 @@
 #include <stdint.h>
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 3u
+#define VEIL_WIRE_VERSION 4u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -45,10 +53,14 @@
 #define VEIL_WIRE_MAX_FDS 4
 /* A reply's text. */
 #define VEIL_WIRE_TEXT 256
+/* Formats in a DECODE request; planes of a frame. */
+#define VEIL_WIRE_FORMATS 8
+#define VEIL_WIRE_PLANES 4
 
 enum veil_wire_op {
 	VEIL_WIRE_DECODE, /* the first request, with the file */
 	VEIL_WIRE_NEXT, /* an animation's next frame; a video's released slots and state */
+	VEIL_WIRE_MEMORY, /* a video's: a dmabuf for its pool (or none: memory -1) */
 };
 
 struct veil_wire_request {
@@ -62,6 +74,10 @@ struct veil_wire_request {
 	int32_t released[VEIL_WIRE_RELEASED];
 	/* NEXT of a video: whether it plays (else it pauses) and its frame rate cap (0: none). */
 	int32_t playing, fps;
+	/* DECODE of a video: DRM fourccs taken as linear dmabufs, best first, 0 after the last. */
+	uint32_t dmabuf_formats[VEIL_WIRE_FORMATS];
+	/* MEMORY: the memory's index (0, 1, ... in the order given), or -1: none to give. */
+	int32_t memory;
 };
 
 struct veil_wire_reply {
@@ -83,6 +99,16 @@ struct veil_wire_reply {
 	int32_t loops, copies;
 	/* With status -ECHILD: the decoding process ended on this signal, or with this code. */
 	int32_t exit_signal, exit_code;
+	/* A video's: a request for a dmabuf of this many bytes (no frame, no descriptor), or 0. */
+	int32_t memory_size;
+	/*
+	 * A video's frame in a dmabuf of the compositor's (memory 1: slot is its index): its
+	 * planes, each an offset into the memory and a stride (n_planes as drm_format has).
+	 */
+	int32_t memory, n_planes;
+	int32_t offsets[VEIL_WIRE_PLANES], strides[VEIL_WIRE_PLANES];
+	/* Its YUV matrix (0 BT.601, 1 BT.709, 2 BT.2020) and range (1: full), for the GPU. */
+	int32_t matrix, full_range;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
 	/*
 	 * NUL-terminated, when status < 0; with a video's frame, the elements that work on its

@@ -7,12 +7,17 @@
  * The input: byte 0 chooses the descriptors (bit 0 a memfd, bit 1 sealed, bit 2 a second
  * memfd, bit 3 a pipe instead) and whether the reply is read as an animation's frame (bit 4)
  * or a video's (bit 5, veil_decoder_receive_video_frame, as the compositor's thread reads one:
- * without waiting), bytes 1-4 the memfd's size (little-endian, at most 256 MiB: it stays sparse), the rest is
- * the datagram.
+ * without waiting; with bit 6 the pool has two dmabufs of the compositor's, memfds of the same
+ * size here, that a frame may name), bytes 1-4 the memfd's size (little-endian, at most
+ * 256 MiB: it stays sparse), the rest is the datagram. A frame in a memory must have each
+ * plane's last byte inside it (read through a mapping: a byte past the end is SIGBUS).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <inttypes.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <drm_fourcc.h>
 #include "decode/isolate/client.h"
 #include "decode/isolate/frame_pool.h"
 #include "decode/isolate/wire.h"
@@ -47,6 +52,28 @@ static void send_reply(int sock, const uint8_t *payload, size_t len, const int *
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	FUZZ_CHECK(sendmsg(sock, &msg, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
+
+/* Reads the last byte of each plane of a frame in a memory of length bytes. */
+static void read_planes(const struct veil_memory_frame *frame, uint32_t length) {
+	const struct wlr_dmabuf_attributes *d = &frame->dmabuf;
+	FUZZ_CHECK(d->n_planes >= 1 && d->n_planes <= 3 && d->width > 0 && d->height > 0,
+		"a memory frame of %d planes, %dx%d", d->n_planes, d->width, d->height);
+	FUZZ_CHECK(length > 0, "a frame in a memory of no bytes");
+	const volatile uint8_t *map = mmap(NULL, length, PROT_READ, MAP_SHARED, d->fd[0], 0);
+	FUZZ_CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	bool yuv = d->format != DRM_FORMAT_XRGB8888 && d->format != DRM_FORMAT_ARGB8888;
+	uint8_t sum = 0;
+	for (int i = 0; i < d->n_planes; i++) {
+		int sub = yuv && i > 0 ? 2 : 1;
+		uint64_t rows = ((uint64_t)d->height + sub - 1) / sub;
+		uint64_t last = d->offset[i] + (uint64_t)d->stride[i] * (rows - 1) + 1;
+		FUZZ_CHECK(last <= length, "plane %d ends at %" PRIu64 ", past %u bytes", i, last,
+			length);
+		sum ^= map[last - 1];
+	}
+	(void)sum;
+	munmap((void *)map, length);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -99,8 +126,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (flags & 32) {
 		pool = veil_frame_pool_create();
 		FUZZ_CHECK(pool != NULL, "out of memory");
+		for (int i = 0; i < 2 && (flags & 64); i++) {
+			FUZZ_CHECK(veil_frame_pool_add_memory(pool, make_memfd(length, false),
+				length) == i, "a memory not given in order");
+		}
 		ret = veil_decoder_receive_video_frame(sv[0], 0, pool, &image, &video, &answered,
 			&message);
+		if (ret == VEIL_DECODER_MEMORY) {
+			FUZZ_CHECK(video.memory_size > 0 && video.memory_size <= VEIL_DECODER_MAX_MEMORY,
+				"a memory of %d bytes asked for", video.memory_size);
+			close(sv[0]);
+			close(sv[1]);
+			veil_frame_pool_unref(pool);
+			free(message);
+			return 0;
+		}
+		if (ret == 0 && video.memory.release != NULL) {
+			FUZZ_CHECK(image.data == NULL, "a frame in a memory and in pixels");
+			read_planes(&video.memory, length);
+			video.memory.release(video.memory.release_data);
+			close(sv[0]);
+			close(sv[1]);
+			veil_frame_pool_unref(pool);
+			free(message);
+			return 0;
+		}
 		width = image.width;
 		height = image.height;
 		snprintf(decoder, sizeof(decoder), "%s", video.decoder);

@@ -1,10 +1,11 @@
 /*
- * A veil-decoder that misbehaves on request, for test-isolate.py (VEIL_DECODER_HELPER points
- * the compositor at it). The request is in the file the compositor hands over: a PNG (or an
- * animated GIF: the modes "anim-*"; a video: "video-*") followed by "veil-hostile:WORD\n" after its end, which the
- * header checks do not look at. Without
- * the marker it decodes as the real helper does (the same code), so that the next command
- * works. Every misbehaviour happens inside the real sandbox.
+ * A veil-decoder that misbehaves on request, for test-isolate.py and test-video-helper.py
+ * (VEIL_DECODER_HELPER points the compositor at it). The request is in the file the compositor
+ * hands over: a PNG (or an animated GIF: the modes "anim-*"; a video: "video-*", and
+ * "video-memory-*" where the compositor gives its dmabufs) followed by "veil-hostile:WORD\n"
+ * after its end, which the header checks do not look at. Without the marker it decodes as the
+ * real helper does (the same code), so that the next command works. Every misbehaviour happens
+ * inside the real sandbox.
  */
 #define _GNU_SOURCE /* memfd_create, F_ADD_SEALS, close_range, memmem */
 #include <drm_fourcc.h>
@@ -122,7 +123,7 @@ static int send_frame(int sock, int index, int slot, int seals) {
 static int wait_next(int sock) {
 	struct veil_wire_request request;
 	int fd;
-	return veil_serve_receive(sock, VEIL_WIRE_NEXT, &request, &fd) == 0 ? 0 : -1;
+	return veil_serve_receive(sock, 1u << VEIL_WIRE_NEXT, &request, &fd) == 0 ? 0 : -1;
 }
 
 /* The animation modes: a first good frame, then the misbehaviour at the second. */
@@ -161,6 +162,74 @@ static int misbehave_anim(int sock) {
 		return veil_serve_send(sock, &reply, grey_memfd(256 * 64, SEALED));
 	}
 	fprintf(stderr, "hostile-decoder: unknown animation mode '%s'\n", mode);
+	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
+}
+
+/*
+ * Asks the compositor for a dmabuf of size bytes (wire.h: MEMORY) and waits for it: its
+ * descriptor, -1 when refused, -2 when the compositor said something else.
+ */
+static int ask_memory(int sock, int size) {
+	struct veil_wire_reply reply = { .memory_size = size };
+	struct veil_wire_request request;
+	int fd;
+	if (veil_serve_send(sock, &reply, -1) != 0) {
+		return -2;
+	}
+	/* The compositor's NEXT requests (slots released, play) may come first. */
+	do {
+		if (veil_serve_receive(sock, 1u << VEIL_WIRE_MEMORY | 1u << VEIL_WIRE_NEXT, &request,
+				&fd) != 0) {
+			return -2;
+		}
+	} while (request.op != VEIL_WIRE_MEMORY);
+	return request.memory >= 0 ? fd : -1;
+}
+
+/*
+ * The memory modes (a renderer that imports dmabufs: the compositor offers its own): a first
+ * good frame, grey XRGB8888 in the compositor's dmabuf 0, the first request, then a frame in
+ * a dmabuf it never gave, or with a plane past the end of the one it gave, or asking for
+ * dmabufs until it says no (then it says how many it got).
+ */
+static int misbehave_memory(int sock) {
+	int fd = ask_memory(sock, 256 * 64);
+	if (fd < 0) {
+		return 1;
+	}
+	void *map = mmap(NULL, 256 * 64, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		return 1;
+	}
+	memset(map, 0x80, 256 * 64);
+	munmap(map, 256 * 64);
+	struct veil_wire_reply reply = plausible();
+	reply.delay_ms = 1000;
+	reply.memory = 1;
+	reply.n_planes = 1;
+	reply.strides[0] = 256;
+	if (veil_serve_send(sock, &reply, -1) != 0 || wait_next(sock) != 0) {
+		return 1;
+	}
+	reply.index = 1;
+	if (strcmp(mode, "video-memory-slot") == 0) {
+		reply.slot = 5;
+		return veil_serve_send(sock, &reply, -1);
+	} else if (strcmp(mode, "video-memory-plane") == 0) {
+		int given = ask_memory(sock, 256 * 64);
+		reply.slot = 1;
+		reply.offsets[0] = 256; /* the last row past the end */
+		return given < 0 ? 1 : veil_serve_send(sock, &reply, -1);
+	} else if (strcmp(mode, "video-memory-greedy") == 0) {
+		int given = 1;
+		while (given < 1000 && ask_memory(sock, 256 * 64) >= 0) {
+			given++;
+		}
+		char msg[64];
+		snprintf(msg, sizeof(msg), "given %d dmabufs", given);
+		return veil_serve_fail(sock, -ENOMEM, msg);
+	}
+	fprintf(stderr, "hostile-decoder: unknown memory mode '%s'\n", mode);
 	return veil_serve_fail(sock, -EINVAL, "unknown hostile mode");
 }
 
@@ -212,6 +281,9 @@ static int misbehave(int sock, int file) {
 	fprintf(stderr, "hostile-decoder: started for '%s'\n", mode);
 	if (strncmp(mode, "anim-", 5) == 0) {
 		return misbehave_anim(sock);
+	}
+	if (strncmp(mode, "video-memory-", 13) == 0) {
+		return misbehave_memory(sock);
 	}
 	if (strncmp(mode, "video-", 6) == 0) {
 		return misbehave_video(sock);
@@ -328,7 +400,7 @@ int main(int argc, char *argv[]) {
 	close_range(VEIL_WIRE_FD + 1, ~0u, 0);
 	struct veil_wire_request request;
 	int fd;
-	if (veil_serve_receive(VEIL_WIRE_FD, VEIL_WIRE_DECODE, &request, &fd) < 0) {
+	if (veil_serve_receive(VEIL_WIRE_FD, 1u << VEIL_WIRE_DECODE, &request, &fd) < 0) {
 		return 2;
 	}
 	/* The same monitor as the real helper's: it reports how the misbehaving process ended. */

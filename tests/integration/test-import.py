@@ -18,6 +18,10 @@ when it does not (vp9dec keeps its own frames; raw video has no decoder at all).
 
 veil makes dmabufs of software decoders' frames only through a pool allocator, which here is
 veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-pool").
+
+With VEIL_DECODER_VIDEO=process (test 'import-helper') the videos play in veil-decoder, which
+decodes into dmabufs the compositor allocates from that allocator and gives it (wire.h:
+MEMORY): the same checks hold, and each video's status names a veil-decoder pipeline.
 """
 import os
 import re
@@ -30,7 +34,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
 
-t = vt.Test('import')
+HELPER = os.environ.get('VEIL_DECODER_VIDEO') == 'process'
+t = vt.Test('import-helper' if HELPER else 'import')
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
 SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
@@ -230,6 +235,9 @@ def check_dmabuf_format(c, allowed, fourccs):
     vt._say(f'   status format {fmt}, decoder {src.get("decoder")}')
     t.check(fmt in allowed, f'status format is one of {"/".join(allowed)} (not BGRx)',
             str(fmt))
+    if HELPER:
+        t.check((src.get('pipeline') or '').startswith('veil-decoder-'),
+                'played in veil-decoder', str(src.get('pipeline')))
     seen = set(re.findall(r'first (\w{4}) dmabuf imported', log_text(c)))
     t.check(seen & set(fourccs), f'the renderer imported {"/".join(fourccs)} dmabufs',
             f'imported: {sorted(seen) or "none"}')

@@ -21,6 +21,10 @@ video_client.c), with the real helper and real H.264 files made by ffmpeg.
    the decoder's time limit plus the last frame's duration has passed): each time the
    compositor answers IPC, the grey frame stays on screen, the video is stopped with the error
    naming the file, and the next command plays the clip.
+7. On the importing renderer (dmabufs: the helper decodes into the compositor's own): a real
+   clip plays as YUV dmabufs with no copy; a hostile helper names a dmabuf it was never given,
+   a plane past the end of one, or asks for dmabufs until refused (48): the error, the grey
+   first frame stays, and the descriptors come back to their level.
 """
 import os
 import signal
@@ -237,5 +241,52 @@ else:
                           'frames come again', timeout=15)
             t.check(not c.veil(OUT).get('error'), 'no error after resuming',
                     str(c.veil(OUT).get('error')))
+
+# --- The same, on a renderer that imports dmabufs: the helper decodes into the compositor's. ---
+MEMORY_CASES = [
+    ('video-memory-slot', 'decoder answered a frame in memory 5 it was not given'),
+    ('video-memory-plane', 'decoder answered plane 0 at 256 with a stride of 256 bytes, past '
+                           'its memory of 16384 bytes'),
+    ('video-memory-greedy', 'decoder ran out of memory (given 48 dmabufs)'),
+]
+if HOSTILE and os.access(HOSTILE, os.X_OK):
+    with t.compositor(outputs=1, name='hostile-memory', env=env, renderer='import') as c:
+        with t.case('a real video decodes into the compositor\'s dmabufs'):
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+            t.check(ok, 'accepted', err)
+            c.check_until(lambda: (source(c).get('frames') or 0) > FPS, 'the clip plays',
+                          timeout=30)
+            src = source(c)
+            t.check(src.get('format') in ('I420', 'NV12') and src.get('copies') == 0,
+                    'as YUV dmabufs, no copy', f'{src.get("format")}, {src.get("copies")}')
+        fds0 = c.settled('the descriptor count', lambda: vt.fd_count(c.proc.pid))
+        for mode, says in MEMORY_CASES:
+            with t.case(f'hostile video helper, dmabufs: {mode}'):
+                path = vt._write(os.path.join(t.media, f'hostile-{mode}.mp4'),
+                                 clip_bytes + f'veil-hostile:{mode}\n'.encode())
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+                t.check(ok, 'accepted', err)
+                v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') and
+                                  c.veil(OUT).get('file') == path else None,
+                                  'the status gets an error', timeout=30)
+                if v is None:
+                    continue
+                vt._say(f'   {v["error"]}')
+                t.check(v['error'].startswith(f"'{path}': ") and says in v['error'],
+                        f'the error names the file and says "{says}"', v['error'])
+                t.check(c.responsive(), 'the compositor answers IPC')
+                shot = c.settled_screenshot(OUT)
+                t.compare(shot, np.full((H, W, 3), 0x80, np.uint8), f'memory-{mode}',
+                          tolerance=2, mean_tolerance=1)
+        with t.case("the hostile helpers' dmabufs are all given back"):
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
+            t.check(ok, 'the clip again', err)
+            c.check_until(lambda: (source(c).get('frames') or 0) > FPS, 'the clip plays',
+                          timeout=30)
+            c.check_until(lambda: vt.fd_count(c.proc.pid) <= fds0,
+                          f'descriptors back to {fds0}', timeout=30)
+            log = open(c.log_path, 'rb').read().decode(errors='replace')
+            bad = [line for line in log.splitlines() if 'VIOLATION' in line]
+            t.check(not bad, 'the importing renderer saw no violation', '\n'.join(bad[:3]))
 
 t.finish()
