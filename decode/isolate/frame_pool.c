@@ -32,6 +32,7 @@ struct veil_frame_pool {
 	int32_t released[VEIL_WIRE_MAX_SLOTS];
 	int n_released;
 	int n_memories; /* memory slots 0 to this - 1 */
+	size_t memory_bytes; /* their sizes' sum */
 	void (*notify)(void *data);
 	void *notify_data;
 };
@@ -203,15 +204,29 @@ int veil_frame_pool_take_released(struct veil_frame_pool *pool, int32_t *ids, in
 	return n;
 }
 
+/* Under the lock. */
+static bool has_room(struct veil_frame_pool *pool, size_t size) {
+	int id = pool->n_memories;
+	return id < VEIL_FRAME_POOL_MEMORIES && pool->slots[id].data == NULL &&
+		!pool->slots[id].held && size <= VEIL_FRAME_POOL_MEMORY_BYTES - pool->memory_bytes;
+}
+
+bool veil_frame_pool_has_room(struct veil_frame_pool *pool, size_t size) {
+	pthread_mutex_lock(&pool->lock);
+	bool room = has_room(pool, size);
+	pthread_mutex_unlock(&pool->lock);
+	return room;
+}
+
 int veil_frame_pool_add_memory(struct veil_frame_pool *pool, int fd, size_t size) {
 	pthread_mutex_lock(&pool->lock);
 	int id = pool->n_memories;
-	bool free_slot = id < VEIL_FRAME_POOL_MEMORIES && pool->slots[id].data == NULL &&
-		!pool->slots[id].held;
+	bool free_slot = has_room(pool, size);
 	if (free_slot) {
 		pool->slots[id].memory = fd;
 		pool->slots[id].size = size;
 		pool->n_memories++;
+		pool->memory_bytes += size;
 	}
 	pthread_mutex_unlock(&pool->lock);
 	if (!free_slot) {

@@ -47,11 +47,15 @@ int veil_frame_pool_accept(struct veil_frame_pool *pool, int slot, int fd, int w
 
 /*
  * A dmabuf of size bytes the compositor gives the helper (its descriptor, which the pool takes
- * in any case): the next memory slot's index, or -ENOSPC after VEIL_FRAME_POOL_MEMORIES (a
- * helper's pool has 16 buffers at most; each new pool, at new caps, asks again).
+ * in any case): the next memory slot's index, or -ENOSPC past VEIL_FRAME_POOL_MEMORIES dmabufs
+ * or VEIL_FRAME_POOL_MEMORY_BYTES in all (a decoder's pool takes 6 to 8 frames; each new pool,
+ * at new caps, asks again): a hostile helper holds no more of the GPU's memory than that.
  */
 #define VEIL_FRAME_POOL_MEMORIES 48
+#define VEIL_FRAME_POOL_MEMORY_BYTES ((size_t)1 << 30)
 int veil_frame_pool_add_memory(struct veil_frame_pool *pool, int fd, size_t size);
+/* Whether a dmabuf of size bytes would be taken (asked before one is allocated). */
+bool veil_frame_pool_has_room(struct veil_frame_pool *pool, size_t size);
 
 /*
  * A worker or the compositor thread: the frame in memory slot of width x height pixels in

@@ -187,8 +187,9 @@ static int give_memory(int sock, struct veil_frame_pool *pool, GstAllocator *all
 		.kind = VEIL_MEDIA_VIDEO,
 		.memory = -1,
 	};
-	GstMemory *mem = allocator != NULL ? gst_allocator_alloc(allocator, (gsize)size, NULL) :
-		NULL;
+	bool room = veil_frame_pool_has_room(pool, (size_t)size);
+	GstMemory *mem = allocator != NULL && room ?
+		gst_allocator_alloc(allocator, (gsize)size, NULL) : NULL;
 	int kept = mem != NULL && gst_is_dmabuf_memory(mem) ?
 		fcntl(gst_dmabuf_memory_get_fd(mem), F_DUPFD_CLOEXEC, 0) : -1;
 	int sent = kept >= 0 ? fcntl(kept, F_DUPFD_CLOEXEC, 0) : -1;

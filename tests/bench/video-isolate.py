@@ -5,12 +5,16 @@ veil-decoder (VEIL_DECODER_VIDEO=process), interleaved in one run.
 
     tools/devroot env VEIL_DECODER_HELPER=$PWD/build-bench/decode/isolate/veil-decoder \\
         python3 tests/bench/video-isolate.py [--clips h264-1080p30.mp4,h264-1080p60.mp4]
-        [--rounds 3] [--duration 20]
+        [--rounds 3] [--duration 20] [--renderer pixman|import]
 
 For each clip and round, both modes (A in process, B in veil-decoder; A B in odd rounds, B A in
 even ones) run veil-tinywl headless (pixman, one 1920x1080 output) with `output * veil CLIP
 fill`, wait for the first frame (the time from the command's reply to the status's first
-frame is recorded), warm up 3 s, then sample once a second for --duration:
+frame is recorded), warm up 3 s, then sample once a second for --duration. With --renderer
+import (a build with the tests) the renderer is the importing test renderer: both modes then
+hand it the decoder's YUV as dmabufs (veil-decoder decodes into the compositor's), and it
+converts each frame on the CPU in the compositor's thread, as a GPU would in its shaders: the
+compositor's figure is then mostly that conversion, the same in both modes.
 
   CPU of the compositor and everything it started (veil-decoder's processes), and of each
   apart; wake-ups of the compositor's main thread (voluntary context switches) per frame
@@ -52,7 +56,9 @@ def first_frame(comp, path, timeout=30.0):
 def run_one(args, outdir, clip, mode):
     env = dict(MODES[mode], VEIL_DECODER='process')
     name = f'{os.path.basename(clip)}-{mode.replace(" ", "-")}'
-    comp = bl.Compositor('veil', args.compositor, outdir, 1, (1920, 1080), env=env, name=name)
+    extra = ['--renderer', args.renderer] if args.renderer != 'pixman' else []
+    comp = bl.Compositor('veil', args.compositor, outdir, 1, (1920, 1080), env=env, name=name,
+                         args=extra)
     with comp:
         comp.ipc.must(f'output * veil {bl.quote(clip)} fill')
         ttf = first_frame(comp, clip)
@@ -93,6 +99,7 @@ def main():
     ap.add_argument('--warmup', type=float, default=3.0)
     ap.add_argument('--compositor',
                     default=os.path.join(ROOT, 'build-bench', 'examples', 'veil-tinywl'))
+    ap.add_argument('--renderer', choices=('pixman', 'import'), default='pixman')
     ap.add_argument('--out')
     args = ap.parse_args()
     clip_dir = os.path.join(ROOT, 'build-bench', 'bench', 'clips')
@@ -101,7 +108,8 @@ def main():
     outdir = args.out or os.path.join(ROOT, 'build-bench', 'bench',
                                       time.strftime('video-isolate-%Y%m%d-%H%M%S'))
     os.makedirs(outdir, exist_ok=True)
-    bl.say(f'# {bl.cpu_model()}; load before {bl.loadavg()}; out {outdir}')
+    bl.say(f'# {bl.cpu_model()}; load before {bl.loadavg()}; renderer {args.renderer}; '
+           f'out {outdir}')
     results = []
     for name in names:
         clip = os.path.join(clip_dir, name)

@@ -190,7 +190,7 @@ static int ask_memory(int sock, int size) {
  * The memory modes (a renderer that imports dmabufs: the compositor offers its own): a first
  * good frame, grey XRGB8888 in the compositor's dmabuf 0, the first request, then a frame in
  * a dmabuf it never gave, or with a plane past the end of the one it gave, or asking for
- * dmabufs until it says no (then it says how many it got).
+ * dmabufs (small ones, or of 256 MiB) until it says no (then it says how many it got).
  */
 static int misbehave_memory(int sock) {
 	int fd = ask_memory(sock, 256 * 64);
@@ -220,9 +220,12 @@ static int misbehave_memory(int sock) {
 		reply.slot = 1;
 		reply.offsets[0] = 256; /* the last row past the end */
 		return given < 0 ? 1 : veil_serve_send(sock, &reply, -1);
-	} else if (strcmp(mode, "video-memory-greedy") == 0) {
+	} else if (strcmp(mode, "video-memory-greedy") == 0 ||
+			strcmp(mode, "video-memory-huge") == 0) {
+		/* Many small ones, or the largest there may be (256 MiB; never touched here). */
+		int size = strcmp(mode, "video-memory-huge") == 0 ? 8192 * 8192 * 4 : 256 * 64;
 		int given = 1;
-		while (given < 1000 && ask_memory(sock, 256 * 64) >= 0) {
+		while (given < 1000 && ask_memory(sock, size) >= 0) {
 			given++;
 		}
 		char msg[64];

@@ -23,8 +23,8 @@ video_client.c), with the real helper and real H.264 files made by ffmpeg.
    naming the file, and the next command plays the clip.
 7. On the importing renderer (dmabufs: the helper decodes into the compositor's own): a real
    clip plays as YUV dmabufs with no copy; a hostile helper names a dmabuf it was never given,
-   a plane past the end of one, or asks for dmabufs until refused (48): the error, the grey
-   first frame stays, and the descriptors come back to their level.
+   a plane past the end of one, or asks for dmabufs until refused (48 of them, or 1 GiB in
+   all): the error, the grey first frame stays, and the descriptors come back to their level.
 """
 import os
 import signal
@@ -248,6 +248,8 @@ MEMORY_CASES = [
     ('video-memory-plane', 'decoder answered plane 0 at 256 with a stride of 256 bytes, past '
                            'its memory of 16384 bytes'),
     ('video-memory-greedy', 'decoder ran out of memory (given 48 dmabufs)'),
+    # 1 GiB in all: the first (16 KiB) and three of 256 MiB.
+    ('video-memory-huge', 'decoder ran out of memory (given 4 dmabufs)'),
 ]
 if HOSTILE and os.access(HOSTILE, os.X_OK):
     with t.compositor(outputs=1, name='hostile-memory', env=env, renderer='import') as c:
