@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/sockios.h>
+#include <wlr/util/log.h>
 #include "decode/anim.h"
 #include "decode/isolate/client.h"
 #include "decode/isolate/frame_pool.h"
@@ -207,6 +210,14 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
  * that came with it (the caller closes them); or a negative errno with a sentence, the
  * descriptors closed. *answered when a whole message came.
  */
+static void say_timeout(char **message, int ms) {
+	if (ms % 1000 == 0) {
+		veil_message_set(message, "decoder took longer than %d s", ms / 1000);
+	} else {
+		veil_message_set(message, "decoder took longer than %d ms", ms);
+	}
+}
+
 static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply *reply,
 		int fds[VEIL_WIRE_MAX_FDS], int *nfds, char *decoder, size_t size, bool *answered,
 		char **message) {
@@ -216,11 +227,7 @@ static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply 
 	int ret;
 	int got = receive_reply(sock, ms, reply, fds, nfds, &malformed);
 	if (got == -ETIMEDOUT) {
-		if (ms % 1000 == 0) {
-			veil_message_set(message, "decoder took longer than %d s", ms / 1000);
-		} else {
-			veil_message_set(message, "decoder took longer than %d ms", ms);
-		}
+		say_timeout(message, ms);
 		return -ETIMEDOUT;
 	}
 	if (got <= 0) {
@@ -375,6 +382,15 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	return ret;
 }
 
+/* A still's helper that leaves its request unread this long is started again (below). */
+#define UNREAD_MS 5000
+
+/* Whether the peer has not read all that was sent on sock (AF_UNIX: bytes not yet taken). */
+static bool request_unread(int sock) {
+	int queued = 0;
+	return ioctl(sock, SIOCOUTQ, &queued) == 0 && queued > 0;
+}
+
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
 		int cover_width, int cover_height, struct veil_image *image, int *original_width,
 		int *original_height, char *decoder, size_t size, char **message) {
@@ -396,8 +412,33 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	/* A helper dead before it read the request is told apart below, by its end. */
 	veil_wire_send(helper.sock, &request, sizeof(request), fd);
 	bool answered;
-	ret = veil_decoder_receive(helper.sock, veil_decoder_timeout_ms(), image, original_width,
-		original_height, decoder, size, &answered, message);
+	int ms = veil_decoder_timeout_ms();
+	int first = ms > UNREAD_MS ? UNREAD_MS : ms;
+	ret = veil_decoder_receive(helper.sock, first, image, original_width, original_height,
+		decoder, size, &answered, message);
+	if (ret == -ETIMEDOUT && first < ms) {
+		/*
+		 * A helper that has not even read its request is not decoding: stuck since it
+		 * started (or stopped by someone). Another one, once, for the rest of the time.
+		 */
+		if (request_unread(helper.sock)) {
+			wlr_log(WLR_ERROR, "veil: veil-decoder (pid %d) left its request unread for "
+				"%d ms: starting another", (int)helper.pid, first);
+			veil_helper_kill(&helper);
+			veil_helper_end(&helper, VEIL_HELPER_EXIT_GRACE_MS);
+			ret = veil_helper_start(&helper, message);
+			if (ret < 0) {
+				veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
+				return ret;
+			}
+			veil_wire_send(helper.sock, &request, sizeof(request), fd);
+		}
+		ret = veil_decoder_receive(helper.sock, ms - first, image, original_width,
+			original_height, decoder, size, &answered, message);
+		if (ret == -ETIMEDOUT) {
+			say_timeout(message, ms);
+		}
+	}
 	/*
 	 * A helper that answered exits by itself (its monitor, after the reply); one that
 	 * answered nonsense or ran out of time is killed first, it may never exit.

@@ -401,6 +401,17 @@ static int misbehave(int sock, int file) {
 
 int main(int argc, char *argv[]) {
 	close_range(VEIL_WIRE_FD + 1, ~0u, 0);
+	/*
+	 * VEIL_TEST_STALL_ONCE: the first helper to find that file removes it and never reads its
+	 * request (a helper stuck since it started, or stopped); the next ones work.
+	 */
+	const char *stall = getenv("VEIL_TEST_STALL_ONCE");
+	if (stall != NULL && unlink(stall) == 0) {
+		fprintf(stderr, "hostile-decoder: stalls before its request\n");
+		for (;;) {
+			pause();
+		}
+	}
 	struct veil_wire_request request;
 	int fd;
 	if (veil_serve_receive(VEIL_WIRE_FD, 1u << VEIL_WIRE_DECODE, &request, &fd) < 0) {

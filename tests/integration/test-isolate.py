@@ -221,6 +221,26 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
                     str(v.get('error')))
 
 
+# --- A helper stuck before it read its request (the spare, here): another one, once. ---
+stall = t.path('stall-once')
+with open(stall, 'w'):
+    pass
+stall_env = dict(env, VEIL_TEST_STALL_ONCE=stall, VEIL_DECODER_TIMEOUT_MS='20000')
+with t.compositor(outputs=1, name='stalled', env=stall_env) as c:
+    with t.case('a helper that never reads its request is replaced'):
+        c.check_until(lambda: not os.path.exists(stall), 'the spare helper took the stall',
+                      timeout=15)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(goods[0])} fill')
+        t.check(ok, 'accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=goods[0])
+        t.check(not v.get('error'), 'shown without an error', str(v.get('error')))
+        with open(c.log_path, 'rb') as f:
+            log = f.read().decode(errors='replace')
+        t.check('left its request unread for 5000 ms: starting another' in log,
+                'the log says the stuck helper was replaced', vt._tail(c.log_path, 10))
+        t.compare(c.settled_screenshot(OUT), vt.expect_fill(goods[0], W, H), 'after-stall',
+                  tolerance=8, mean_tolerance=1, ignore_edges=4)
+
 # --- The real helper against the compositor's own decode, format by format. ---
 quad = vt.quadrant_pixels(800, 600)
 decoders = vt.still_decoders()
