@@ -352,8 +352,7 @@ with t.compositor(outputs=1) as c:
             base = os.path.basename(bad)
             ok, err = c.msg(f'output {OUT} veil {vt.quote(bad)} stretch')
             if ok:
-                v = c.wait_until(lambda: c.veil(OUT).get('error') and c.veil(OUT),
-                                 f'an error for {base}')
+                v = c.wait_until(lambda: c.veil_error(OUT, bad), f'an error for {base}')
                 err = v.get('error')
             t.check(err and bad in err, f'{base}: the error names the file', str(err))
             vt._say(f'   {base}: {err}')

@@ -129,8 +129,8 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
         t.check(len(procs) == 1, 'one decoding process to crash', str(procs))
         if procs:
             os.kill(procs[0], signal.SIGSEGV)
-            v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
-                              'the status gets an error', timeout=30)
+            v = c.check_until(lambda: c.veil_error(OUT, clip), 'the status gets an error',
+                              timeout=30)
             if v is not None:
                 vt._say(f'   {v["error"]}')
                 t.check(v['error'] == f"'{clip}': decoder crashed (SIGSEGV)",
@@ -154,7 +154,7 @@ with t.compositor(outputs=1, name='video-helper', env=env) as c:
     with t.case('a truncated video: an error naming the file, the wallpaper stays'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(truncated)} fill')
         if ok:
-            v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
+            v = c.check_until(lambda: c.veil_error(OUT, truncated),
                               'the status gets an error', timeout=30)
             err = v['error'] if v else ''
         t.check(truncated in (err or ''), 'the error names the file', str(err))
@@ -203,8 +203,8 @@ else:
                                  clip_bytes + f'veil-hostile:{mode}\n'.encode())
                 ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
                 t.check(ok, 'accepted', err)
-                v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') else None,
-                                  'the status gets an error', timeout=30)
+                v = c.check_until(lambda: c.veil_error(OUT, path), 'the status gets an error',
+                                  timeout=30)
                 if v is None:
                     continue
                 vt._say(f'   {v["error"]}')
@@ -268,9 +268,8 @@ if HOSTILE and os.access(HOSTILE, os.X_OK):
                                  clip_bytes + f'veil-hostile:{mode}\n'.encode())
                 ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
                 t.check(ok, 'accepted', err)
-                v = c.check_until(lambda: c.veil(OUT) if c.veil(OUT).get('error') and
-                                  c.veil(OUT).get('file') == path else None,
-                                  'the status gets an error', timeout=30)
+                v = c.check_until(lambda: c.veil_error(OUT, path), 'the status gets an error',
+                                  timeout=30)
                 if v is None:
                     continue
                 vt._say(f'   {v["error"]}')

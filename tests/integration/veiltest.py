@@ -664,6 +664,12 @@ class Compositor:
             raise Failure(f'output {output} has no "veil" status: {json.dumps(o)[:400]}')
         return v
 
+    def veil_error(self, output, path):
+        """The output's status, read once, if its error is about path; else None. (While a new
+        wallpaper loads the status still carries the error of the one shown meanwhile.)"""
+        v = self.veil(output)
+        return v if f"'{path}'" in (v.get('error') or '') else None
+
     def responsive(self):
         """The compositor is running and answers IPC."""
         if not self.alive():
