@@ -62,37 +62,37 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 		.version = VEIL_WIRE_VERSION,
 		.op = VEIL_WIRE_NEXT,
 	};
-	int file = -1;
+	int ms = veil_decoder_timeout_ms();
 	if (!ah->started) {
 		ah->pool = veil_frame_pool_create();
 		if (ah->pool == NULL) {
 			veil_message_set(message, "out of memory");
 			return -ENOMEM;
 		}
-		int ret = veil_helper_spare_take(spare, &ah->helper, message);
-		if (ret < 0) {
-			veil_frame_pool_unref(ah->pool);
-			ah->pool = NULL;
-			return ret;
-		}
-		ah->started = true;
-		ah->frames = 0;
-		ah->next_index = 0;
 		request.op = VEIL_WIRE_DECODE;
 		request.kind = VEIL_MEDIA_VIDEO;
 		request.anim = (uint32_t)format;
 		request.cover_width = cover_width;
 		request.cover_height = cover_height;
-		file = fd;
+		ms = veil_decoder_begin(spare, &ah->helper, &request, fd, message);
+		if (ms < 0) {
+			veil_frame_pool_unref(ah->pool);
+			ah->pool = NULL;
+			veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
+			return ms;
+		}
+		ah->started = true;
+		ah->frames = 0;
+		ah->next_index = 0;
 	} else {
 		request.n_released = (uint32_t)veil_frame_pool_take_released(ah->pool,
 			request.released, VEIL_WIRE_RELEASED);
+		/* A helper dead before it read the request is told apart below, by its end. */
+		veil_wire_send(ah->helper.sock, &request, sizeof(request), -1);
 	}
-	/* A helper dead before it read the request is told apart below, by its end. */
-	veil_wire_send(ah->helper.sock, &request, sizeof(request), file);
 	bool answered;
-	int ret = veil_decoder_receive_frame(ah->helper.sock, veil_decoder_timeout_ms(), ah->pool,
-		image, original_width, original_height, frame, &answered, message);
+	int ret = veil_decoder_receive_frame(ah->helper.sock, ms, ah->pool, image,
+		original_width, original_height, frame, &answered, message);
 	if (ret == 0) {
 		ret = check_frame(ah, image, *original_width, *original_height, frame, message);
 		if (ret < 0) {

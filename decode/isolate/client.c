@@ -205,12 +205,9 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
 	return 0;
 }
 
-/*
- * A whole, well-formed, successful reply with its picture's fields checked, and the descriptors
- * that came with it (the caller closes them); or a negative errno with a sentence, the
- * descriptors closed. *answered when a whole message came.
- */
-static void say_timeout(char **message, int ms) {
+/* Every wait on a helper is a part of its time limit: the limit is what the user is told. */
+static void say_timeout(char **message) {
+	int ms = veil_decoder_timeout_ms();
 	if (ms % 1000 == 0) {
 		veil_message_set(message, "decoder took longer than %d s", ms / 1000);
 	} else {
@@ -218,6 +215,11 @@ static void say_timeout(char **message, int ms) {
 	}
 }
 
+/*
+ * A whole, well-formed, successful reply with its picture's fields checked, and the descriptors
+ * that came with it (the caller closes them); or a negative errno with a sentence, the
+ * descriptors closed. *answered when a whole message came.
+ */
 static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply *reply,
 		int fds[VEIL_WIRE_MAX_FDS], int *nfds, char *decoder, size_t size, bool *answered,
 		char **message) {
@@ -227,7 +229,7 @@ static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply 
 	int ret;
 	int got = receive_reply(sock, ms, reply, fds, nfds, &malformed);
 	if (got == -ETIMEDOUT) {
-		say_timeout(message, ms);
+		say_timeout(message);
 		return -ETIMEDOUT;
 	}
 	if (got <= 0) {
@@ -382,7 +384,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	return ret;
 }
 
-/* A still's helper that leaves its request unread this long is started again (below). */
+/* A helper that leaves its first request unread this long is started again (below). */
 #define UNREAD_MS 5000
 
 /* Whether the peer has not read all that was sent on sock (AF_UNIX: bytes not yet taken). */
@@ -391,16 +393,55 @@ static bool request_unread(int sock) {
 	return ioctl(sock, SIOCOUTQ, &queued) == 0 && queued > 0;
 }
 
+/* Whether sock has something to read (a reply, or the helper's end) within ms. */
+static bool readable_within(int sock, int ms) {
+	int64_t deadline = veil_helper_now_ms() + ms;
+	for (;;) {
+		int64_t left = deadline - veil_helper_now_ms();
+		struct pollfd pfd = { .fd = sock, .events = POLLIN };
+		int r = poll(&pfd, 1, left > 0 ? (int)left : 0);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		return r != 0;
+	}
+}
+
+int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *helper,
+		const struct veil_wire_request *request, int fd, char **message) {
+	int ret = veil_helper_spare_take(spare, helper, message);
+	if (ret < 0) {
+		return ret;
+	}
+	int ms = veil_decoder_timeout_ms();
+	int64_t start = veil_helper_now_ms();
+	/* A helper dead before it read the request is told apart later, by its end. */
+	veil_wire_send(helper->sock, request, sizeof(*request), fd);
+	if (ms > UNREAD_MS && !readable_within(helper->sock, UNREAD_MS) &&
+			request_unread(helper->sock)) {
+		/*
+		 * A helper that has not even read its request is not decoding: stuck since it
+		 * started (or stopped by someone). Another one, once, for the rest of the time.
+		 */
+		wlr_log(WLR_ERROR, "veil: veil-decoder (pid %d) left its request unread for "
+			"%d ms: starting another", (int)helper->pid, UNREAD_MS);
+		veil_helper_kill(helper);
+		veil_helper_end(helper, VEIL_HELPER_EXIT_GRACE_MS);
+		ret = veil_helper_start(helper, message);
+		if (ret < 0) {
+			return ret;
+		}
+		veil_wire_send(helper->sock, request, sizeof(*request), fd);
+	}
+	int64_t left = ms - (veil_helper_now_ms() - start);
+	return left > 0 ? (int)left : 1;
+}
+
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
 		int cover_width, int cover_height, struct veil_image *image, int *original_width,
 		int *original_height, char *decoder, size_t size, char **message) {
 	*image = (struct veil_image){0};
 	snprintf(decoder, size, "veil-decoder");
-	struct veil_helper helper;
-	int ret = veil_helper_spare_take(spare, &helper, message);
-	if (ret < 0) {
-		return ret;
-	}
 	struct veil_wire_request request = {
 		.magic = VEIL_WIRE_MAGIC,
 		.version = VEIL_WIRE_VERSION,
@@ -409,36 +450,15 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 		.cover_width = cover_width,
 		.cover_height = cover_height,
 	};
-	/* A helper dead before it read the request is told apart below, by its end. */
-	veil_wire_send(helper.sock, &request, sizeof(request), fd);
-	bool answered;
-	int ms = veil_decoder_timeout_ms();
-	int first = ms > UNREAD_MS ? UNREAD_MS : ms;
-	ret = veil_decoder_receive(helper.sock, first, image, original_width, original_height,
-		decoder, size, &answered, message);
-	if (ret == -ETIMEDOUT && first < ms) {
-		/*
-		 * A helper that has not even read its request is not decoding: stuck since it
-		 * started (or stopped by someone). Another one, once, for the rest of the time.
-		 */
-		if (request_unread(helper.sock)) {
-			wlr_log(WLR_ERROR, "veil: veil-decoder (pid %d) left its request unread for "
-				"%d ms: starting another", (int)helper.pid, first);
-			veil_helper_kill(&helper);
-			veil_helper_end(&helper, VEIL_HELPER_EXIT_GRACE_MS);
-			ret = veil_helper_start(&helper, message);
-			if (ret < 0) {
-				veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
-				return ret;
-			}
-			veil_wire_send(helper.sock, &request, sizeof(request), fd);
-		}
-		ret = veil_decoder_receive(helper.sock, ms - first, image, original_width,
-			original_height, decoder, size, &answered, message);
-		if (ret == -ETIMEDOUT) {
-			say_timeout(message, ms);
-		}
+	struct veil_helper helper;
+	int ms = veil_decoder_begin(spare, &helper, &request, fd, message);
+	if (ms < 0) {
+		veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
+		return ms;
 	}
+	bool answered;
+	int ret = veil_decoder_receive(helper.sock, ms, image, original_width, original_height,
+		decoder, size, &answered, message);
 	/*
 	 * A helper that answered exits by itself (its monitor, after the reply); one that
 	 * answered nonsense or ran out of time is killed first, it may never exit.

@@ -17,6 +17,19 @@
 
 struct veil_helper_spare;
 
+struct veil_helper;
+
+/*
+ * Takes spare's helper (NULL: a new one) and sends it its first request with the file. A helper
+ * that leaves that request unread for 5 s is not decoding (stuck since it started, or stopped
+ * by someone): it is killed and another one gets the request, once. Blocks (a worker thread
+ * only) up to those 5 s when the helper neither reads nor answers. Returns the milliseconds
+ * left of the decoder's time limit (veil_decoder_timeout_ms()) for the answer, or a negative
+ * errno with a sentence in *message (no helper then).
+ */
+int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *helper,
+	const struct veil_wire_request *request, int fd, char **message);
+
 /*
  * veil_still_decode() of the decoder of this kind, in veil-decoder: spare's helper when it has
  * one (NULL: a new one), and the next spare started after. Blocks (a worker thread

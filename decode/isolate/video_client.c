@@ -450,11 +450,6 @@ static void start_free(struct video_start *start) {
 /* A worker: the helper started and handed the file, then its first frame. */
 static void start_run(struct veil_job *job) {
 	struct video_start *start = wl_container_of(job, start, job);
-	start->ret = veil_helper_spare_take(start->spare, &start->helper, &start->message);
-	if (start->ret < 0) {
-		return;
-	}
-	start->started = true;
 	struct veil_wire_request request = {
 		.magic = VEIL_WIRE_MAGIC,
 		.version = VEIL_WIRE_VERSION,
@@ -462,14 +457,19 @@ static void start_run(struct veil_job *job) {
 		.kind = VEIL_MEDIA_VIDEO,
 	};
 	memcpy(request.dmabuf_formats, start->dmabuf_formats, sizeof(request.dmabuf_formats));
-	/* A helper dead before it read the request is told apart below, by its end. */
-	veil_wire_send(start->helper.sock, &request, sizeof(request), start->fd);
+	int ms = veil_decoder_begin(start->spare, &start->helper, &request, start->fd,
+		&start->message);
+	if (ms < 0) {
+		start->ret = ms;
+		veil_helper_spare_fill(start->spare, VEIL_HELPER_SPARE_DELAY_MS);
+		return;
+	}
+	start->started = true;
 	bool answered;
 	/* Its pool's memory first, then the first frame. */
 	do {
-		start->ret = veil_decoder_receive_video_frame(start->helper.sock,
-			veil_decoder_timeout_ms(), start->pool, &start->image, &start->frame,
-			&answered, &start->message);
+		start->ret = veil_decoder_receive_video_frame(start->helper.sock, ms, start->pool,
+			&start->image, &start->frame, &answered, &start->message);
 	} while (start->ret == VEIL_DECODER_MEMORY && give_memory(start->helper.sock,
 		start->pool, start->allocator, start->frame.memory_size) == 0);
 	if (start->ret == VEIL_DECODER_MEMORY) {

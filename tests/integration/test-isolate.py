@@ -222,24 +222,59 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
 
 
 # --- A helper stuck before it read its request (the spare, here): another one, once. ---
+# For a still, an animation and a video in turn: each stall file is taken by the spare started
+# after the decode before it, and the next command is given that stuck spare.
 stall = t.path('stall-once')
 with open(stall, 'w'):
     pass
 stall_env = dict(env, VEIL_TEST_STALL_ONCE=stall, VEIL_DECODER_TIMEOUT_MS='20000')
+stall_gif = vt._write(os.path.join(media, 'stall.gif'), animlib.gif(
+    64, 48, [(255, 0, 0), (0, 255, 0), (0, 0, 255)],
+    [{'indices': np.full((48, 64), k, np.uint8), 'delay_cs': 10} for k in range(3)]))
+stall_clip = vt.make_colour_clip(
+    os.path.join(media, 'stall.mp4'), [('red', (255, 0, 0)), ('blue', (0, 0, 255))], 10, 1,
+    ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'])
+REPLACED = 'left its request unread for 5000 ms: starting another'
 with t.compositor(outputs=1, name='stalled', env=stall_env) as c:
-    with t.case('a helper that never reads its request is replaced'):
+    def replaced():
+        with open(c.log_path, 'rb') as f:
+            return f.read().decode(errors='replace').count(REPLACED)
+
+    def stalled_spare():
         c.check_until(lambda: not os.path.exists(stall), 'the spare helper took the stall',
                       timeout=15)
+
+    with t.case('a helper that never reads its request is replaced: a still'):
+        stalled_spare()
         ok, err = c.msg(f'output {OUT} veil {vt.quote(goods[0])} fill')
         t.check(ok, 'accepted', err)
         v = c.wait_veil(OUT, 'shown', file=goods[0])
         t.check(not v.get('error'), 'shown without an error', str(v.get('error')))
-        with open(c.log_path, 'rb') as f:
-            log = f.read().decode(errors='replace')
-        t.check('left its request unread for 5000 ms: starting another' in log,
-                'the log says the stuck helper was replaced', vt._tail(c.log_path, 10))
+        t.check(replaced() == 1, 'the log says the stuck helper was replaced',
+                vt._tail(c.log_path, 10))
         t.compare(c.settled_screenshot(OUT), vt.expect_fill(goods[0], W, H), 'after-stall',
                   tolerance=8, mean_tolerance=1, ignore_edges=4)
+
+    for n, (kind, path, before) in enumerate([('an animation', stall_gif, goods[1]),
+                                              ('a video', stall_clip, goods[0])], start=2):
+        with t.case(f'a helper that never reads its request is replaced: {kind}'):
+            with open(stall, 'w'):
+                pass
+            # The spare after this decode takes the stall.
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(before)} fill')
+            t.check(ok, 'a still first', err)
+            c.wait_veil(OUT, 'shown', file=before)
+            stalled_spare()
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+            t.check(ok, 'accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=path)
+            frames = v.get('frames') or 0
+            c.check_until(lambda: (c.veil(OUT).get('frames') or 0) > frames + 3, 'it plays',
+                          timeout=15)
+            v = c.veil(OUT)
+            t.check(not v.get('error'), 'without an error', str(v.get('error')))
+            t.check(replaced() == n, 'the log says the stuck helper was replaced',
+                    f'{replaced()} replaced, {n} expected\n' + vt._tail(c.log_path, 10))
 
 # --- The real helper against the compositor's own decode, format by format. ---
 quad = vt.quadrant_pixels(800, 600)
