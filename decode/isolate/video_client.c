@@ -175,46 +175,74 @@ static void fail(struct video_helper_source *src, int err, const char *why) {
 }
 
 /*
- * Answers the helper's ask for size bytes: a dmabuf from allocator, kept in the pool, or none
- * (it then fails). 0, or the send's negative errno.
+ * A dmabuf of size bytes from allocator, kept in the pool: its memory slot, with *sent a
+ * descriptor of it to send; or a negative errno with a sentence.
+ */
+static int allocate_memory(struct veil_frame_pool *pool, GstAllocator *allocator, int size,
+		int *sent, char **message) {
+	*sent = -1;
+	if (!veil_frame_pool_has_room(pool, (size_t)size)) {
+		veil_message_set(message, "decoder asked for more than %d dmabufs or %zu MiB "
+			"(another of %d bytes)", VEIL_FRAME_POOL_MEMORIES,
+			VEIL_FRAME_POOL_MEMORY_BYTES >> 20, size);
+		return -ENOSPC;
+	}
+	GstMemory *mem = allocator != NULL ?
+		gst_allocator_alloc(allocator, (gsize)size, NULL) : NULL;
+	int kept = mem != NULL && gst_is_dmabuf_memory(mem) ?
+		fcntl(gst_dmabuf_memory_get_fd(mem), F_DUPFD_CLOEXEC, 0) : -1;
+	if (mem != NULL) {
+		gst_memory_unref(mem); /* the dmabuf lives on in its descriptors */
+	}
+	*sent = kept >= 0 ? fcntl(kept, F_DUPFD_CLOEXEC, 0) : -1;
+	if (*sent < 0) {
+		if (kept >= 0) {
+			close(kept);
+		}
+		veil_message_set(message, "no dmabuf of %d bytes for the decoder", size);
+		return -ENOMEM;
+	}
+	/* The pool takes kept in any case; it had room above, and only this thread adds. */
+	int slot = veil_frame_pool_add_memory(pool, kept, (size_t)size);
+	if (slot < 0) {
+		close(*sent);
+		*sent = -1;
+		veil_message_set(message, "no room for a dmabuf of %d bytes", size);
+	}
+	return slot;
+}
+
+/*
+ * Answers the helper's ask for size bytes with a dmabuf, or with none. 0, or a negative errno
+ * with a sentence: none given (past the pool's bounds, or the allocator failed), which ends the
+ * video, as veil-decoder fails without it (a hostile helper that asked on would be answered,
+ * and logged, as fast as it asks); or the send failed.
  */
 static int give_memory(int sock, struct veil_frame_pool *pool, GstAllocator *allocator,
-		int size) {
+		int size, char **message) {
+	int sent;
+	int slot = allocate_memory(pool, allocator, size, &sent, message);
 	struct veil_wire_request request = {
 		.magic = VEIL_WIRE_MAGIC,
 		.version = VEIL_WIRE_VERSION,
 		.op = VEIL_WIRE_MEMORY,
 		.kind = VEIL_MEDIA_VIDEO,
-		.memory = -1,
+		.memory = slot >= 0 ? slot : -1,
 	};
-	bool room = veil_frame_pool_has_room(pool, (size_t)size);
-	GstMemory *mem = allocator != NULL && room ?
-		gst_allocator_alloc(allocator, (gsize)size, NULL) : NULL;
-	int kept = mem != NULL && gst_is_dmabuf_memory(mem) ?
-		fcntl(gst_dmabuf_memory_get_fd(mem), F_DUPFD_CLOEXEC, 0) : -1;
-	int sent = kept >= 0 ? fcntl(kept, F_DUPFD_CLOEXEC, 0) : -1;
-	if (mem != NULL) {
-		gst_memory_unref(mem); /* the dmabuf lives on in its descriptors */
-	}
-	if (sent >= 0) {
-		request.memory = veil_frame_pool_add_memory(pool, kept, (size_t)size);
-	} else if (kept >= 0) {
-		close(kept);
-	}
-	if (request.memory >= 0) {
-		wlr_log(WLR_DEBUG, "veil: dmabuf %d (%d bytes) given to a video's decoder",
-			request.memory, size);
-	} else {
-		wlr_log(WLR_ERROR, "veil: no dmabuf of %d bytes for a video's decoder", size);
-		request.memory = -1;
-		if (sent >= 0) {
-			close(sent);
-			sent = -1;
-		}
-	}
+	/* A refusal is sent too: veil-decoder then ends at once, not at its time limit. */
 	int ret = veil_wire_send(sock, &request, sizeof(request), sent);
 	if (sent >= 0) {
 		close(sent);
+	}
+	if (slot < 0) {
+		return slot;
+	}
+	if (ret == -EAGAIN) {
+		veil_message_set(message, "decoder stopped reading its requests");
+	}
+	if (ret == 0) {
+		wlr_log(WLR_DEBUG, "veil: dmabuf %d (%d bytes) given to a video's decoder", slot,
+			size);
 	}
 	return ret;
 }
@@ -340,10 +368,7 @@ static bool take_frames(struct video_helper_source *src, bool hangup) {
 		if (ret == VEIL_DECODER_MEMORY) {
 			/* A pool made at new caps: its memory is given here, on this thread. */
 			ret = give_memory(src->helper.sock, src->pool, src->allocator,
-				frame.memory_size);
-			if (ret == -EAGAIN) {
-				veil_message_set(&message, "decoder stopped reading its requests");
-			}
+				frame.memory_size, &message);
 			if (ret < 0) {
 				break;
 			}
@@ -467,14 +492,17 @@ static void start_run(struct veil_job *job) {
 	start->started = true;
 	bool answered;
 	/* Its pool's memory first, then the first frame. */
-	do {
+	for (;;) {
 		start->ret = veil_decoder_receive_video_frame(start->helper.sock, ms, start->pool,
 			&start->image, &start->frame, &answered, &start->message);
-	} while (start->ret == VEIL_DECODER_MEMORY && give_memory(start->helper.sock,
-		start->pool, start->allocator, start->frame.memory_size) == 0);
-	if (start->ret == VEIL_DECODER_MEMORY) {
-		start->ret = -EIO;
-		veil_message_set(&start->message, "decoder ended without an answer");
+		if (start->ret != VEIL_DECODER_MEMORY) {
+			break;
+		}
+		start->ret = give_memory(start->helper.sock, start->pool, start->allocator,
+			start->frame.memory_size, &start->message);
+		if (start->ret < 0) {
+			break;
+		}
 	}
 	close(start->fd);
 	start->fd = -1;

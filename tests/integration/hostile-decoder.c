@@ -190,7 +190,8 @@ static int ask_memory(int sock, int size) {
  * The memory modes (a renderer that imports dmabufs: the compositor offers its own): a first
  * good frame, grey XRGB8888 in the compositor's dmabuf 0, the first request, then a frame in
  * a dmabuf it never gave, or with a plane past the end of the one it gave, or asking for
- * dmabufs (small ones, or of 256 MiB) until it says no (then it says how many it got).
+ * dmabufs (small ones, or of 256 MiB) on and on, refused or not (then it says how many it got,
+ * if the compositor is still listening).
  */
 static int misbehave_memory(int sock) {
 	int fd = ask_memory(sock, 256 * 64);
@@ -225,8 +226,13 @@ static int misbehave_memory(int sock) {
 		/* Many small ones, or the largest there may be (256 MiB; never touched here). */
 		int size = strcmp(mode, "video-memory-huge") == 0 ? 8192 * 8192 * 4 : 256 * 64;
 		int given = 1;
-		while (given < 1000 && ask_memory(sock, size) >= 0) {
-			given++;
+		/* Asking on when refused, as fast as the compositor answers, up to 1000 asks. */
+		for (int asks = 0; asks < 1000; asks++) {
+			int given_fd = ask_memory(sock, size);
+			if (given_fd == -2) {
+				break;
+			}
+			given += given_fd >= 0;
 		}
 		char msg[64];
 		snprintf(msg, sizeof(msg), "given %d dmabufs", given);
