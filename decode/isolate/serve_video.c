@@ -24,6 +24,7 @@
 #include "decode/video/choose.h"
 #include "decode/video/elements.h"
 #include "decode/video/loop_guard.h"
+#include "decode/video/segment_chain.h"
 #include "util/message.h"
 
 /*
@@ -102,6 +103,8 @@ struct video {
 	uint64_t copies;
 	GstCaps *described; /* a reference: the caps the pipeline was last described at */
 	char elements[VEIL_WIRE_TEXT];
+	/* Each loop after the last in running time, as in process (segment_chain.h). */
+	struct veil_segment_chain chain;
 
 	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */
 
@@ -773,6 +776,8 @@ static int build(struct video *v, int file, char **message) {
 		.propose_allocation = handle_propose_allocation,
 	};
 	gst_app_sink_set_callbacks(GST_APP_SINK(v->sink), &callbacks, v, NULL);
+	veil_segment_chain_init(&v->chain, "the video");
+	veil_segment_chain_attach(&v->chain, v->sink);
 	gst_bin_add_many(GST_BIN(v->pipeline), src, v->decodebin, v->convert, v->sink, NULL);
 	if (!gst_element_link(src, v->decodebin) || !gst_element_link(v->convert, v->sink)) {
 		veil_message_set(message, "cannot link the video's pipeline");

@@ -285,8 +285,7 @@ static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, 
 	}
 	veil_video_mailbox_reset(&src->mailbox);
 	src->caps_refused = false;
-	src->have_segment = false;
-	src->end_running_time = 0;
+	veil_segment_chain_reset(&src->chain);
 	return gst_element_set_state(src->pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
 }
 

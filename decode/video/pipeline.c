@@ -235,10 +235,8 @@ int veil_video_build_pipeline(struct video_source *src, char **message) {
 		.propose_allocation = handle_propose_allocation,
 	};
 	gst_app_sink_set_callbacks(GST_APP_SINK(src->sink), &callbacks, src, NULL);
-	GstPad *sink_pad = gst_element_get_static_pad(src->sink, "sink");
-	gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
-		GST_PAD_PROBE_TYPE_EVENT_FLUSH, veil_video_handle_sink_probe, src, NULL);
-	gst_object_unref(sink_pad);
+	veil_segment_chain_init(&src->chain, src->name);
+	veil_segment_chain_attach(&src->chain, src->sink);
 
 	if (!gst_element_link(file, src->decodebin) ||
 			!gst_element_link(src->convert, src->sink)) {

@@ -35,6 +35,7 @@
 #include "decode/source.h"
 #include "decode/video/elements.h"
 #include "decode/video/loop_guard.h"
+#include "decode/video/segment_chain.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
 
@@ -131,11 +132,8 @@ struct video_source {
 	/* The streaming thread of decodebin's video pad (see handle_caps_probe). */
 	bool caps_refused;
 
-	/* appsink's streaming thread: running time (see veil_video_handle_sink_probe). */
-	GstSegment segment;
-	bool have_segment;
-	GstClockTime end_running_time; /* of the last buffer */
-	bool logged_base_fix;
+	/* appsink's streaming thread: each loop after the last in running time. */
+	struct veil_segment_chain chain;
 
 	struct veil_video_rate rate;
 
@@ -245,9 +243,6 @@ int veil_video_handle_wake(int fd, uint32_t mask, void *data);
 void veil_video_set_frame_owed(struct video_source *src, bool owed);
 
 /* loop.c */
-/* appsink's pad, streaming thread: keeps running time monotonic across loops. */
-GstPadProbeReturn veil_video_handle_sink_probe(GstPad *pad, GstPadProbeInfo *info,
-	gpointer data);
 /* The load job, after the first frame: arms gapless looping. */
 void veil_video_start_looping(struct video_source *src);
 /* Compositor thread: the end of a loop came from the bus (EOS or SEGMENT_DONE). */

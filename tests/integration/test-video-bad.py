@@ -27,7 +27,10 @@ Then what may happen to a good video while it plays:
 - caps that change mid-stream: a raw .h264 of a red 64x48 second then a blue 128x96 second,
   shown in center mode, so that the frame on the screen shows its size 1:1. veil may follow the
   new size or report an error and keep the last frame; either is accepted, which one is said,
-  and the screen must be consistent with it (never a frame of one size drawn at the other's);
+  and the screen must be consistent with it (never a frame of one size drawn at the other's).
+  Following it means at every loop: both colours again after the first, and loops at the
+  clip's pace (2 s), not at a frame's (a segment that went back in running time made appsink
+  show each loop at once: H.264 without a container goes through baseparse);
 - the file deleted while playing: it keeps playing (both colours of the clip keep coming, the
   loop counter rises: veil reads through its own descriptor);
 - the file replaced while playing (a new file renamed over it): the old content keeps playing;
@@ -385,8 +388,10 @@ with t.compositor(outputs=1) as c:
         inconsistent = []
         sizes_reported = set()
         start = counters(c)[2]
-        deadline = time.monotonic() + vt.WAIT_TIMEOUT
+        began = time.monotonic()
+        deadline = began + vt.WAIT_TIMEOUT
         error = None
+        later = set()   # colours seen from the second loop on
         while time.monotonic() < deadline:
             shot = vt.grab(c, OUT)
             box = vt.bbox(np.abs(shot.astype(np.int16) - np.array(BARS)).max(axis=2) > 30)
@@ -407,18 +412,27 @@ with t.compositor(outputs=1) as c:
                 inconsistent.append(f'{name or mean} {size[0]}x{size[1]} at {x0},{y0}')
             seen[key] = seen.get(key, 0) + 1
             loops = (v.get('source') or {}).get('loops', 0)
-            if error is not None or (loops >= start + 2 and len(seen) >= 2 and
-                                     all(n >= 2 for n in seen.values())):
+            if loops >= start + 1:
+                later.add(name)
+            if error is not None or (loops >= start + 3 and len(seen) >= 2 and
+                                     all(n >= 2 for n in seen.values()) and
+                                     {'red', 'blue'} <= later):
                 break
             time.sleep(0.05)
+        elapsed = time.monotonic() - began
+        looped = (counters(c)[2] or 0) - start
         vt._say(f'   seen on the screen: {seen}; source_size reported: {sorted(sizes_reported)};'
-                f' error: {error}')
+                f' error: {error}; {looped} loops in {elapsed:.1f} s')
         t.check(not inconsistent, 'every frame on the screen is a red 64x48 or a blue '
                 '128x96, centred 1:1', '; '.join(inconsistent[:5]))
         if error is None:
             vt._say('   veil follows the new size')
             t.check(('red', (64, 48)) in seen and ('blue', (128, 96)) in seen,
                     'both sizes were shown', str(seen))
+            t.check({'red', 'blue'} <= later, 'and both again after a loop', str(later))
+            # A loop takes 2 s; one at each frame would be 10 a second.
+            t.check(looped <= elapsed / 2 * 1.5 + 2, "loops at the clip's pace",
+                    f'{looped} loops in {elapsed:.1f} s')
             t.check({(64, 48), (128, 96)} <= sizes_reported,
                     'source_size follows the frames', str(sorted(sizes_reported)))
             t.check(c.veil(OUT).get('state') == 'shown', 'still shown',
