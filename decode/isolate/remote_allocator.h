@@ -12,9 +12,10 @@
 #include <gst/gst.h>
 
 /*
- * Returns a descriptor of a dmabuf of at least size bytes, which the memory owns from then on,
- * or a negative errno (the allocation then fails). Called on the streaming thread that
- * allocates; it may wait for the compositor.
+ * Returns a descriptor of a dmabuf of at least size bytes, which the allocator owns from then
+ * on (it keeps the descriptor, and the dmabuf, for later allocations when the memory goes), or
+ * a negative errno (the allocation then fails). Called on the streaming thread that allocates;
+ * it may wait for the compositor.
  */
 typedef int (*veil_remote_alloc_fn)(void *data, size_t size);
 

@@ -46,8 +46,13 @@
  * the pool allocates is a dmabuf asked of the compositor (remote_allocator.h), and each frame
  * names the memory it is in. A frame elsewhere is copied into a buffer of that pool, counted.
  *
- * Threads: the main one waits on the compositor's socket and the bus; appsink's streaming
- * thread sends frames. Both send on the socket (one datagram a message).
+ * Threads: the main one waits on the bus and drives the pipeline (states, seeks); a reader
+ * takes the compositor's requests off the socket: it answers a streaming thread's ask for a
+ * dmabuf itself, as the main thread may be waiting for that very thread (a seek waits for the
+ * stream lock a decoder holds while it allocates), and merges the others (released slots,
+ * play or pause, the cap) for the main thread, which it wakes with a message on the bus.
+ * appsink's streaming thread sends frames. The main and streaming threads send on the socket
+ * (one datagram a message).
  */
 
 #define MAX_SIDE 8192
@@ -86,6 +91,13 @@ struct video {
 	int fps;
 	int refused; /* a streaming thread refused the stream (negative errno) */
 	char *refused_message;
+	/* The compositor's requests since the main thread last applied them, merged by the reader. */
+	struct {
+		bool waiting; /* a message on the bus says so */
+		uint64_t released[VEIL_WIRE_MAX_SLOTS / 64]; /* a bit a slot */
+		bool playing;
+	} next;
+	bool ended; /* the compositor closed its end */
 	/* The compositor's dmabufs: their descriptors by index (slot), and one asked for. */
 	int memories[VEIL_WIRE_MAX_SLOTS];
 	int n_memories;
@@ -107,6 +119,8 @@ struct video {
 	struct veil_segment_chain chain;
 
 	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */
+
+	pthread_t reader; /* never joined: the process exits when the video ends */
 
 	/* Main thread. */
 	bool playing, looping;
@@ -794,6 +808,56 @@ static int build(struct video *v, int file, char **message) {
 	return 0;
 }
 
+/* A NEXT request, the reader: merged into what the main thread applies next. */
+static void merge_request(struct video *v, const struct veil_wire_request *request) {
+	pthread_mutex_lock(&v->lock);
+	for (uint32_t i = 0; i < request->n_released; i++) {
+		int32_t id = request->released[i];
+		if (id >= 0 && id < VEIL_WIRE_MAX_SLOTS) {
+			v->next.released[id / 64] |= UINT64_C(1) << (id % 64);
+		}
+	}
+	/* The cap is appsink's streaming thread's to read, at once. */
+	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
+	v->next.playing = request->playing != 0;
+	bool wake = !v->next.waiting;
+	v->next.waiting = true;
+	pthread_mutex_unlock(&v->lock);
+	if (wake) {
+		gst_element_post_message(v->pipeline, gst_message_new_application(
+			GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-next")));
+	}
+}
+
+/* The main thread: the slots released since, back to the pool; played or paused. */
+static void apply_requests(struct video *v) {
+	GstBuffer *unref[VEIL_WIRE_MAX_SLOTS];
+	int n = 0;
+	pthread_mutex_lock(&v->lock);
+	for (int id = 0; id < v->n_slots; id++) {
+		if (!(v->next.released[id / 64] & UINT64_C(1) << (id % 64)) || !v->slots[id].held) {
+			continue;
+		}
+		v->slots[id].held = false;
+		if (v->slots[id].buffer != NULL) {
+			unref[n++] = v->slots[id].buffer;
+			v->slots[id].buffer = NULL;
+		}
+	}
+	memset(v->next.released, 0, sizeof(v->next.released));
+	v->next.waiting = false;
+	bool playing = v->next.playing;
+	pthread_mutex_unlock(&v->lock);
+	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
+	for (int i = 0; i < n; i++) {
+		gst_buffer_unref(unref[i]);
+	}
+	if (playing != v->playing) {
+		v->playing = playing;
+		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+	}
+}
+
 /* From the start again, looping: a segment seek, else (after the end) a flushing one. */
 static void seek_start(struct video *v, bool flush) {
 	GstSeekFlags flags = GST_SEEK_FLAG_SEGMENT | (flush ? GST_SEEK_FLAG_FLUSH : 0);
@@ -828,7 +892,10 @@ static int loop_end(struct video *v, bool eos, char **message) {
 	return 0;
 }
 
-/* A bus message: 0, or a negative errno (with a sentence) that ends the video. */
+/*
+ * A bus message: 0, 1 when the compositor has closed its end, or a negative errno (with a
+ * sentence) that ends the video.
+ */
 static int handle_message(struct video *v, GstMessage *msg, char **message) {
 	switch (GST_MESSAGE_TYPE(msg)) {
 	case GST_MESSAGE_ERROR: {
@@ -839,12 +906,18 @@ static int handle_message(struct video *v, GstMessage *msg, char **message) {
 		return -EIO;
 	}
 	case GST_MESSAGE_APPLICATION: {
+		const GstStructure *s = gst_message_get_structure(msg);
+		if (s != NULL && gst_structure_has_name(s, "veil-next")) {
+			apply_requests(v);
+			return 0;
+		}
 		pthread_mutex_lock(&v->lock);
 		int err = v->refused;
+		bool ended = v->ended;
 		*message = v->refused_message;
 		v->refused_message = NULL;
 		pthread_mutex_unlock(&v->lock);
-		return err;
+		return err < 0 ? err : ended ? 1 : 0;
 	}
 	case GST_MESSAGE_ASYNC_DONE:
 		if (!v->looping && GST_MESSAGE_SRC(msg) == GST_OBJECT(v->pipeline)) {
@@ -862,32 +935,34 @@ static int handle_message(struct video *v, GstMessage *msg, char **message) {
 	}
 }
 
-/* A NEXT request: the slots released, played or paused, the cap. */
-static void apply_request(struct video *v, const struct veil_wire_request *request) {
-	GstBuffer *unref[VEIL_WIRE_RELEASED];
-	int n = 0;
-	pthread_mutex_lock(&v->lock);
-	for (uint32_t i = 0; i < request->n_released; i++) {
-		int32_t id = request->released[i];
-		if (id < 0 || id >= v->n_slots || !v->slots[id].held) {
-			continue;
+/*
+ * The reader thread: the compositor's requests until it closes its end (or sends nonsense),
+ * which it tells the main thread on the bus.
+ */
+static void *read_requests(void *data) {
+	struct video *v = data;
+	uint32_t ops = 1u << VEIL_WIRE_NEXT | (v->remote != NULL ? 1u << VEIL_WIRE_MEMORY : 0);
+	for (;;) {
+		struct veil_wire_request request;
+		int fd;
+		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
+		if (ret == -EPIPE || ret == -ECONNRESET) {
+			pthread_mutex_lock(&v->lock);
+			v->ended = true;
+			pthread_mutex_unlock(&v->lock);
+			gst_element_post_message(v->pipeline, gst_message_new_application(
+				GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-ended")));
+			return NULL;
 		}
-		v->slots[id].held = false;
-		if (v->slots[id].buffer != NULL) {
-			unref[n++] = v->slots[id].buffer;
-			v->slots[id].buffer = NULL;
+		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {
+			ret = take_memory(v, &request, fd);
+		} else if (ret == 0) {
+			merge_request(v, &request);
 		}
-	}
-	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
-	pthread_mutex_unlock(&v->lock);
-	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
-	for (int i = 0; i < n; i++) {
-		gst_buffer_unref(unref[i]);
-	}
-	bool playing = request->playing != 0;
-	if (playing != v->playing) {
-		v->playing = playing;
-		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+		if (ret < 0) {
+			refuse(v, ret, veil_message("the compositor sent a malformed request"));
+			return NULL;
+		}
 	}
 }
 
@@ -899,40 +974,23 @@ static int run(struct video *v, char **message) {
 		veil_message_set(message, "the video's pipeline does not start");
 		return -EIO;
 	}
+	int err = pthread_create(&v->reader, NULL, read_requests, v);
+	if (err != 0) {
+		veil_message_set(message, "cannot start a thread: %s", strerror(err));
+		return -err;
+	}
 	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = v->sock, .events = POLLIN },
-			{ .fd = bus_fd.fd, .events = POLLIN },
-		};
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+		struct pollfd pfd = { .fd = bus_fd.fd, .events = POLLIN };
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
 			return -errno;
 		}
 		GstMessage *msg;
 		while ((msg = gst_bus_pop(v->bus)) != NULL) {
 			int ret = handle_message(v, msg, message);
 			gst_message_unref(msg);
-			if (ret < 0) {
-				return ret;
+			if (ret != 0) {
+				return ret < 0 ? ret : 0;
 			}
-		}
-		if (pfd[0].revents == 0) {
-			continue;
-		}
-		struct veil_wire_request request;
-		int fd;
-		uint32_t ops = 1u << VEIL_WIRE_NEXT | (v->remote != NULL ? 1u << VEIL_WIRE_MEMORY : 0);
-		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
-		if (ret == -EPIPE || ret == -ECONNRESET) {
-			return 0;
-		}
-		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {
-			ret = take_memory(v, &request, fd);
-		} else if (ret == 0) {
-			apply_request(v, &request);
-		}
-		if (ret < 0) {
-			veil_message_set(message, "the compositor sent a malformed request");
-			return ret;
 		}
 	}
 }
@@ -1009,6 +1067,6 @@ int veil_serve_video(int sock, const struct veil_wire_request *request, int fd) 
 		ret = ret == 0 || ret == -EPIPE ? 0 : 1;
 	}
 	free(message);
-	/* The pipeline is left running: the caller exits at once. */
+	/* The pipeline and the reader are left running: the caller exits at once. */
 	return ret;
 }

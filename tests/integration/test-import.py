@@ -79,6 +79,17 @@ h264_quad = quad_clip(os.path.join(media, 'quad.mp4'), [
     '-movflags', '+faststart'])
 raw_quad = quad_clip(os.path.join(media, 'quad-raw.mkv'), [
     '-c:v', 'rawvideo', '-pix_fmt', 'yuv420p'])
+# A size that changes at each loop: raw H.264, a red 64x48 second then a blue 128x96 one.
+H264_ES = ['-c:v', 'libx264', '-preset', 'veryfast', '-g', str(FPS), '-bf', '0',
+           '-pix_fmt', 'yuv420p', '-f', 'h264']
+resizing = os.path.join(media, 'resizing.h264')
+with open(resizing, 'wb') as out:
+    for name, size in (('red', (64, 48)), ('blue', (128, 96))):
+        part = vt.make_colour_clip(os.path.join(media, f'part-{name}.h264'),
+                                   [c for c in COLOURS if c[0] == name], FPS, 1, H264_ES,
+                                   size=size)
+        with open(part, 'rb') as f:
+            out.write(f.read())
 hevc10_quad = quad_clip(os.path.join(media, 'quad10.mp4'), [
     '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error:crf=8',
     '-pix_fmt', 'yuv420p10le', '-tag:v', 'hvc1', '-movflags', '+faststart'])
@@ -440,6 +451,28 @@ with t.compositor(outputs=1, renderer='import') as c:
             else:
                 t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
                         f'off by {worst}: {got_all} for {QUAD_RGB}')
+
+    with t.case('a size that changes at each loop'):
+        # Each size's buffer pool is made again at every loop; in veil-decoder they are the
+        # compositor's dmabufs, which must be used again (48 at most: this stopped at loop 3).
+        show_video(c, resizing, 'fill')
+        start = loops(c)
+        c.check_until(lambda: loops(c) >= start + 2, 'two loops', timeout=30)
+        fds = vt.fd_count(c.proc.pid)
+        seen = set()
+
+        def looped_on():
+            seen.add(classify(vt.grab(c, OUT))[0])
+            return loops(c) >= start + 8
+        c.check_until(looped_on, 'eight loops', timeout=60, interval=0.1)
+        v = c.veil(OUT)
+        t.check(v.get('error') is None and source(c).get('state') == 'playing',
+                'playing without an error', f'{source(c).get("state")}: {v.get("error")}')
+        t.check({0, 2} <= seen, 'red and blue on screen from the third loop to the eighth',
+                str(sorted(COLOURS[i][0] for i in seen if i is not None)))
+        # A few may be in flight either time; a pool's worth more a loop would be 12.
+        t.check(vt.fd_count(c.proc.pid) <= fds + 4, 'no more descriptors after six loops',
+                f'{vt.fd_count(c.proc.pid)}, {fds} at the second loop')
 
     with t.case('an shm client'):
         # waylandsink over wl_shm (no linux-dmabuf: the renderer has no DRM device), XRGB8888.
