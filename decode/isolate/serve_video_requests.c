@@ -1,0 +1,107 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <gst/gst.h>
+#include "decode/isolate/serve.h"
+#include "decode/isolate/serve_video.h"
+#include "util/message.h"
+
+/*
+ * The compositor's requests to a video's helper (serve_video.h), read by a thread of their own:
+ * a dmabuf it was asked for goes straight to the streaming thread waiting for it, the rest
+ * (slots released, play or pause, the cap) is merged for the main thread.
+ */
+
+/* A NEXT request, the reader: merged into what the main thread applies next. */
+static void merge_request(struct veil_served_video *v, const struct veil_wire_request *request) {
+	pthread_mutex_lock(&v->lock);
+	for (uint32_t i = 0; i < request->n_released; i++) {
+		int32_t id = request->released[i];
+		if (id >= 0 && id < VEIL_WIRE_MAX_SLOTS) {
+			v->next.released[id / 64] |= UINT64_C(1) << (id % 64);
+		}
+	}
+	/* The cap is appsink's streaming thread's to read, at once. */
+	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
+	v->next.playing = request->playing != 0;
+	bool wake = !v->next.waiting;
+	v->next.waiting = true;
+	pthread_mutex_unlock(&v->lock);
+	if (wake) {
+		gst_element_post_message(v->pipeline, gst_message_new_application(
+			GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-next")));
+	}
+}
+
+/* The main thread: the slots released since, back to the pool; played or paused. */
+void veil_served_video_apply_requests(struct veil_served_video *v) {
+	GstBuffer *unref[VEIL_WIRE_MAX_SLOTS];
+	int n = 0;
+	pthread_mutex_lock(&v->lock);
+	for (int id = 0; id < v->n_slots; id++) {
+		if (!(v->next.released[id / 64] & UINT64_C(1) << (id % 64)) || !v->slots[id].held) {
+			continue;
+		}
+		v->slots[id].held = false;
+		if (v->slots[id].buffer != NULL) {
+			unref[n++] = v->slots[id].buffer;
+			v->slots[id].buffer = NULL;
+		}
+	}
+	memset(v->next.released, 0, sizeof(v->next.released));
+	v->next.waiting = false;
+	bool playing = v->next.playing;
+	pthread_mutex_unlock(&v->lock);
+	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
+	for (int i = 0; i < n; i++) {
+		gst_buffer_unref(unref[i]);
+	}
+	if (playing != v->playing) {
+		v->playing = playing;
+		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+	}
+}
+
+/*
+ * The reader thread: the compositor's requests until it closes its end (or sends nonsense),
+ * which it tells the main thread on the bus.
+ */
+static void *read_requests(void *data) {
+	struct veil_served_video *v = data;
+	uint32_t ops = 1u << VEIL_WIRE_NEXT | (v->remote != NULL ? 1u << VEIL_WIRE_MEMORY : 0);
+	for (;;) {
+		struct veil_wire_request request;
+		int fd;
+		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
+		if (ret == -EPIPE || ret == -ECONNRESET) {
+			pthread_mutex_lock(&v->lock);
+			v->ended = true;
+			pthread_mutex_unlock(&v->lock);
+			gst_element_post_message(v->pipeline, gst_message_new_application(
+				GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-ended")));
+			return NULL;
+		}
+		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {
+			ret = veil_served_video_take_memory(v, &request, fd);
+		} else if (ret == 0) {
+			merge_request(v, &request);
+		}
+		if (ret < 0) {
+			veil_served_video_refuse(v, ret,
+				veil_message("the compositor sent a malformed request"));
+			return NULL;
+		}
+	}
+}
+
+
+int veil_served_video_start_reader(struct veil_served_video *v, char **message) {
+	int err = pthread_create(&v->reader, NULL, read_requests, v);
+	if (err != 0) {
+		veil_message_set(message, "cannot start a thread: %s", strerror(err));
+		return -err;
+	}
+	return 0;
+}
