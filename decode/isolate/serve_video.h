@@ -20,8 +20,9 @@
  * Threads: the main one waits on the bus and drives the pipeline (states, seeks); a reader
  * takes the compositor's requests off the socket: it answers a streaming thread's ask for a
  * dmabuf itself, as the main thread may be waiting for that very thread (a seek waits for the
- * stream lock a decoder holds while it allocates), and merges the others (released slots,
- * play or pause, the cap) for the main thread, which it wakes with a message on the bus.
+ * stream lock a decoder holds while it allocates), gives the frames the compositor released
+ * back to their pool and sets the cap; only play or pause, which the main thread applies, wakes
+ * that thread too (a message on the bus): one wake-up a frame, as when it read them itself.
  * appsink's streaming thread sends frames. The main and streaming threads send on the socket
  * (one datagram a message).
  *
@@ -72,12 +73,9 @@ struct veil_served_video {
 	int fps;
 	int refused; /* a streaming thread refused the stream (negative errno) */
 	char *refused_message;
-	/* The compositor's requests since the main thread last applied them, merged by the reader. */
-	struct {
-		bool waiting; /* a message on the bus says so */
-		uint64_t released[VEIL_WIRE_MAX_SLOTS / 64]; /* a bit a slot */
-		bool playing;
-	} next;
+	/* Play or pause, as the compositor last asked: the main thread's to apply. */
+	bool want_playing;
+	bool want_waiting; /* a message on the bus says it changed */
 	bool ended; /* the compositor closed its end */
 	/* The compositor's dmabufs: their descriptors by index (slot), and one asked for. */
 	int memories[VEIL_WIRE_MAX_SLOTS];
@@ -124,7 +122,7 @@ int veil_served_video_take_memory(struct veil_served_video *v,
 
 /* serve_video_requests.c: the reader, started once; 0 or a negative errno with a sentence. */
 int veil_served_video_start_reader(struct veil_served_video *v, char **message);
-/* The main thread, at the reader's message on the bus: what the compositor asked since. */
+/* The main thread, at the reader's message on the bus: played or paused, as last asked. */
 void veil_served_video_apply_requests(struct veil_served_video *v);
 
 #endif

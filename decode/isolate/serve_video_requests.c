@@ -10,38 +10,21 @@
 
 /*
  * The compositor's requests to a video's helper (serve_video.h), read by a thread of their own:
- * a dmabuf it was asked for goes straight to the streaming thread waiting for it, the rest
- * (slots released, play or pause, the cap) is merged for the main thread.
+ * a dmabuf it was asked for goes straight to the streaming thread waiting for it, released
+ * frames straight back to their pool; play or pause is left to the main thread.
  */
 
-/* A NEXT request, the reader: merged into what the main thread applies next. */
-static void merge_request(struct veil_served_video *v, const struct veil_wire_request *request) {
+/*
+ * A NEXT request, the reader: the slots released go back to the pool at once, the cap is set;
+ * a change of play or pause is the main thread's, woken for it.
+ */
+static void take_request(struct veil_served_video *v, const struct veil_wire_request *request) {
+	GstBuffer *unref[VEIL_WIRE_RELEASED];
+	int n = 0;
 	pthread_mutex_lock(&v->lock);
 	for (uint32_t i = 0; i < request->n_released; i++) {
 		int32_t id = request->released[i];
-		if (id >= 0 && id < VEIL_WIRE_MAX_SLOTS) {
-			v->next.released[id / 64] |= UINT64_C(1) << (id % 64);
-		}
-	}
-	/* The cap is appsink's streaming thread's to read, at once. */
-	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
-	v->next.playing = request->playing != 0;
-	bool wake = !v->next.waiting;
-	v->next.waiting = true;
-	pthread_mutex_unlock(&v->lock);
-	if (wake) {
-		gst_element_post_message(v->pipeline, gst_message_new_application(
-			GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-next")));
-	}
-}
-
-/* The main thread: the slots released since, back to the pool; played or paused. */
-void veil_served_video_apply_requests(struct veil_served_video *v) {
-	GstBuffer *unref[VEIL_WIRE_MAX_SLOTS];
-	int n = 0;
-	pthread_mutex_lock(&v->lock);
-	for (int id = 0; id < v->n_slots; id++) {
-		if (!(v->next.released[id / 64] & UINT64_C(1) << (id % 64)) || !v->slots[id].held) {
+		if (id < 0 || id >= v->n_slots || !v->slots[id].held) {
 			continue;
 		}
 		v->slots[id].held = false;
@@ -50,14 +33,28 @@ void veil_served_video_apply_requests(struct veil_served_video *v) {
 			v->slots[id].buffer = NULL;
 		}
 	}
-	memset(v->next.released, 0, sizeof(v->next.released));
-	v->next.waiting = false;
-	bool playing = v->next.playing;
+	/* The cap is appsink's streaming thread's to read. */
+	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
+	bool playing = request->playing != 0;
+	bool wake = playing != v->want_playing && !v->want_waiting;
+	v->want_playing = playing;
+	v->want_waiting = v->want_waiting || wake;
 	pthread_mutex_unlock(&v->lock);
 	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
 	for (int i = 0; i < n; i++) {
 		gst_buffer_unref(unref[i]);
 	}
+	if (wake) {
+		gst_element_post_message(v->pipeline, gst_message_new_application(
+			GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-next")));
+	}
+}
+
+void veil_served_video_apply_requests(struct veil_served_video *v) {
+	pthread_mutex_lock(&v->lock);
+	v->want_waiting = false;
+	bool playing = v->want_playing;
+	pthread_mutex_unlock(&v->lock);
 	if (playing != v->playing) {
 		v->playing = playing;
 		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
@@ -86,7 +83,7 @@ static void *read_requests(void *data) {
 		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {
 			ret = veil_served_video_take_memory(v, &request, fd);
 		} else if (ret == 0) {
-			merge_request(v, &request);
+			take_request(v, &request);
 		}
 		if (ret < 0) {
 			veil_served_video_refuse(v, ret,
@@ -95,7 +92,6 @@ static void *read_requests(void *data) {
 		}
 	}
 }
-
 
 int veil_served_video_start_reader(struct veil_served_video *v, char **message) {
 	int err = pthread_create(&v->reader, NULL, read_requests, v);
