@@ -82,9 +82,11 @@ struct veil_source_impl {
 
 enum veil_video_place {
 	/*
-	 * In veil-decoder while the renderer takes no dmabufs: frames are converted to XRGB8888
-	 * on the CPU either way, and the helper adds under a point of a core; in process for a renderer
-	 * that imports the decoder's frames as dmabufs, which the helper does not hand over.
+	 * In veil-decoder, unless the renderer imports dmabufs and GStreamer has a hardware video
+	 * decoder (it needs the GPU's render node, which the helper's sandbox does not give):
+	 * without one, a video decodes in software wherever it plays and reaches the renderer the
+	 * same way (converted to XRGB8888 on the CPU for pixman; in the compositor's dmabufs,
+	 * unconverted, for a GPU), and the helper adds under a point of a core.
 	 */
 	VEIL_VIDEO_AUTO,
 	VEIL_VIDEO_PROCESS,
@@ -106,6 +108,8 @@ struct veil_source_context {
 	struct veil_helper_spare *decoder_spare;
 	/* Where videos play (decode/isolate/video_client.c in veil-decoder): needs the spare. */
 	enum veil_video_place video_place;
+	/* With VEIL_VIDEO_AUTO: a hardware video decoder's name, NULL when there is none. */
+	char *hardware_video_decoder;
 	struct wl_list sources; /* veil_source.link */
 };
 

@@ -8,13 +8,10 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
-#include "veil-config.h"
 #include "decode/gst.h"
-#if VEIL_DECODER_PROCESS
-#include "decode/isolate/spare.h"
-#endif
 #include "module/command.h"
 #include "module/control.h"
+#include "module/decoders.h"
 #include "module/policy.h"
 #include "util/message.h"
 #include "module/scene.h"
@@ -149,31 +146,6 @@ static void update_outputs(struct veil_scene *scene) {
 	}
 }
 
-static void create_decoder_spare(struct veil_scene *scene) {
-#if VEIL_DECODER_PROCESS
-	scene->ctx.decoder_spare = veil_helper_spare_create();
-	if (scene->ctx.decoder_spare == NULL) {
-		wlr_log(WLR_ERROR, "veil: cannot start the spare veil-decoder's thread: "
-			"decoding in the compositor's process");
-		return;
-	}
-	/* Waiting before the first command, as after every decode: no decode starts a process. */
-	veil_helper_spare_fill(scene->ctx.decoder_spare, 0);
-#else
-	(void)scene;
-#endif
-}
-
-/* After the worker: no decode uses the spare any more. */
-static void destroy_decoder_spare(struct veil_scene *scene) {
-#if VEIL_DECODER_PROCESS
-	veil_helper_spare_destroy(scene->ctx.decoder_spare);
-	scene->ctx.decoder_spare = NULL;
-#else
-	(void)scene;
-#endif
-}
-
 /* Tears down everything but the handle: on veil_scene_destroy, or when the display goes. */
 static void scene_finish(struct veil_scene *scene) {
 	if (scene->display == NULL) {
@@ -199,7 +171,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_worker_destroy(scene->ctx.worker);
 	scene->ctx.worker = NULL;
 	assert(wl_list_empty(&scene->ctx.sources));
-	destroy_decoder_spare(scene);
+	veil_decoders_finish(scene);
 	wl_list_remove(&scene->display_destroy.link);
 	wl_list_remove(&scene->renderer_destroy.link);
 	wl_list_init(&scene->renderer_destroy.link);
@@ -303,50 +275,6 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 	reopen_sources(scene);
 }
 
-/*
- * Stills are decoded in veil-decoder processes when veil is built with them
- * (-Ddecoder_process=true, the default), so that a crash in a decoder costs a wallpaper and not
- * the session; VEIL_DECODER=inprocess in the compositor's environment decodes them in its own
- * process instead (docs/integrating.md, "Where stills are decoded").
- */
-static bool decoder_process_chosen(void) {
-	const char *mode = getenv("VEIL_DECODER");
-	bool chosen = VEIL_DECODER_PROCESS;
-	if (mode != NULL && strcmp(mode, "inprocess") == 0) {
-		chosen = false;
-	} else if (mode != NULL && mode[0] != '\0' && strcmp(mode, "process") != 0) {
-		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=%s is neither 'process' nor 'inprocess'",
-			mode);
-	} else if (mode != NULL && strcmp(mode, "process") == 0 && !VEIL_DECODER_PROCESS) {
-		wlr_log(WLR_ERROR, "veil: VEIL_DECODER=process, but veil was built without "
-			"veil-decoder (-Ddecoder_process=false): decoding in the compositor's process");
-	}
-	wlr_log(WLR_INFO, "veil: still images are decoded %s", chosen ?
-		"in veil-decoder processes" : "in the compositor's process");
-	return chosen;
-}
-
-/*
- * Where videos play, with veil-decoder for stills: VEIL_DECODER_VIDEO=process or inprocess, else
- * decided by the renderer (enum veil_video_place; docs/integrating.md, "Where stills and
- * animations are decoded").
- */
-static enum veil_video_place video_place_chosen(void) {
-	const char *mode = getenv("VEIL_DECODER_VIDEO");
-	if (mode == NULL || mode[0] == '\0') {
-		return VEIL_VIDEO_AUTO;
-	}
-	if (strcmp(mode, "process") == 0) {
-		return VEIL_VIDEO_PROCESS;
-	}
-	if (strcmp(mode, "inprocess") == 0) {
-		return VEIL_VIDEO_INPROCESS;
-	}
-	wlr_log(WLR_ERROR, "veil: VEIL_DECODER_VIDEO=%s is neither 'process' nor 'inprocess'",
-		mode);
-	return VEIL_VIDEO_AUTO;
-}
-
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
 	if (display == NULL) {
 		return NULL;
@@ -373,19 +301,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
-	if (decoder_process_chosen()) {
-		create_decoder_spare(scene);
-		scene->ctx.video_place = video_place_chosen();
-		static const char *const where[] = {
-			/* One literal each: clang warns of concatenated ones in an array. */
-			[VEIL_VIDEO_AUTO] = "in veil-decoder unless the renderer imports dmabufs",
-			[VEIL_VIDEO_PROCESS] = "in veil-decoder processes",
-			[VEIL_VIDEO_INPROCESS] = "in the compositor's process",
-		};
-		wlr_log(WLR_INFO, "veil: videos are played %s",
-			scene->ctx.decoder_spare != NULL ? where[scene->ctx.video_place] :
-			where[VEIL_VIDEO_INPROCESS]);
-	}
+	veil_decoders_init(scene);
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
@@ -396,7 +312,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	if (!veil_policy_init(scene)) {
 		veil_policy_finish(scene);
 		veil_worker_destroy(scene->ctx.worker);
-		destroy_decoder_spare(scene);
+		veil_decoders_finish(scene);
 		free(scene);
 		return NULL;
 	}

@@ -20,6 +20,9 @@ Reference set (bench, compare):
     still-1080p-b.png  the same frame negated (every pixel differs: the second picture of the
                        switch measurements)
     still-2160p.png    PNG, 3840x2160
+    h264-360p30.mp4    H.264 High, 640x360, 30 fps (video-isolate.py --renderer import: small
+                       enough that the importing renderer's conversion on the CPU leaves the
+                       compositor room)
 Soak set (soak.py), as the client daemon's soaks had them:
     loop-1s-1080p30.mp4        H.264, 1 s at 30 fps: loops once a second
     soak-a-1280x960.mp4        H.264 1280x960, 3 s, 30 fps (video A of the switch soak)
@@ -65,6 +68,7 @@ REFERENCE = {
     'still-1080p.png': ('still', 1920, 1080, None, None, None),
     'still-1080p-b.png': ('still-negated', 1920, 1080, None, None, None),
     'still-2160p.png': ('still', 3840, 2160, None, None, None),
+    'h264-360p30.mp4': ('video', 640, 360, 30, 10, X264),
 }
 
 SOAK = {

@@ -34,8 +34,15 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
 
-HELPER = os.environ.get('VEIL_DECODER_VIDEO') == 'process'
-t = vt.Test('import-helper' if HELPER else 'import')
+# Where videos play: by default in veil-decoder unless GStreamer has a hardware video decoder
+# (then in process on this renderer); VEIL_DECODER_VIDEO=inprocess (test 'import-inprocess') or
+# VEIL_DECODER=inprocess (CI's sanitizer run) keep them in process. Checked against the
+# compositor's log in the first case.
+VIDEO_PLACE = os.environ.get('VEIL_DECODER_VIDEO')
+ALL_INPROCESS = os.environ.get('VEIL_DECODER') == 'inprocess'
+HELPER = VIDEO_PLACE != 'inprocess' and not ALL_INPROCESS
+PLUGIN_DIR = os.environ.get('VEIL_TEST_GST_PLUGIN_DIR')
+t = vt.Test('import-inprocess' if VIDEO_PLACE == 'inprocess' else 'import')
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
 SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
@@ -246,12 +253,23 @@ def check_dmabuf_format(c, allowed, fourccs):
     vt._say(f'   status format {fmt}, decoder {src.get("decoder")}')
     t.check(fmt in allowed, f'status format is one of {"/".join(allowed)} (not BGRx)',
             str(fmt))
-    if HELPER:
-        t.check((src.get('pipeline') or '').startswith('veil-decoder-'),
-                'played in veil-decoder', str(src.get('pipeline')))
+    check_place(src, HELPER)
     seen = set(re.findall(r'first (\w{4}) dmabuf imported', log_text(c)))
     t.check(seen & set(fourccs), f'the renderer imported {"/".join(fourccs)} dmabufs',
             f'imported: {sorted(seen) or "none"}')
+
+
+def check_place(src, helper):
+    """The video whose status source is src plays in veil-decoder if helper, else in process."""
+    pipeline = src.get('pipeline') or ''
+    t.check(pipeline.startswith('veil-decoder-') == helper,
+            'played in veil-decoder' if helper else "played in the compositor's process",
+            pipeline)
+
+
+def video_log_line(c):
+    lines = [s for s in log_text(c).splitlines() if 'veil: videos are played' in s]
+    return lines[-1] if lines else ''
 
 
 def source(c):
@@ -319,6 +337,12 @@ with t.compositor(outputs=1, renderer='import') as c:
                 'renderer', vt._tail(c.log_path))
         t.check('registered the memfd dmabuf allocator as veil-dmabuf-pool' in text,
                 'the memfd allocator is registered as veil-dmabuf-pool')
+        line = video_log_line(c)
+        if HELPER and VIDEO_PLACE is None and 'hardware decoders such as' in line:
+            HELPER = False  # a machine whose GStreamer has one: in process, as on a GPU
+        expected = 'played in veil-decoder processes' if HELPER else \
+            "played in the compositor's process"
+        t.check(expected in line, f'the log says videos are {expected}', line or 'no line')
 
     with t.case('stills'):
         show_still(c, f'{vt.quote(quad_png)} stretch', vt.expect_stretch(quad_png, W, H),
@@ -488,5 +512,33 @@ with t.compositor(outputs=1, renderer='import') as c:
         bad = violations(c)
         t.check(not bad, 'the importing renderer saw no violation',
                 '\n'.join(bad[:5]) + (f'\n... {len(bad)} in all' if len(bad) > 5 else ''))
+
+# A GStreamer with a hardware video decoder (tests/gst: one in name only, for caps no file has):
+# by default videos then play in the compositor's process on a renderer that imports dmabufs,
+# where that decoder could hand the GPU its frames, and in veil-decoder on pixman.
+if PLUGIN_DIR and VIDEO_PLACE is None:
+    env = {'GST_PLUGIN_PATH': PLUGIN_DIR, 'GST_REGISTRY': t.path('registry-hw.bin')}
+    with t.compositor(outputs=1, renderer='import', env=env, name='hardware') as c:
+        with t.case('a hardware video decoder: videos in process on the importing renderer'):
+            line = video_log_line(c)
+            if ALL_INPROCESS:
+                t.check("videos are played in the compositor's process" in line,
+                        "the log says videos play in the compositor's process", line)
+            else:
+                t.check('hardware decoders such as veiltesthwdec need the GPU' in line,
+                        "the log names the hardware decoder that keeps videos in process", line)
+            show_video(c, h264_colours, 'stretch')
+            c.wait_until(lambda: source(c).get('frames', 0) >= 3, 'three decoded frames')
+            check_place(source(c), False)
+            t.check(source(c).get('decoder') == 'avdec_h264',
+                    'avdec_h264 decodes it (the test decoder is for no file)',
+                    str(source(c).get('decoder')))
+            t.check(classify(vt.grab(c, OUT))[0] is not None, 'a clip colour on screen')
+        with t.case('a hardware video decoder: in veil-decoder on pixman'):
+            swap(c, 'pixman')
+            c.check_until(lambda: source(c).get('format') == 'BGRx',
+                          'on pixman the video is made again as BGRx data')
+            check_place(source(c), not ALL_INPROCESS)
+            colours_in_order(c, 1)
 
 t.finish()

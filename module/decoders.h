@@ -1,0 +1,15 @@
+/*
+ * Where the scene's wallpapers are decoded: in veil-decoder processes (decode/isolate/) or in
+ * the compositor's, from the build, the environment and what GStreamer can decode on hardware.
+ */
+#ifndef VEIL_MODULE_DECODERS_H
+#define VEIL_MODULE_DECODERS_H
+
+struct veil_scene;
+
+/* At veil_scene_create, once the worker is there: chooses, starts the spare helper, logs. */
+void veil_decoders_init(struct veil_scene *scene);
+/* At the scene's end, after the worker: no decode uses the spare any more. */
+void veil_decoders_finish(struct veil_scene *scene);
+
+#endif
