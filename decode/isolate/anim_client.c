@@ -78,7 +78,6 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 		if (ms < 0) {
 			veil_frame_pool_unref(ah->pool);
 			ah->pool = NULL;
-			veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
 			return ms;
 		}
 		ah->started = true;

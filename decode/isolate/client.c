@@ -411,7 +411,7 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
 		const struct veil_wire_request *request, int fd, char **message) {
 	int ret = veil_helper_spare_take(spare, helper, message);
 	if (ret < 0) {
-		return ret;
+		goto fail;
 	}
 	int ms = veil_decoder_timeout_ms();
 	int64_t start = veil_helper_now_ms();
@@ -429,12 +429,16 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
 		veil_helper_end(helper, VEIL_HELPER_EXIT_GRACE_MS);
 		ret = veil_helper_start(helper, message);
 		if (ret < 0) {
-			return ret;
+			goto fail;
 		}
 		veil_wire_send(helper->sock, request, sizeof(*request), fd);
 	}
 	int64_t left = ms - (veil_helper_now_ms() - start);
 	return left > 0 ? (int)left : 1;
+
+fail:
+	veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
+	return ret;
 }
 
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
@@ -453,7 +457,6 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	struct veil_helper helper;
 	int ms = veil_decoder_begin(spare, &helper, &request, fd, message);
 	if (ms < 0) {
-		veil_helper_spare_fill(spare, VEIL_HELPER_SPARE_DELAY_MS);
 		return ms;
 	}
 	bool answered;

@@ -25,7 +25,7 @@ struct veil_helper;
  * by someone): it is killed and another one gets the request, once. Blocks (a worker thread
  * only) up to those 5 s when the helper neither reads nor answers. Returns the milliseconds
  * left of the decoder's time limit (veil_decoder_timeout_ms()) for the answer, or a negative
- * errno with a sentence in *message (no helper then).
+ * errno with a sentence in *message (no helper then; spare is refilled, after the usual delay).
  */
 int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *helper,
 	const struct veil_wire_request *request, int fd, char **message);

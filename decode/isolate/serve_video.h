@@ -77,6 +77,7 @@ struct veil_served_video {
 	bool want_playing;
 	bool want_waiting; /* a message on the bus says it changed */
 	bool ended; /* the compositor closed its end */
+	bool unread; /* the reader is gone (ended, or a malformed request): no answer will come */
 	/* The compositor's dmabufs: their descriptors by index (slot), and one asked for. */
 	int memories[VEIL_WIRE_MAX_SLOTS];
 	int n_memories;

@@ -158,7 +158,10 @@ int veil_served_video_ask_memory(void *data, size_t size) {
 	deadline.tv_sec += MEMORY_WAIT_S;
 	pthread_mutex_lock(&v->lock);
 	while (ret == 0 && v->answer == -EINPROGRESS) {
-		if (pthread_cond_timedwait(&v->answered, &v->lock, &deadline) == ETIMEDOUT) {
+		if (v->unread) {
+			ret = -EPIPE;
+		} else if (pthread_cond_timedwait(&v->answered, &v->lock, &deadline) ==
+				ETIMEDOUT) {
 			ret = -ETIMEDOUT;
 		}
 	}
@@ -169,7 +172,7 @@ int veil_served_video_ask_memory(void *data, size_t size) {
 	return fd;
 }
 
-/* A MEMORY request, the main thread: the next dmabuf of the compositor's, or none. */
+/* A MEMORY request, the reader: the next dmabuf of the compositor's, or none. */
 int veil_served_video_take_memory(struct veil_served_video *v,
 		const struct veil_wire_request *request, int fd) {
 	pthread_mutex_lock(&v->lock);

@@ -61,6 +61,15 @@ void veil_served_video_apply_requests(struct veil_served_video *v) {
 	}
 }
 
+/* The reader ends: a streaming thread waiting for a dmabuf it asked for fails at once. */
+static void stop_reading(struct veil_served_video *v, bool ended) {
+	pthread_mutex_lock(&v->lock);
+	v->ended = ended;
+	v->unread = true;
+	pthread_cond_broadcast(&v->answered);
+	pthread_mutex_unlock(&v->lock);
+}
+
 /*
  * The reader thread: the compositor's requests until it closes its end (or sends nonsense),
  * which it tells the main thread on the bus.
@@ -73,9 +82,7 @@ static void *read_requests(void *data) {
 		int fd;
 		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
 		if (ret == -EPIPE || ret == -ECONNRESET) {
-			pthread_mutex_lock(&v->lock);
-			v->ended = true;
-			pthread_mutex_unlock(&v->lock);
+			stop_reading(v, true);
 			gst_element_post_message(v->pipeline, gst_message_new_application(
 				GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-ended")));
 			return NULL;
@@ -86,6 +93,7 @@ static void *read_requests(void *data) {
 			take_request(v, &request);
 		}
 		if (ret < 0) {
+			stop_reading(v, false);
 			veil_served_video_refuse(v, ret,
 				veil_message("the compositor sent a malformed request"));
 			return NULL;

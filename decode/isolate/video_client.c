@@ -486,7 +486,6 @@ static void start_run(struct veil_job *job) {
 		&start->message);
 	if (ms < 0) {
 		start->ret = ms;
-		veil_helper_spare_fill(start->spare, VEIL_HELPER_SPARE_DELAY_MS);
 		return;
 	}
 	start->started = true;
