@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -76,6 +77,7 @@ static void stop_reading(struct veil_served_video *v, bool ended) {
  */
 static void *read_requests(void *data) {
 	struct veil_served_video *v = data;
+	pthread_setname_np(pthread_self(), "veil-requests");
 	uint32_t ops = 1u << VEIL_WIRE_NEXT | (v->remote != NULL ? 1u << VEIL_WIRE_MEMORY : 0);
 	for (;;) {
 		struct veil_wire_request request;

@@ -20,7 +20,9 @@ compositor's figure is then mostly that conversion, the same in both modes.
   apart; wake-ups of the compositor's main thread (voluntary context switches) per frame
   shown; frames shown a second; memory: the proportional set size (Pss, /proc/PID/smaps_rollup)
   of the compositor and of its helpers, at the end (shared pages, the frames both map, are
-  split between them and counted once).
+  split between them and counted once); wake-ups (voluntary context switches) of each thread of
+  the compositor and of the helpers over the sampled time, per frame shown, summed by thread
+  name (a second table: which threads wake, and how often a frame).
 
 Prints a table of medians and writes <out>/results.json (<out>: build-bench/bench/
 video-isolate-<date> unless --out). The machine's load (others_pct: what other programs used)
@@ -53,6 +55,35 @@ def first_frame(comp, path, timeout=30.0):
     raise bl.BenchError(f'{path}: no first frame in {timeout} s')
 
 
+def thread_switches(comp):
+    """{(role, pid, tid): (thread name, voluntary context switches)}: every thread of the
+    compositor (role 'compositor') and of its descendants ('helper')."""
+    out = {}
+    for role, pids in (('compositor', [comp.pid]), ('helper', bl.descendants(comp.pid))):
+        for pid in pids:
+            try:
+                tids = os.listdir(f'/proc/{pid}/task')
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    st = bl.proc_status(pid, tid)
+                    out[(role, pid, tid)] = (st['Name'], int(st['voluntary_ctxt_switches']))
+                except (OSError, KeyError, ValueError):
+                    continue
+    return out
+
+
+def wakeups_by_thread(before, after, frames):
+    """Wake-ups a frame, summed by (role, thread name), over the threads alive at both ends."""
+    sums = {}
+    for key, (name, n) in after.items():
+        if key in before and frames:
+            label = f'{key[0]}: {name}'
+            sums[label] = sums.get(label, 0) + (n - before[key][1]) / frames
+    return sums
+
+
 def run_one(args, outdir, clip, mode):
     env = dict(MODES[mode], VEIL_DECODER='process')
     name = f'{os.path.basename(clip)}-{mode.replace(" ", "-")}'
@@ -68,14 +99,18 @@ def run_one(args, outdir, clip, mode):
         helpers = bl.Group('helpers', lambda: bl.descendants(comp.pid))
         counters = bl.VeilCounters(comp)
         sampler = bl.Sampler([whole, own, helpers], extra=counters, alive=comp.alive)
+        switches = thread_switches(comp)
         rows = sampler.run(args.duration)
+        switches_after = thread_switches(comp)
         pss_comp = bl.pss_kib(comp.pid)
         pss_help = sum(bl.pss_kib(p) for p in bl.descendants(comp.pid))
         src = (comp.veil_status().get(comp.output_names[0]) or {}).get('source') or {}
     rows = rows[1:]  # the first sample has no frame rate
     fps = bl.median([r.get('frames_per_s', 0) for r in rows])
     wakes = bl.median([r.get('tree_wakeups_per_s', 0) for r in rows])
+    shown = sum(r.get('frames_per_s', 0) for r in rows) * args.duration / max(1, len(rows))
     return {
+        'threads': wakeups_by_thread(switches, switches_after, shown),
         'clip': os.path.basename(clip), 'mode': mode,
         'first_frame_ms': 1000 * ttf,
         'cpu_pct': bl.median([r['tree_cpu_pct'] for r in rows]),
@@ -140,6 +175,17 @@ def main():
                    f'{med("frames_per_s"):.1f} | {med("first_frame_ms"):.0f} | '
                    f'{med("pss_compositor_kib") / 1024:.1f} + '
                    f'{med("pss_helpers_kib") / 1024:.1f} | {med("others_pct"):.1f} |')
+    bl.say('')
+    bl.say('| clip | mode | thread | wake-ups / frame |')
+    bl.say('|---|---|---|---|')
+    for name in names:
+        for mode in MODES:
+            rs = [x for x in results if x['clip'] == name and x['mode'] == mode]
+            labels = sorted({k for x in rs for k in x['threads']})
+            meds = {k: bl.median([x['threads'].get(k, 0) for x in rs]) for k in labels}
+            for k in sorted(labels, key=lambda k: (-meds[k], k)):
+                if meds[k] >= 0.05:
+                    bl.say(f'| {name} | {mode} | {k} | {meds[k]:.2f} |')
     bl.say(f'# load after {bl.loadavg()}; medians of {args.rounds} rounds of '
            f'{args.duration:.0f} s; decoders: '
            + ', '.join(sorted({f'{x["mode"]}: {x["decoder"]} ({x["format"]})' for x in results})))
