@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include "decode/gst.h"
 #include "decode/task_pool.h"
-#include "decode/video/choose.h"
 
 int veil_gst_init(char **why) {
 	if (why != NULL) {
@@ -76,22 +75,4 @@ int veil_gst_descriptor_shortage(void) {
 	}
 	close(fd);
 	return 0;
-}
-
-static gboolean is_hardware_video_decoder(GstPluginFeature *feature, gpointer data) {
-	if (!GST_IS_ELEMENT_FACTORY(feature)) {
-		return FALSE;
-	}
-	const char *klass = gst_element_factory_get_metadata(GST_ELEMENT_FACTORY(feature),
-		GST_ELEMENT_METADATA_KLASS);
-	return klass != NULL && strstr(klass, "Video") != NULL &&
-		veil_decoder_is_hardware(GST_OBJECT_NAME(feature), klass);
-}
-
-char *veil_gst_hardware_video_decoder(void) {
-	GList *found = gst_registry_feature_filter(gst_registry_get(), is_hardware_video_decoder,
-		TRUE, NULL);
-	char *name = found != NULL ? strdup(GST_OBJECT_NAME(found->data)) : NULL;
-	gst_plugin_feature_list_free(found);
-	return name;
 }

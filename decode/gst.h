@@ -34,10 +34,4 @@ int veil_gst_errno(const GError *gerr);
  */
 int veil_gst_descriptor_shortage(void);
 
-/*
- * The name of a hardware video decoder GStreamer's registry holds (VA, V4L2, NVDEC, ...: a
- * plugin registers those only for the devices it found), malloc()ed; NULL when there is none.
- */
-char *veil_gst_hardware_video_decoder(void);
-
 #endif

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <wlr/util/log.h>
 #include "veil-config.h"
-#include "decode/gst.h"
+#include "decode/video/hardware.h"
 #if VEIL_DECODER_PROCESS
 #include "decode/isolate/spare.h"
 #endif
@@ -89,7 +89,7 @@ void veil_decoders_init(struct veil_scene *scene) {
 	if (process_chosen() && create_spare(scene)) {
 		scene->ctx.video_place = video_place_chosen();
 		if (scene->ctx.video_place == VEIL_VIDEO_AUTO) {
-			scene->ctx.hardware_video_decoder = veil_gst_hardware_video_decoder();
+			scene->ctx.hardware_video_decoder = veil_hardware_decoder_find();
 		}
 	}
 	log_video_place(&scene->ctx);

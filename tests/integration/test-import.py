@@ -520,6 +520,9 @@ if PLUGIN_DIR and VIDEO_PLACE is None:
     env = {'GST_PLUGIN_PATH': PLUGIN_DIR, 'GST_REGISTRY': t.path('registry-hw.bin')}
     with t.compositor(outputs=1, renderer='import', env=env, name='hardware') as c:
         with t.case('a hardware video decoder: videos in process on the importing renderer'):
+            with open(env['GST_REGISTRY'], 'rb') as f:
+                t.check(b'veiltesthwdec' in f.read(), "GStreamer registered the tests' "
+                        'hardware decoder (tests/gst)')
             line = video_log_line(c)
             if ALL_INPROCESS:
                 t.check("videos are played in the compositor's process" in line,

@@ -1,0 +1,15 @@
+/*
+ * Whether GStreamer can decode video on hardware here: the compositor plays videos where such a
+ * decoder can reach the GPU (module/decoders.c).
+ */
+#ifndef VEIL_DECODE_VIDEO_HARDWARE_H
+#define VEIL_DECODE_VIDEO_HARDWARE_H
+
+/*
+ * The name of a hardware video decoder GStreamer's registry holds (VA, V4L2, NVDEC, ...: those
+ * plugins register elements only for the devices they found), malloc()ed; NULL when there is
+ * none. GStreamer must be initialised. A registry lookup, no element made: 0.1 to 0.2 ms.
+ */
+char *veil_hardware_decoder_find(void);
+
+#endif
