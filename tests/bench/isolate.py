@@ -128,8 +128,10 @@ p = subprocess.Popen(['sh', '-c', 'exec "$0" 3<&%d %d<&-' % (b.fileno(), b.filen
 b.close()
 fd = os.open(path, os.O_RDONLY)
 # magic, version, op (decode), kind (PNG), anim (none), the size to cover, nothing released,
-# a video's playing and fps (struct veil_wire_request, wire.h: 104 bytes)
-a.sendmsg([struct.pack('<IIIIIiiI64xii', 0x6c696576, 3, 0, 1, 0, 1920, 1080, 0, 0, 0)],
+# a video's playing and fps, no dmabuf formats, no memory (struct veil_wire_request, wire.h
+# version 4: 140 bytes)
+a.sendmsg([struct.pack('<IIIIIiiI64xii32xi', 0x6c696576, 4, 0, 1, 0, 1920, 1080, 0, 0, 0,
+                       -1)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
 msg, anc, _, _ = a.recvmsg(512, socket.CMSG_SPACE(16))
 p.wait()
