@@ -19,9 +19,13 @@ when it does not (vp9dec keeps its own frames; raw video has no decoder at all).
 veil makes dmabufs of software decoders' frames only through a pool allocator, which here is
 veil-tinywl's memfd allocator registered as VEIL_DMABUF_ALLOCATOR ("veil-dmabuf-pool").
 
-With VEIL_DECODER_VIDEO=process (test 'import-helper') the videos play in veil-decoder, which
-decodes into dmabufs the compositor allocates from that allocator and gives it (wire.h:
-MEMORY): the same checks hold, and each video's status names a veil-decoder pipeline.
+Videos play in veil-decoder by default here (GStreamer has no hardware video decoder on this
+machine), which decodes into dmabufs the compositor allocates from that allocator and gives it
+(wire.h: MEMORY): each video's status names a veil-decoder pipeline. With
+VEIL_DECODER_VIDEO=inprocess (test 'import-inprocess') or VEIL_DECODER=inprocess they play in
+the compositor's process, and the same checks hold. A last compositor has a hardware decoder
+in name only on GST_PLUGIN_PATH (tests/gst): videos then play in process on this renderer and
+in veil-decoder once it is swapped for pixman.
 """
 import os
 import re
