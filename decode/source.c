@@ -307,8 +307,7 @@ static bool video_in_helper(const struct veil_source_context *ctx) {
 	if (ctx->decoder_spare == NULL || ctx->video_place == VEIL_VIDEO_INPROCESS) {
 		return false;
 	}
-	if (ctx->video_place == VEIL_VIDEO_PROCESS || ctx->renderer == NULL ||
-			ctx->hardware_video_decoder == NULL) {
+	if (ctx->video_place == VEIL_VIDEO_PROCESS || ctx->renderer == NULL) {
 		return true;
 	}
 	const struct wlr_drm_format_set *formats =

@@ -82,11 +82,12 @@ struct veil_source_impl {
 
 enum veil_video_place {
 	/*
-	 * In veil-decoder, unless the renderer imports dmabufs and GStreamer has a hardware video
-	 * decoder (it needs the GPU's render node, which the helper's sandbox does not give):
-	 * without one, a video decodes in software wherever it plays and reaches the renderer the
-	 * same way (converted to XRGB8888 on the CPU for pixman; in the compositor's dmabufs,
-	 * unconverted, for a GPU), and the helper adds under a point of a core.
+	 * In process on a renderer that imports dmabufs, else in veil-decoder: chosen only when
+	 * GStreamer has a hardware video decoder (it needs the GPU's render node, which the
+	 * helper's sandbox does not give; module/decoders.c). Without one a video decodes in
+	 * software wherever it plays and reaches the renderer the same way (converted to XRGB8888
+	 * on the CPU for pixman; in the compositor's dmabufs, unconverted, for a GPU), the helper
+	 * adds under a point of a core, and videos play in veil-decoder (VEIL_VIDEO_PROCESS).
 	 */
 	VEIL_VIDEO_AUTO,
 	VEIL_VIDEO_PROCESS,
@@ -108,8 +109,6 @@ struct veil_source_context {
 	struct veil_helper_spare *decoder_spare;
 	/* Where videos play (decode/isolate/video_client.c in veil-decoder): needs the spare. */
 	enum veil_video_place video_place;
-	/* With VEIL_VIDEO_AUTO: a hardware video decoder's name, NULL when there is none. */
-	char *hardware_video_decoder;
 	struct wl_list sources; /* veil_source.link */
 };
 

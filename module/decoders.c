@@ -70,36 +70,45 @@ static bool create_spare(struct veil_scene *scene) {
 #endif
 }
 
-static void log_video_place(const struct veil_source_context *ctx) {
-	if (ctx->decoder_spare == NULL || ctx->video_place == VEIL_VIDEO_INPROCESS) {
-		wlr_log(WLR_INFO, "veil: videos are played in the compositor's process");
-	} else if (ctx->video_place == VEIL_VIDEO_PROCESS) {
+/*
+ * With the helper: where videos play, VEIL_VIDEO_AUTO only while GStreamer has a hardware video
+ * decoder (else they decode in software wherever they play, and play in the helper).
+ */
+static enum veil_video_place video_place_resolved(void) {
+	enum veil_video_place place = video_place_chosen();
+	if (place == VEIL_VIDEO_PROCESS) {
 		wlr_log(WLR_INFO, "veil: videos are played in veil-decoder processes");
-	} else if (ctx->hardware_video_decoder != NULL) {
-		wlr_log(WLR_INFO, "veil: videos are played in the compositor's process on a renderer "
-			"that imports dmabufs (hardware decoders such as %s need the GPU), else in "
-			"veil-decoder processes", ctx->hardware_video_decoder);
+	} else if (place == VEIL_VIDEO_INPROCESS) {
+		wlr_log(WLR_INFO, "veil: videos are played in the compositor's process");
 	} else {
-		wlr_log(WLR_INFO, "veil: videos are played in veil-decoder processes "
-			"(no hardware video decoder: they decode in software wherever they play)");
+		char *hardware = veil_hardware_decoder_find();
+		if (hardware != NULL) {
+			wlr_log(WLR_INFO, "veil: videos are played in the compositor's process on a "
+				"renderer that imports dmabufs (hardware decoders such as %s need the "
+				"GPU), else in veil-decoder processes", hardware);
+		} else {
+			wlr_log(WLR_INFO, "veil: videos are played in veil-decoder processes (no "
+				"hardware video decoder: they decode in software wherever they play)");
+			place = VEIL_VIDEO_PROCESS;
+		}
+		free(hardware);
 	}
+	return place;
 }
 
 void veil_decoders_init(struct veil_scene *scene) {
 	if (process_chosen() && create_spare(scene)) {
-		scene->ctx.video_place = video_place_chosen();
-		if (scene->ctx.video_place == VEIL_VIDEO_AUTO) {
-			scene->ctx.hardware_video_decoder = veil_hardware_decoder_find();
-		}
+		scene->ctx.video_place = video_place_resolved();
+	} else {
+		wlr_log(WLR_INFO, "veil: videos are played in the compositor's process");
 	}
-	log_video_place(&scene->ctx);
 }
 
 void veil_decoders_finish(struct veil_scene *scene) {
 #if VEIL_DECODER_PROCESS
 	veil_helper_spare_destroy(scene->ctx.decoder_spare);
 	scene->ctx.decoder_spare = NULL;
+#else
+	(void)scene;
 #endif
-	free(scene->ctx.hardware_video_decoder);
-	scene->ctx.hardware_video_decoder = NULL;
 }
