@@ -319,7 +319,12 @@ struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, cha
 		const struct stat *st, int *err, char **message) {
 #if VEIL_DECODER_PROCESS
 	if (video_in_helper(ctx)) {
-		return veil_video_helper_source_create(ctx, fd, path, st, err, message);
+		struct veil_source *source =
+			veil_video_helper_source_create(ctx, fd, path, st, err, message);
+		if (source != NULL) {
+			source->isolated = true;
+		}
+		return source;
 	}
 #endif
 	return veil_video_source_create(ctx, fd, path, st, err, message);
@@ -394,7 +399,9 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	} else {
 		source = veil_video_open(ctx, fd, name, &st, err, message);
 	}
-	if (source == NULL) {
+	if (source != NULL && (anim != VEIL_ANIM_NONE || decoder != NULL)) {
+		source->isolated = ctx->decoder_spare != NULL;
+	} else if (source == NULL) {
 		if (*err == 0) {
 			*err = -EINVAL;
 		}

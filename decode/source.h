@@ -109,6 +109,8 @@ struct veil_source_context {
 	struct veil_helper_spare *decoder_spare;
 	/* Where videos play (decode/isolate/video_client.c in veil-decoder): needs the spare. */
 	enum veil_video_place video_place;
+	/* Why there is no spare though the compositor did not ask for that, for the status. */
+	char *in_process_reason;
 	struct wl_list sources; /* veil_source.link */
 };
 
@@ -126,6 +128,8 @@ struct veil_source {
 	bool shrunk;
 	/* Made for a renderer the compositor replaced: new commands get a new source. */
 	bool stale;
+	/* Decoded in veil-decoder (else in the compositor's process). */
+	bool isolated;
 
 	/* Identity: the resolved path and the file it named when opened. */
 	char *path;

@@ -703,6 +703,7 @@ bool veil_scene_control_trusted(const struct wl_client *client, void *data) {
 
 bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *client,
 		const struct wl_global *global) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->control == NULL || global != scene->control->global) {
 		return true;
 	}
@@ -711,6 +712,7 @@ bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *
 
 bool veil_scene_create_control(struct veil_scene *scene, veil_control_filter_func filter,
 		void *data) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->display == NULL) {
 		return false;
 	}

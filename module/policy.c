@@ -48,10 +48,10 @@ static void handle_power_changed(void *data) {
 	veil_scene_changed(scene);
 }
 
-bool veil_policy_init(struct veil_scene *scene) {
+bool veil_policy_init(struct veil_scene *scene, const struct veil_scene_options *options) {
 	wl_list_init(&scene->policies);
 	scene->power = veil_power_create(scene->ctx.loop, scene->ctx.worker,
-		handle_power_changed, scene);
+		options->power_supply_dir, options->power_poll_ms, handle_power_changed, scene);
 	return scene->power != NULL;
 }
 
@@ -182,6 +182,7 @@ void veil_policy_apply(struct veil_scene *scene) {
 }
 
 void veil_scene_set_on_battery(struct veil_scene *scene, bool on_battery) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->power == NULL) {
 		return;
 	}

@@ -8,10 +8,11 @@
 #include <stdbool.h>
 
 struct veil_scene;
+struct veil_scene_options;
 struct veil_command;
 
 /* At veil_scene_create: the empty table and the power supply watch. false without memory. */
-bool veil_policy_init(struct veil_scene *scene);
+bool veil_policy_init(struct veil_scene *scene, const struct veil_scene_options *options);
 /* At the scene's end: before the worker goes (a power supply read may be queued). */
 void veil_policy_finish(struct veil_scene *scene);
 /* A VEIL_COMMAND_FPS or VEIL_COMMAND_BATTERY for an output name or "*": 0 or -ENOMEM. */

@@ -175,7 +175,7 @@ static int handle_timer(void *data) {
 }
 
 struct veil_power *veil_power_create(struct wl_event_loop *loop, struct veil_worker *worker,
-		void (*changed)(void *data), void *data) {
+		const char *dir, int poll_ms, void (*changed)(void *data), void *data) {
 	struct veil_power *power = calloc(1, sizeof(*power));
 	if (power == NULL) {
 		return NULL;
@@ -184,17 +184,8 @@ struct veil_power *veil_power_create(struct wl_event_loop *loop, struct veil_wor
 	power->worker = worker;
 	power->changed = changed;
 	power->data = data;
-	const char *dir = getenv("VEIL_POWER_SUPPLY_DIR");
 	power->dir = strdup(dir != NULL && dir[0] != '\0' ? dir : DEFAULT_DIR);
-	power->poll_ms = DEFAULT_POLL_MS;
-	const char *poll = getenv("VEIL_POWER_POLL_MS");
-	if (poll != NULL) {
-		char *end;
-		long ms = strtol(poll, &end, 10);
-		if (*end == '\0' && ms >= 10 && ms <= DEFAULT_POLL_MS) {
-			power->poll_ms = (int)ms;
-		}
-	}
+	power->poll_ms = poll_ms >= 10 && poll_ms <= DEFAULT_POLL_MS ? poll_ms : DEFAULT_POLL_MS;
 	power->timer = wl_event_loop_add_timer(loop, handle_timer, power);
 	if (power->dir == NULL || power->timer == NULL) {
 		veil_power_destroy(power);

@@ -12,9 +12,12 @@ struct wl_event_loop;
 struct veil_worker;
 struct veil_power;
 
-/* changed(data) runs on the compositor thread when on_battery changes. */
+/*
+ * Reads dir (NULL: /sys/class/power_supply) every poll_ms while it matters (0: once a minute).
+ * changed(data) runs on the compositor thread when on_battery changes.
+ */
 struct veil_power *veil_power_create(struct wl_event_loop *loop, struct veil_worker *worker,
-	void (*changed)(void *data), void *data);
+	const char *dir, int poll_ms, void (*changed)(void *data), void *data);
 /* Stops polling; a read still running is discarded. NULL is allowed. */
 void veil_power_destroy(struct veil_power *power);
 /* Whether to follow the power supply: reads at once, then every poll interval, until false. */

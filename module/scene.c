@@ -261,6 +261,7 @@ static void reopen_sources(struct veil_scene *scene) {
 }
 
 void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *renderer) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->display == NULL || renderer == scene->renderer) {
 		return;
 	}
@@ -276,8 +277,19 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 }
 
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
+	return veil_scene_create_with_options(display, renderer, NULL);
+}
+
+struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
+		struct wlr_renderer *renderer, const struct veil_scene_options *given) {
 	if (display == NULL) {
 		return NULL;
+	}
+	/* A compositor built against an older veil.h passes fewer fields: the rest stay 0. */
+	struct veil_scene_options options = {0};
+	if (given != NULL) {
+		size_t size = given->size < sizeof(options) ? given->size : sizeof(options);
+		memcpy(&options, given, size);
 	}
 	char *why = NULL;
 	if (veil_gst_init(&why) < 0) {
@@ -291,6 +303,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	if (scene == NULL) {
 		return NULL;
 	}
+	scene->thread = pthread_self();
 	scene->display = display;
 	scene->renderer = renderer;
 	scene->ctx.loop = wl_display_get_event_loop(display);
@@ -301,7 +314,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
-	veil_decoders_init(scene);
+	veil_decoders_init(scene, &options);
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
@@ -309,7 +322,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 	wl_signal_init(&scene->events.changed);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);
-	if (!veil_policy_init(scene)) {
+	if (!veil_policy_init(scene, &options)) {
 		veil_policy_finish(scene);
 		veil_worker_destroy(scene->ctx.worker);
 		veil_decoders_finish(scene);
@@ -329,6 +342,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 }
 
 void veil_scene_destroy(struct veil_scene *scene) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL) {
 		return;
 	}
@@ -338,6 +352,7 @@ void veil_scene_destroy(struct veil_scene *scene) {
 
 bool veil_scene_add_output(struct veil_scene *scene, struct wlr_output *wlr_output,
 		struct wlr_scene_tree *parent) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->display == NULL || wlr_output == NULL || parent == NULL) {
 		return false;
 	}
@@ -354,6 +369,7 @@ bool veil_scene_add_output(struct veil_scene *scene, struct wlr_output *wlr_outp
 }
 
 void veil_scene_remove_output(struct veil_scene *scene, struct wlr_output *wlr_output) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->display == NULL || wlr_output == NULL) {
 		return;
 	}
@@ -585,6 +601,7 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 
 int veil_scene_command(struct veil_scene *scene, const char *output_name,
 		int argc, char *argv[], char **message) {
+	veil_scene_assert_thread(scene);
 	char *unused = NULL;
 	if (message == NULL) {
 		message = &unused;
@@ -605,6 +622,7 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 }
 
 int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **message) {
+	veil_scene_assert_thread(scene);
 	char *unused = NULL;
 	if (message == NULL) {
 		message = &unused;

@@ -2,6 +2,8 @@
 #ifndef VEIL_MODULE_SCENE_H
 #define VEIL_MODULE_SCENE_H
 
+#include <assert.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
@@ -37,6 +39,7 @@ struct veil_setting {
 };
 
 struct veil_scene {
+	pthread_t thread; /* the compositor's: every public function runs on it */
 	struct wl_display *display;
 	struct wlr_renderer *renderer; /* NULL once destroyed */
 	struct veil_source_context ctx;
@@ -277,5 +280,11 @@ struct veil_output_state {
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);
 struct json_object *veil_output_status(struct veil_output *output);
+
+/* A public function's first word: veil is the compositor thread's alone (veil.h). */
+static inline void veil_scene_assert_thread(const struct veil_scene *scene) {
+	assert(scene == NULL || pthread_equal(pthread_self(), scene->thread));
+	(void)scene;
+}
 
 #endif

@@ -138,6 +138,7 @@ void veil_span_finish(struct veil_scene *scene) {
 }
 
 void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_layout *layout) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL || scene->display == NULL || layout == scene->output_layout) {
 		return;
 	}

@@ -11,6 +11,7 @@
 #include <veil/veil.h>
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "util/message.h"
 
 static enum veil_output_kind kind_of(const struct veil_output *output) {
 	const struct veil_setting *setting = output->setting;
@@ -161,6 +162,17 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "original_size",
 			size_object(info->original_width, info->original_height));
 	}
+	/* Where it is decoded, and why in the compositor's process when it was not asked for. */
+	const char *reason = state->source->ctx->in_process_reason;
+	if (state->source->isolated) {
+		json_object_object_add(obj, "process", json_object_new_string("veil-decoder"));
+	} else if (reason != NULL) {
+		char *text = veil_message("in process (%s)", reason);
+		json_object_object_add(obj, "process", string_or_null(text));
+		free(text);
+	} else {
+		json_object_object_add(obj, "process", json_object_new_string("in process"));
+	}
 	if (info->animation != NULL) {
 		json_object_object_add(obj, "animation", animation_status(info));
 	}
@@ -256,6 +268,7 @@ static char *to_string(struct json_object *obj) {
 }
 
 char *veil_scene_status_json(struct veil_scene *scene, const char *output_name) {
+	veil_scene_assert_thread(scene);
 	if (scene == NULL) {
 		return NULL;
 	}

@@ -25,6 +25,7 @@ enum job_state {
 	JOB_QUEUED, /* in worker->queue: to run, or to discard when cancelled */
 	JOB_RUNNING,
 	JOB_FINISHED, /* in worker->finished: for done() on the compositor thread */
+	JOB_DONE, /* done() has run or runs: it is the owner's again, not to be cancelled */
 };
 
 struct veil_worker {
@@ -134,6 +135,7 @@ static int handle_wake(int fd, uint32_t mask, void *data) {
 		struct veil_job *job = wl_container_of(worker->finished.next, job, link);
 		wl_list_remove(&job->link);
 		wl_list_init(&job->link);
+		job->state = JOB_DONE;
 		pthread_mutex_unlock(&worker->lock);
 		job->impl->done(job);
 		pthread_mutex_lock(&worker->lock);
@@ -262,6 +264,12 @@ void veil_worker_submit(struct veil_worker *worker, struct veil_job *job,
 void veil_job_cancel(struct veil_job *job) {
 	struct veil_worker *worker = job->worker;
 	pthread_mutex_lock(&worker->lock);
+	/* done() has taken its result: a discard() now would free it twice. */
+	assert(job->state != JOB_DONE);
+	if (job->state == JOB_DONE) {
+		pthread_mutex_unlock(&worker->lock);
+		return;
+	}
 	job->cancelled = true;
 	if (job->state == JOB_FINISHED) {
 		/* Its result waits for done(): discard it on a worker instead. */

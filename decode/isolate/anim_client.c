@@ -62,7 +62,7 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 		.version = VEIL_WIRE_VERSION,
 		.op = VEIL_WIRE_NEXT,
 	};
-	int ms = veil_decoder_timeout_ms();
+	int ms = veil_helper_spare_timeout_ms(spare);
 	if (!ah->started) {
 		ah->pool = veil_frame_pool_create();
 		if (ah->pool == NULL) {
@@ -92,6 +92,7 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 	bool answered;
 	int ret = veil_decoder_receive_frame(ah->helper.sock, ms, ah->pool, image,
 		original_width, original_height, frame, &answered, message);
+	veil_decoder_name_timeout(spare, ret, message);
 	if (ret == 0) {
 		ret = check_frame(ah, image, *original_width, *original_height, frame, message);
 		if (ret < 0) {

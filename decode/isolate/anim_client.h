@@ -38,7 +38,7 @@ void veil_anim_helper_init(struct veil_anim_helper *ah);
  * pixels are borrowed from the helper's memfds (frame_pool.h) until *image is finished or the
  * buffer that takes it over goes; the next request tells the helper which it may reuse. Every
  * frame is checked against the first (size, frame count, plays) and must be the one after the
- * last. On failure (a crash, a hang past veil_decoder_timeout_ms(), nonsense) the helper is
+ * last. On failure (a crash, a hang past veil_helper_spare_timeout_ms(), nonsense) the helper is
  * ended and a negative errno comes with a sentence: the next call starts again from frame 0.
  */
 int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare *spare,

@@ -24,18 +24,6 @@
 #include "decode/isolate/wire.h"
 #include "util/message.h"
 
-int veil_decoder_timeout_ms(void) {
-	const char *env = getenv("VEIL_DECODER_TIMEOUT_MS");
-	if (env != NULL) {
-		char *end;
-		long ms = strtol(env, &end, 10);
-		if (end != env && *end == '\0' && ms > 0 && ms <= 600000) {
-			return (int)ms;
-		}
-	}
-	return VEIL_DECODER_TIMEOUT_MS;
-}
-
 /* Why a helper ended without an answer, as the status shows it. */
 static int describe_end(int status, char **message) {
 	if (WIFEXITED(status)) {
@@ -205,9 +193,13 @@ static int accept_frame(const struct veil_wire_reply *reply, struct veil_decoder
 	return 0;
 }
 
-/* Every wait on a helper is a part of its time limit: the limit is what the user is told. */
-static void say_timeout(char **message) {
-	int ms = veil_decoder_timeout_ms();
+void veil_decoder_name_timeout(const struct veil_helper_spare *spare, int ret,
+		char **message) {
+	if (ret != -ETIMEDOUT) {
+		return;
+	}
+	/* Every wait on a helper is a part of its time limit: the limit is what the user is told. */
+	int ms = veil_helper_spare_timeout_ms(spare);
 	if (ms % 1000 == 0) {
 		veil_message_set(message, "decoder took longer than %d s", ms / 1000);
 	} else {
@@ -229,7 +221,8 @@ static int receive_checked(int sock, int ms, bool video, struct veil_wire_reply 
 	int ret;
 	int got = receive_reply(sock, ms, reply, fds, nfds, &malformed);
 	if (got == -ETIMEDOUT) {
-		say_timeout(message);
+		/* The caller names the limit (veil_decoder_name_timeout()). */
+		veil_message_set(message, "decoder took longer than its time limit");
 		return -ETIMEDOUT;
 	}
 	if (got <= 0) {
@@ -413,7 +406,7 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
 	if (ret < 0) {
 		goto fail;
 	}
-	int ms = veil_decoder_timeout_ms();
+	int ms = veil_helper_spare_timeout_ms(spare);
 	int64_t start = veil_helper_now_ms();
 	/* A helper dead before it read the request is told apart later, by its end. */
 	veil_wire_send(helper->sock, request, sizeof(*request), fd);
@@ -427,7 +420,7 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
 			"%d ms: starting another", (int)helper->pid, UNREAD_MS);
 		veil_helper_kill(helper);
 		veil_helper_end(helper, VEIL_HELPER_EXIT_GRACE_MS);
-		ret = veil_helper_start(helper, message);
+		ret = veil_helper_spare_restart(spare, helper, message);
 		if (ret < 0) {
 			goto fail;
 		}
@@ -462,6 +455,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	bool answered;
 	int ret = veil_decoder_receive(helper.sock, ms, image, original_width, original_height,
 		decoder, size, &answered, message);
+	veil_decoder_name_timeout(spare, ret, message);
 	/*
 	 * A helper that answered exits by itself (its monitor, after the reply); one that
 	 * answered nonsense or ran out of time is killed first, it may never exit.

@@ -12,7 +12,7 @@
 #include "decode/sniff.h"
 #include "util/image.h"
 
-/* Wall-clock limit on one decode; VEIL_DECODER_TIMEOUT_MS overrides it (tests). */
+/* Wall-clock limit on one decode unless the compositor sets another (veil_scene_options). */
 #define VEIL_DECODER_TIMEOUT_MS 30000
 
 struct veil_helper_spare;
@@ -24,7 +24,7 @@ struct veil_helper;
  * that leaves that request unread for 5 s is not decoding (stuck since it started, or stopped
  * by someone): it is killed and another one gets the request, once. Blocks (a worker thread
  * only) up to those 5 s when the helper neither reads nor answers. Returns the milliseconds
- * left of the decoder's time limit (veil_decoder_timeout_ms()) for the answer, or a negative
+ * left of the decoder's time limit (veil_helper_spare_timeout_ms()) for the answer, or a negative
  * errno with a sentence in *message (no helper then; spare is refilled, after the usual delay).
  */
 int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *helper,
@@ -91,7 +91,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	struct veil_image *image, struct veil_decoder_video_frame *frame, bool *answered,
 	char **message);
 
-/* The wall-clock limit on one decode or one frame, in ms (VEIL_DECODER_TIMEOUT_MS). */
-int veil_decoder_timeout_ms(void);
+/* A receive's -ETIMEDOUT (ret) becomes a message naming the spare's time limit. */
+void veil_decoder_name_timeout(const struct veil_helper_spare *spare, int ret, char **message);
 
 #endif

@@ -24,7 +24,8 @@
 #define FS_TRUNCATE (1ull << 14) /* ABI 3 */
 #define FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
 #define NET_TCP (3ull) /* ABI 4: BIND_TCP, CONNECT_TCP */
-#define SCOPE_ALL (3ull) /* ABI 6: ABSTRACT_UNIX_SOCKET, SIGNAL */
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ull) /* ABI 6 */
+#define SCOPE_SIGNAL (2ull) /* ABI 6 */
 
 #define READ_DIR_RIGHTS (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 
@@ -146,7 +147,7 @@ static int allow_file(struct ruleset *rs, int file) {
 	return 0;
 }
 
-int veil_landlock_restrict(int file, char **message) {
+int veil_landlock_restrict(int file, bool signals, char **message) {
 	struct ruleset rs = { .fd = -1 };
 	rs.abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
 		LANDLOCK_CREATE_RULESET_VERSION);
@@ -163,7 +164,8 @@ int veil_landlock_restrict(int file, char **message) {
 	} attr = {
 		.handled_access_fs = fs,
 		.handled_access_net = rs.abi >= 4 ? NET_TCP : 0,
-		.scoped = rs.abi >= 6 ? SCOPE_ALL : 0,
+		.scoped = rs.abi < 6 ? 0 :
+			SCOPE_ABSTRACT_UNIX_SOCKET | (signals ? SCOPE_SIGNAL : 0),
 	};
 	size_t attr_size = rs.abi >= 6 ? sizeof(attr) : rs.abi >= 4 ? 2 * sizeof(uint64_t) :
 		sizeof(uint64_t);
@@ -208,8 +210,9 @@ out:
 
 #else
 
-int veil_landlock_restrict(int file, char **message) {
+int veil_landlock_restrict(int file, bool signals, char **message) {
 	(void)file;
+	(void)signals;
 	(void)message;
 	return -ENOSYS;
 }

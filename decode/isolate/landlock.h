@@ -11,12 +11,16 @@
 #ifndef VEIL_DECODE_ISOLATE_LANDLOCK_H
 #define VEIL_DECODE_ISOLATE_LANDLOCK_H
 
+#include <stdbool.h>
+
 /*
  * Restricts the calling process (and every thread it starts afterwards) to the above; needs
  * no_new_privs set already. 0 when restricted; -ENOSYS or -EOPNOTSUPP when the kernel has no
  * landlock (nothing changed); another negative errno with a sentence in *message. file: the
- * descriptor of the file the compositor sent, -1 for none.
+ * descriptor of the file the compositor sent, -1 for none. signals: no signal may be sent to a
+ * process outside the domain (where the kernel scopes them, landlock ABI 6); the monitor's
+ * domain allows them, for its child's parent-death signal, which the kernel sends as it.
  */
-int veil_landlock_restrict(int file, char **message);
+int veil_landlock_restrict(int file, bool signals, char **message);
 
 #endif

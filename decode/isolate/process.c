@@ -36,11 +36,6 @@ int64_t veil_helper_now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *veil_decoder_helper_path(void) {
-	const char *env = getenv("VEIL_DECODER_HELPER");
-	return env != NULL && env[0] != '\0' ? env : VEIL_DECODER_PATH;
-}
-
 /* Reaps the answered helpers that have ended since. */
 static void reap_exiting(void) {
 	pthread_mutex_lock(&exiting.lock);
@@ -113,8 +108,7 @@ static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char 
 }
 
 /* Starts the helper with sock as its VEIL_WIRE_FD, and a pidfd to wait for and kill it by. */
-static int spawn(int sock, pid_t *pid, int *pidfd, char **message) {
-	const char *path = veil_decoder_helper_path();
+static int spawn(const char *path, int sock, pid_t *pid, int *pidfd, char **message) {
 	if (access(path, X_OK) != 0) {
 		int err = errno;
 		veil_message_set(message, "cannot start the decoder %s: %s", path, strerror(err));
@@ -160,7 +154,7 @@ static int spawn(int sock, pid_t *pid, int *pidfd, char **message) {
 	return 0;
 }
 
-int veil_helper_start(struct veil_helper *helper, char **message) {
+int veil_helper_start(struct veil_helper *helper, const char *path, char **message) {
 	*helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -168,7 +162,7 @@ int veil_helper_start(struct veil_helper *helper, char **message) {
 		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
 		return -err;
 	}
-	int ret = spawn(sv[1], &helper->pid, &helper->pidfd, message);
+	int ret = spawn(path, sv[1], &helper->pid, &helper->pidfd, message);
 	close(sv[1]);
 	if (ret < 0) {
 		close(sv[0]);

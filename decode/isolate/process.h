@@ -20,14 +20,11 @@ struct veil_helper {
 	int sock; /* the compositor's end of the helper's socketpair (wire.h) */
 };
 
-/* The helper this build runs: $VEIL_DECODER_HELPER, else the installed one. */
-const char *veil_decoder_helper_path(void);
-
 /*
- * Starts a helper with a new socketpair, its end as the helper's VEIL_WIRE_FD. 0, or a negative
- * errno with a sentence in *message.
+ * Starts the helper at path with a new socketpair, its end as the helper's VEIL_WIRE_FD. 0, or a
+ * negative errno with a sentence in *message.
  */
-int veil_helper_start(struct veil_helper *helper, char **message);
+int veil_helper_start(struct veil_helper *helper, const char *path, char **message);
 
 /* Whether the helper has not ended yet (it may still be about to). */
 bool veil_helper_alive(const struct veil_helper *helper);

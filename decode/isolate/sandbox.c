@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -147,7 +148,7 @@ static int install_filter(char **message) {
 }
 #endif
 
-int veil_sandbox_enter(int cpu_seconds, int file, char **message) {
+static int enter(int cpu_seconds, int file, bool signals, char **message) {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		int err = errno;
 		veil_message_set(message, "cannot set no_new_privs: %s", strerror(err));
@@ -177,7 +178,7 @@ int veil_sandbox_enter(int cpu_seconds, int file, char **message) {
 		return ret;
 	}
 	/* Before the filter, which refuses landlock's calls. A kernel without it: seccomp only. */
-	ret = veil_landlock_restrict(file, message);
+	ret = veil_landlock_restrict(file, signals, message);
 	if (ret < 0 && ret != -ENOSYS && ret != -EOPNOTSUPP) {
 		return ret;
 	}
@@ -186,4 +187,12 @@ int veil_sandbox_enter(int cpu_seconds, int file, char **message) {
 	ret = install_filter(message);
 #endif
 	return ret;
+}
+
+int veil_sandbox_enter(int cpu_seconds, int file, char **message) {
+	return enter(cpu_seconds, file, true, message);
+}
+
+int veil_sandbox_enter_monitor(char **message) {
+	return enter(VEIL_SANDBOX_MAX_CPU, -1, false, message);
 }

@@ -21,8 +21,15 @@
  * at most cpu_seconds of CPU time (0: no limit, for an animation's decoder, which runs as long
  * as it plays: the compositor limits each frame's wall-clock time instead). file, when >= 0,
  * is the descriptor the compositor sent, which may then be opened again through
- * /proc/self/fd (a video's demuxer reads it with filesrc, to seek). 0, or a negative errno with a sentence in *message. Irreversible.
+ * /proc/self/fd (a video's demuxer reads it with filesrc, to seek). 0, or a negative errno with
+ * a sentence in *message. Irreversible.
  */
 int veil_sandbox_enter(int cpu_seconds, int file, char **message);
+/*
+ * The same for the monitor of a decoding process (decode/isolate/serve.c), which may still send
+ * signals out of its landlock domain: the kernel sends its child's parent-death signal as the
+ * dying monitor, and a domain scoped for signals left the decoding process running.
+ */
+int veil_sandbox_enter_monitor(char **message);
 
 #endif

@@ -114,7 +114,7 @@ int veil_serve_fork(int sock, int file) {
 	}
 	close(file);
 	char *message = NULL;
-	if (veil_sandbox_enter(VEIL_SANDBOX_MAX_CPU, -1, &message) < 0) {
+	if (veil_sandbox_enter_monitor(&message) < 0) {
 		fprintf(stderr, "veil-decoder: monitor: %s\n", message);
 		free(message);
 	}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <wlr/util/log.h>
@@ -18,6 +19,9 @@
  * compositor's priority, as workers are, which the helper inherits) some time after the last.
  */
 struct veil_helper_spare {
+	/* Fixed from create to destroy. */
+	char *path; /* the veil-decoder executable */
+	int timeout_ms; /* one decode's time limit */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* on CLOCK_MONOTONIC */
@@ -89,7 +93,7 @@ static void *spare_main(void *data) {
 		}
 		struct veil_helper helper;
 		char *message = NULL;
-		int ret = veil_helper_start(&helper, &message);
+		int ret = veil_helper_start(&helper, spare->path, &message);
 		if (ret < 0) {
 			wlr_log(WLR_DEBUG, "veil: no spare veil-decoder: %s", message);
 		}
@@ -104,11 +108,17 @@ static void *spare_main(void *data) {
 	return NULL;
 }
 
-struct veil_helper_spare *veil_helper_spare_create(void) {
+struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout_ms) {
 	struct veil_helper_spare *spare = calloc(1, sizeof(*spare));
 	if (spare == NULL) {
 		return NULL;
 	}
+	spare->path = strdup(path);
+	if (spare->path == NULL) {
+		free(spare);
+		return NULL;
+	}
+	spare->timeout_ms = timeout_ms;
 	spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	spare->fill_at_ms = -1;
 	pthread_condattr_t attr;
@@ -120,6 +130,7 @@ struct veil_helper_spare *veil_helper_spare_create(void) {
 	if (veil_thread_create(&spare->thread, NULL, spare_main, spare) != 0) {
 		pthread_mutex_destroy(&spare->lock);
 		pthread_cond_destroy(&spare->cond);
+		free(spare->path);
 		free(spare);
 		return NULL;
 	}
@@ -143,27 +154,35 @@ void veil_helper_spare_destroy(struct veil_helper_spare *spare) {
 	}
 	pthread_cond_destroy(&spare->cond);
 	pthread_mutex_destroy(&spare->lock);
+	free(spare->path);
 	free(spare);
+}
+
+int veil_helper_spare_timeout_ms(const struct veil_helper_spare *spare) {
+	return spare->timeout_ms;
+}
+
+int veil_helper_spare_restart(struct veil_helper_spare *spare, struct veil_helper *helper,
+		char **message) {
+	return veil_helper_start(helper, spare->path, message);
 }
 
 int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *helper,
 		char **message) {
-	if (spare != NULL) {
-		pthread_mutex_lock(&spare->lock);
-		*helper = spare->helper;
-		spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
-		pthread_mutex_unlock(&spare->lock);
-		if (helper->pid > 0) {
-			if (veil_helper_alive(helper)) {
-				return 0;
-			}
-			/* Killed while it waited (the out-of-memory killer, a user): a new one. */
-			wlr_log(WLR_INFO, "veil: the spare veil-decoder (pid %d) has ended; "
-				"starting another", (int)helper->pid);
-			veil_helper_end(helper, 0);
+	pthread_mutex_lock(&spare->lock);
+	*helper = spare->helper;
+	spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
+	pthread_mutex_unlock(&spare->lock);
+	if (helper->pid > 0) {
+		if (veil_helper_alive(helper)) {
+			return 0;
 		}
+		/* Killed while it waited (the out-of-memory killer, a user): a new one. */
+		wlr_log(WLR_INFO, "veil: the spare veil-decoder (pid %d) has ended; "
+			"starting another", (int)helper->pid);
+		veil_helper_end(helper, 0);
 	}
-	return veil_helper_start(helper, message);
+	return veil_helper_start(helper, spare->path, message);
 }
 
 void veil_helper_spare_fill(struct veil_helper_spare *spare, int delay_ms) {

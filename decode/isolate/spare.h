@@ -19,18 +19,26 @@
 
 struct veil_helper_spare;
 
-/* Starts its thread; no helper yet. NULL when memory or threads are short. */
-struct veil_helper_spare *veil_helper_spare_create(void);
+/*
+ * Starts its thread; no helper yet. Every helper of the scene is the executable at path (copied),
+ * and a decode may take timeout_ms. NULL when memory or threads are short.
+ */
+struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout_ms);
 
 /* Ends its thread, then kills and reaps the spare helper, if there is one. NULL is allowed. */
 void veil_helper_spare_destroy(struct veil_helper_spare *spare);
 
 /*
- * A helper for a decode: the spare when it is alive, else a new one. spare may be NULL (always
- * a new one). 0, or a negative errno with a sentence in *message.
+ * A helper for a decode: the spare when it is alive, else a new one. 0, or a negative errno
+ * with a sentence in *message.
  */
 int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *helper,
 	char **message);
+/* A new helper in place of one that failed to start its work (same returns). */
+int veil_helper_spare_restart(struct veil_helper_spare *spare, struct veil_helper *helper,
+	char **message);
+/* Any thread: how long one decode may take, in milliseconds. */
+int veil_helper_spare_timeout_ms(const struct veil_helper_spare *spare);
 
 /*
  * Any thread: a spare is started delay_ms from now when there is none then (a failure is left

@@ -424,7 +424,8 @@ static int handle_late(void *data) {
 
 /* How long a playing video's helper may send nothing before it counts as hung. */
 static int64_t silence_limit_ms(const struct video_helper_source *src) {
-	return (int64_t)veil_decoder_timeout_ms() + src->duration_ms;
+	return (int64_t)veil_helper_spare_timeout_ms(src->base.ctx->decoder_spare) +
+		src->duration_ms;
 }
 
 /* Looks out for a hang while the video plays (the timer sleeps while it doesn't). */
@@ -495,6 +496,7 @@ static void start_run(struct veil_job *job) {
 		start->ret = veil_decoder_receive_video_frame(start->helper.sock, ms, start->pool,
 			&start->image, &start->frame, &answered, &start->message);
 		if (start->ret != VEIL_DECODER_MEMORY) {
+			veil_decoder_name_timeout(start->spare, start->ret, &start->message);
 			break;
 		}
 		start->ret = give_memory(start->helper.sock, start->pool, start->allocator,

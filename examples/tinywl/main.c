@@ -14,7 +14,9 @@
 #include "tinywl.h"
 
 static const char usage[] =
-	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman] [-d|-q] [-h]\n"
+	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman]\n"
+	"                   [--decoding default|isolated|inprocess] [--decoder-timeout MS]\n"
+	"                   [--power-supply DIR] [--power-poll MS] [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
@@ -24,6 +26,13 @@ static const char usage[] =
 	"              pixman: wlroots' pixman renderer; import: the importing test renderer\n"
 	"              (dmabufs read through their fds; only when built with the tests).\n"
 	"              Default: wlr_renderer_autocreate(). SIGUSR1 swaps import and pixman.\n"
+	"  --decoding default|isolated|inprocess\n"
+	"              where veil decodes (veil_scene_options.decoding)\n"
+	"  --decoder-timeout MS\n"
+	"              how long one decode in veil-decoder may take (default 30000)\n"
+	"  --power-supply DIR, --power-poll MS\n"
+	"              where and how often veil reads whether the machine runs on battery\n"
+	"              (default /sys/class/power_supply, once a minute)\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -105,8 +114,13 @@ int main(int argc, char *argv[]) {
 
 	static const struct option long_options[] = {
 		{ "renderer", required_argument, NULL, 'r' },
+		{ "decoding", required_argument, NULL, 'D' },
+		{ "decoder-timeout", required_argument, NULL, 'T' },
+		{ "power-supply", required_argument, NULL, 'P' },
+		{ "power-poll", required_argument, NULL, 'p' },
 		{ 0 },
 	};
+	struct veil_scene_options veil_options = { .size = sizeof(veil_options) };
 	enum tw_renderer_kind renderer_kind = TW_RENDERER_AUTO;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:s:dqh", long_options, NULL)) != -1) {
@@ -124,6 +138,29 @@ int main(int argc, char *argv[]) {
 				free(startup);
 				return EXIT_FAILURE;
 			}
+			break;
+		case 'D':
+			if (strcmp(optarg, "default") == 0) {
+				veil_options.decoding = VEIL_DECODING_DEFAULT;
+			} else if (strcmp(optarg, "isolated") == 0) {
+				veil_options.decoding = VEIL_DECODING_ISOLATED;
+			} else if (strcmp(optarg, "inprocess") == 0) {
+				veil_options.decoding = VEIL_DECODING_IN_PROCESS;
+			} else {
+				fprintf(stderr, "veil-tinywl: --decoding %s: expected default, isolated "
+					"or inprocess\n", optarg);
+				free(startup);
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'T':
+			veil_options.decoder_timeout_ms = atoi(optarg);
+			break;
+		case 'P':
+			veil_options.power_supply_dir = optarg;
+			break;
+		case 'p':
+			veil_options.power_poll_ms = atoi(optarg);
 			break;
 		case 'c':
 			config = optarg;
@@ -155,7 +192,7 @@ int main(int argc, char *argv[]) {
 	wlr_log_init(verbosity, NULL);
 
 	int ret = EXIT_FAILURE;
-	struct tw_server server = { .renderer_kind = renderer_kind };
+	struct tw_server server = { .renderer_kind = renderer_kind, .veil_options = veil_options };
 	if (config != NULL) {
 		/* Absolute, for GET_VERSION's loaded_config_file_name. */
 		server.config_path = realpath(config, NULL);

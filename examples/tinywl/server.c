@@ -245,7 +245,8 @@ bool server_init(struct tw_server *server) {
 	}
 
 	/* Before the backend starts, so that the outputs it has from the start get wallpapers. */
-	server->veil = veil_scene_create(server->display, server->renderer);
+	server->veil = veil_scene_create_with_options(server->display, server->renderer,
+		&server->veil_options);
 	if (server->veil == NULL) {
 		wlr_log(WLR_ERROR, "cannot create the veil scene");
 		return false;

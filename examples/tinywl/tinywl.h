@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <wlr/util/box.h>
+#include <veil/veil.h>
 
 struct json_object;
 struct wlr_output;
@@ -29,6 +30,7 @@ struct tw_server {
 	struct wlr_renderer *renderer;
 	struct wlr_allocator *allocator;
 	enum tw_renderer_kind renderer_kind;
+	struct veil_scene_options veil_options; /* from the command line */
 	struct wlr_compositor *compositor;
 	struct wlr_linux_dmabuf_v1 *linux_dmabuf;
 

@@ -18,6 +18,7 @@
 #define VEIL_VEIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct wl_display;
 struct wlr_output;
@@ -40,9 +41,56 @@ struct veil_scene;
  * Creates the wallpaper state of a compositor. The event loop is the display's; the renderer
  * decides which frame formats veil produces (data pointers for pixman, dmabufs for a GPU).
  * veil_scene_destroy() must be called before the renderer is destroyed; when the display is
- * destroyed first, veil releases what it holds and leaves an empty handle to destroy.
+ * destroyed first, veil releases what it holds and leaves an empty handle to destroy. The thread
+ * that creates the scene is the compositor's: every other function here must be called on it.
+ * Same as veil_scene_create_with_options() with NULL options.
  */
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer);
+
+/* Where veil decodes wallpapers (veil_scene_options.decoding). */
+enum veil_decoding {
+	/*
+	 * In veil-decoder, a sandboxed helper process, except videos on a renderer that imports
+	 * dmabufs while GStreamer has a hardware video decoder (it needs the GPU's render node).
+	 */
+	VEIL_DECODING_DEFAULT = 0,
+	/* Everything in veil-decoder, videos too. */
+	VEIL_DECODING_ISOLATED,
+	/* Everything in the compositor's process: a crash in a decoder ends the session. */
+	VEIL_DECODING_IN_PROCESS,
+};
+
+/*
+ * What a compositor may choose when it creates the scene; zero-initialise it, set size, and
+ * leave what it has no opinion on at 0. Read once, by veil_scene_create_with_options().
+ *
+ * The environment overrides these, read once there too (for a user trying something without
+ * rebuilding the compositor): VEIL_DECODER=process|inprocess, VEIL_DECODER_VIDEO=process|
+ * inprocess (videos alone), VEIL_DECODER_HELPER=PATH (ignored in set-uid processes).
+ */
+struct veil_scene_options {
+	/* sizeof(struct veil_scene_options) where the compositor was compiled: fields past it are 0 */
+	size_t size;
+	enum veil_decoding decoding;
+	/*
+	 * The veil-decoder to run. NULL: the one of libveil's own build tree while libveil runs
+	 * from it (uninstalled), else the one installed beside it (libexecdir). Where none can be
+	 * started, veil decodes in the compositor's process and says why in the log and the status.
+	 */
+	const char *decoder_path;
+	/* How long one decode in veil-decoder may take, in milliseconds; 0: 30 s. */
+	int decoder_timeout_ms;
+	/*
+	 * Where veil reads whether the machine runs on battery, laid out as sysfs's
+	 * power_supply class (NULL: /sys/class/power_supply), and how often while it matters
+	 * (0: once a minute; at least 10 ms). Unused once veil_scene_set_on_battery() is called.
+	 */
+	const char *power_supply_dir;
+	int power_poll_ms;
+};
+
+struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
+	struct wlr_renderer *renderer, const struct veil_scene_options *options);
 /* Tears down every output's nodes and every decoder. NULL is allowed. */
 void veil_scene_destroy(struct veil_scene *scene);
 

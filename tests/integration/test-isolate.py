@@ -131,10 +131,10 @@ def starts(c, mode):
 
 
 env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_HELPER': HOSTILE, 'VEIL_TEST_SECRET': SECRET,
-       'VEIL_DECODER_TIMEOUT_MS': str(TIMEOUT_MS),
        # Under AddressSanitizer the hostile helper's SIGSEGV would become ASan's abort.
        'ASAN_OPTIONS': (os.environ.get('ASAN_OPTIONS', '') + ':handle_segv=0').lstrip(':')}
-with t.compositor(outputs=1, name='hostile', env=env) as c:
+with t.compositor(outputs=1, name='hostile', env=env,
+                  args=['--decoder-timeout', str(TIMEOUT_MS)]) as c:
     shown = goods[0]
     with t.case('a good wallpaper first'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(shown)} fill')
@@ -227,7 +227,7 @@ with t.compositor(outputs=1, name='hostile', env=env) as c:
 stall = t.path('stall-once')
 with open(stall, 'w'):
     pass
-stall_env = dict(env, VEIL_TEST_STALL_ONCE=stall, VEIL_DECODER_TIMEOUT_MS='20000')
+stall_env = dict(env, VEIL_TEST_STALL_ONCE=stall)
 stall_gif = vt._write(os.path.join(media, 'stall.gif'), animlib.gif(
     64, 48, [(255, 0, 0), (0, 255, 0), (0, 0, 255)],
     [{'indices': np.full((48, 64), k, np.uint8), 'delay_cs': 10} for k in range(3)]))
@@ -235,7 +235,8 @@ stall_clip = vt.make_colour_clip(
     os.path.join(media, 'stall.mp4'), [('red', (255, 0, 0)), ('blue', (0, 0, 255))], 10, 1,
     ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'])
 REPLACED = 'left its request unread for 5000 ms: starting another'
-with t.compositor(outputs=1, name='stalled', env=stall_env) as c:
+with t.compositor(outputs=1, name='stalled', env=stall_env,
+                  args=['--decoder-timeout', '20000']) as c:
     def replaced():
         with open(c.log_path, 'rb') as f:
             return f.read().decode(errors='replace').count(REPLACED)

@@ -3,7 +3,7 @@
 Frame rate and battery policies on a real video (a 30 fps H.264 clip with B-frames, made by
 ffmpeg): `veil fps 15` shows about half the frames and `fps off` all of them again (the
 output's frame counter over a few seconds); `veil battery pause` pauses the video when a fake
-sysfs power_supply tree (VEIL_POWER_SUPPLY_DIR, read every 200 ms here) says the mains went
+sysfs power_supply tree (veil-tinywl's --power-supply, read every 200 ms here: --power-poll) says the mains went
 offline and resumes it when it comes back, the status saying why ("paused": "battery"), and a
 user's pause is told apart ("paused": "command"); `veil battery fps 10` caps the video on
 battery only; the compositor's own word (veil_scene_set_on_battery, veil-tinywl's
@@ -74,8 +74,8 @@ def wait_still(c, what):
     c.wait_until(pred, f'the frame counters to stop ({what})', interval=0.5)
 
 
-env = {'VEIL_POWER_SUPPLY_DIR': supply, 'VEIL_POWER_POLL_MS': '200'}
-with t.compositor(outputs=1, env=env) as c:
+args = ['--power-supply', supply, '--power-poll', '200']
+with t.compositor(outputs=1, args=args) as c:
     with t.case('plays at 30 fps'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(video)} fill')
         t.check(ok, 'video accepted', err)

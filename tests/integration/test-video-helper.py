@@ -192,11 +192,11 @@ if not HOSTILE or not os.access(HOSTILE, os.X_OK):
     t.fail('the hostile decoder is built', str(HOSTILE))
 else:
     env = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process',
-           'VEIL_DECODER_HELPER': HOSTILE, 'ASAN_OPTIONS': ASAN,
-           'VEIL_DECODER_TIMEOUT_MS': str(TIMEOUT_MS)}
+           'VEIL_DECODER_HELPER': HOSTILE, 'ASAN_OPTIONS': ASAN}
+    timeout_args = ['--decoder-timeout', str(TIMEOUT_MS)]
     with open(clip, 'rb') as f:
         clip_bytes = f.read()
-    with t.compositor(outputs=1, name='hostile', env=env) as c:
+    with t.compositor(outputs=1, name='hostile', env=env, args=timeout_args) as c:
         for mode, says in VIDEO_CASES:
             with t.case(f'hostile video helper: {mode}'):
                 path = vt._write(os.path.join(t.media, f'hostile-{mode}.mp4'),
@@ -255,7 +255,8 @@ MEMORY_CASES = [
                           '268435456 bytes)'),
 ]
 if HOSTILE and os.access(HOSTILE, os.X_OK):
-    with t.compositor(outputs=1, name='hostile-memory', env=env, renderer='import') as c:
+    with t.compositor(outputs=1, name='hostile-memory', env=env, renderer='import',
+                      args=timeout_args) as c:
         with t.case('a real video decodes into the compositor\'s dmabufs'):
             ok, err = c.msg(f'output {OUT} veil {vt.quote(clip)} fill')
             t.check(ok, 'accepted', err)

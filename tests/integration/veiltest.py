@@ -383,8 +383,10 @@ class Compositor:
     """
 
     def __init__(self, test, outputs=1, config=None, user=None, name='compositor', env=None,
-                 renderer=None):
+                 renderer=None, args=None):
         self.test = test
+        # More of veil-tinywl's options (--decoder-timeout MS, --power-supply DIR, ...).
+        self.args = list(args or [])
         # veil-tinywl's --renderer: 'import' (the importing test renderer) or 'pixman'.
         self.renderer = renderer
         self.outputs_count = outputs
@@ -443,7 +445,12 @@ class Compositor:
             'WLR_HEADLESS_OUTPUTS': str(self.outputs_count),
             'WLR_LIBINPUT_NO_DEVICES': '1',
         })
-        env.update(self.extra_env)
+        # A value of None takes the variable out.
+        for key, value in self.extra_env.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
         self.is_sway = os.path.basename(self.test.compositor_path) == 'sway'
         argv = [self.test.compositor_path]
         if self.is_sway:
@@ -452,6 +459,8 @@ class Compositor:
             argv += ['-c', self.config]
         if self.renderer and not self.is_sway:
             argv += ['--renderer', self.renderer]
+        if not self.is_sway:
+            argv += self.args
         if self.user is not None:
             env['HOME'] = self.runtime
             argv = ['setpriv', f'--reuid={self.user[0]}', f'--regid={self.user[1]}',
@@ -606,6 +615,12 @@ class Compositor:
             status = describe_status(self.proc.returncode)
             raise Failure(f'{what}: the compositor is gone ({status}); log tail:\n'
                           + _tail(self.log_path))
+
+    def environ(self):
+        """The compositor's environment as the kernel has it (/proc/PID/environ)."""
+        with open(f'/proc/{self.proc.pid}/environ', 'rb') as f:
+            return dict(e.decode(errors='replace').partition('=')[::2]
+                        for e in f.read().split(b'\0') if e)
 
     def msg(self, command, timeout=IPC_TIMEOUT):
         """
