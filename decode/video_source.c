@@ -34,30 +34,15 @@ static struct video_source *video_source_from_source(struct veil_source *source)
 
 /* A worker, or the compositor thread for a source that never had a pipeline. */
 static void teardown(struct video_source *src) {
-	bool had_pipeline = src->pipeline != NULL;
+	bool had_pipeline = src->player.pipeline != NULL;
 	/* NULL first: it joins the streaming threads, which use everything below. */
-	if (had_pipeline) {
-		gst_element_set_state(src->pipeline, GST_STATE_NULL);
-	}
-	if (src->bus != NULL) {
-		gst_bus_set_flushing(src->bus, TRUE); /* frees what is queued */
-		gst_object_unref(src->bus);
-	}
-	if (src->pipeline != NULL) {
-		gst_object_unref(src->pipeline);
-	}
-	if (src->task_pool != NULL) {
-		gst_object_unref(src->task_pool);
-	}
+	veil_player_finish(&src->player);
 	if (src->file_fd >= 0) {
 		close(src->file_fd);
 	}
 	veil_video_mailbox_finish(&src->mailbox);
 	if (src->first != NULL) {
 		gst_sample_unref(src->first);
-	}
-	if (src->child_error != NULL) {
-		gst_message_unref(src->child_error);
 	}
 	veil_video_pool_finish(&src->pool);
 	if (src->udmabuf != NULL) {
@@ -72,12 +57,8 @@ static void teardown(struct video_source *src) {
 	free(src->load_message);
 	free(src->linear_formats);
 	free(src->render_device);
-	free(src->refused);
-	free(src->decoder);
 	free(src->missing);
-	free(src->unknown_type);
 	free(src->name);
-	pthread_mutex_destroy(&src->lock);
 	free(src);
 	if (!had_pipeline) {
 		return;
@@ -116,7 +97,7 @@ static void discard_job(struct veil_job *job) {
 /* The job that stops a failed pipeline: NULL joins streaming threads, which may take a while. */
 static void stop_run(struct veil_job *job) {
 	struct video_source *src = wl_container_of(job, src, job);
-	gst_element_set_state(src->pipeline, GST_STATE_NULL);
+	gst_element_set_state(src->player.pipeline, GST_STATE_NULL);
 }
 
 static void stop_done(struct veil_job *job) {
@@ -141,7 +122,7 @@ void veil_video_source_fail(struct video_source *src, const char *message) {
 	}
 	/* No job runs now: a load's done() is where a load fails, and a stop comes once. */
 	assert(!src->job_pending);
-	if (src->pipeline != NULL && !src->stopped) {
+	if (src->player.pipeline != NULL && !src->stopped) {
 		src->job_pending = true;
 		veil_worker_submit(src->base.ctx->worker, &src->job, &stop_impl);
 	}
@@ -168,19 +149,19 @@ static void update_state(struct video_source *src) {
 	}
 	src->target = want;
 	/* Asynchronous: PAUSED blocks the streaming thread at the sink, nothing more is decoded. */
-	if (gst_element_set_state(src->pipeline, want) == GST_STATE_CHANGE_FAILURE) {
+	if (gst_element_set_state(src->player.pipeline, want) == GST_STATE_CHANGE_FAILURE) {
 		veil_video_source_fail(src, "The video pipeline refused to change state");
 	}
 }
 
 /* The load job, on a worker: everything up to the first frame. */
 static int load(struct video_source *src, char **message) {
-	int ret = veil_video_build_pipeline(src, message);
+	int ret = veil_player_build(&src->player, message);
 	if (ret < 0) {
 		return ret;
 	}
 	/* PAUSED prerolls: the first frame is decoded, or the stream fails. */
-	if (gst_element_set_state(src->pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
+	if (gst_element_set_state(src->player.pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
 		/* The element that failed has posted why. */
 		ret = veil_video_wait_preroll(src, message);
 		if (ret == 0) {
@@ -207,9 +188,9 @@ static int load(struct video_source *src, char **message) {
 static void load_run(struct veil_job *job) {
 	struct video_source *src = wl_container_of(job, src, job);
 	src->load_err = load(src, &src->load_message);
-	if (src->load_err < 0 && src->pipeline != NULL) {
+	if (src->load_err < 0 && src->player.pipeline != NULL) {
 		/* Here rather than on the compositor thread: it joins the streaming threads. */
-		gst_element_set_state(src->pipeline, GST_STATE_NULL);
+		gst_element_set_state(src->player.pipeline, GST_STATE_NULL);
 		src->stopped = true;
 	}
 }
@@ -227,7 +208,7 @@ static int start(struct video_source *src, char **message) {
 	src->wake_source = wl_event_loop_add_fd(loop, src->mailbox.wake_fd, WL_EVENT_READABLE,
 		veil_video_handle_wake, src);
 	GPollFD pollfd;
-	gst_bus_get_pollfd(src->bus, &pollfd);
+	gst_bus_get_pollfd(src->player.bus, &pollfd);
 	src->bus_source = wl_event_loop_add_fd(loop, pollfd.fd, WL_EVENT_READABLE,
 		veil_video_handle_bus, src);
 	if (src->wake_source == NULL || src->bus_source == NULL) {
@@ -243,7 +224,7 @@ static int start(struct video_source *src, char **message) {
 	src->created = true;
 	src->frames++;
 	wlr_log(WLR_INFO, "veil: %s: %dx%d video, pipeline %s", src->name, frame->width,
-		frame->height, GST_OBJECT_NAME(src->pipeline));
+		frame->height, GST_OBJECT_NAME(src->player.pipeline));
 	/* What set_visible and set_paused asked for while it loaded. */
 	update_state(src);
 	if (src->failed) {
@@ -292,7 +273,7 @@ static void video_source_set_paused(struct veil_source *source, bool paused) {
 }
 
 static void video_source_set_fps(struct veil_source *source, int fps) {
-	veil_video_rate_set_fps(video_source_from_source(source), fps);
+	veil_video_rate_set_fps(&video_source_from_source(source)->player.rate, fps);
 }
 
 static void video_source_frame_event(struct veil_source *source) {
@@ -315,11 +296,11 @@ static const char *state_name(struct video_source *src) {
 
 static void video_source_get_info(struct veil_source *source, struct veil_source_info *info) {
 	struct video_source *src = video_source_from_source(source);
-	pthread_mutex_lock(&src->lock);
+	pthread_mutex_lock(&src->player.lock);
 	snprintf(info->decoder, sizeof(info->decoder), "%s",
-		src->decoder != NULL ? src->decoder : "");
-	info->hardware = src->decoder_hw;
-	pthread_mutex_unlock(&src->lock);
+		src->player.decoder != NULL ? src->player.decoder : "");
+	info->hardware = src->player.decoder_hw;
+	pthread_mutex_unlock(&src->player.lock);
 	pthread_mutex_lock(&src->mailbox.lock);
 	info->dropped = src->mailbox.dropped;
 	info->copies = src->mailbox.copies;
@@ -331,10 +312,10 @@ static void video_source_get_info(struct veil_source *source, struct veil_source
 	info->loops = src->loops;
 	info->wakeups = src->wakeups;
 	/* The load job builds the pipeline: not to be looked at before its done(). */
-	if (!src->loading && src->pipeline != NULL) {
+	if (!src->loading && src->player.pipeline != NULL) {
 		snprintf(info->pipeline, sizeof(info->pipeline), "%s",
-			GST_OBJECT_NAME(src->pipeline));
-		veil_video_describe_elements(src->pipeline, info->elements, sizeof(info->elements));
+			GST_OBJECT_NAME(src->player.pipeline));
+		veil_video_describe_elements(src->player.pipeline, info->elements, sizeof(info->elements));
 	}
 	if (src->caps != NULL) {
 		char *format = src->format.dma_drm ?
@@ -365,7 +346,7 @@ static void video_source_destroy(struct veil_source *source) {
 		veil_job_cancel(&src->job);
 		return;
 	}
-	if (src->pipeline == NULL) {
+	if (src->player.pipeline == NULL) {
 		/* Nothing would block: a creation that failed before the load job. */
 		teardown(src);
 		return;
@@ -415,7 +396,7 @@ struct veil_source *veil_video_source_create_with_allocator(struct veil_source_c
 	/* A failure below unlinks the source again (veil_source_unref). */
 	veil_source_init(&src->base, &video_source_impl, ctx, path, st);
 	src->target = GST_STATE_PAUSED;
-	pthread_mutex_init(&src->lock, NULL);
+	veil_player_init(&src->player);
 	src->name = strdup(path);
 	int ret = veil_video_mailbox_init(&src->mailbox);
 	src->file_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -432,6 +413,21 @@ struct veil_source *veil_video_source_create_with_allocator(struct veil_source_c
 		goto error;
 	}
 	veil_video_inspect_renderer(src, ctx->renderer, udmabuf);
+	/* In this process: hardware decoders too, on the renderer's GPU. */
+	src->player.name = src->name;
+	src->player.file_fd = src->file_fd;
+	src->player.sink_caps = src->sink_caps;
+	src->player.hardware = true;
+	src->player.render_device = src->render_device;
+	src->player.sink_impl = (struct veil_player_sink){
+		.new_sample = veil_video_handle_new_sample,
+		.new_preroll = veil_video_handle_new_preroll,
+		.propose_allocation = veil_video_propose_allocation,
+		.data = src,
+		/* A short queue keeps frames in the decoder's pool; the mailbox keeps the newest. */
+		.max_buffers = 2,
+		.drop = true,
+	};
 
 	/* Decoding starts when an output shows it (set_visible), once loaded. */
 	src->loading = true;

@@ -3,7 +3,9 @@
  *
  *   filesrc (/proc/self/fd/N) ! decodebin ! videoconvert ! appsink (BGRx or BGRA)
  *
- * appsink paces the frames at their time and this process sends each as it comes. Frames are
+ * the one player of decode/video/player.h, as in the compositor's process, with software
+ * decoders only; its frames go to the compositor over the wire (serve_video_frames.c). appsink
+ * paces the frames at their time and this process sends each as it comes. Frames are
  * decoded or converted into memfds of a pool offered to the element before appsink
  * (GstShmAllocator): each memfd is sent once, with the first frame in it, and a frame's buffer is
  * kept out of the pool until the compositor releases its slot, so that nothing writes a frame
@@ -41,7 +43,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include "decode/isolate/wire.h"
-#include "decode/video/loop_guard.h"
+#include "decode/video/player.h"
 #include "decode/video/segment_chain.h"
 
 struct veil_served_slot {
@@ -55,9 +57,8 @@ struct veil_served_slot {
 
 struct veil_served_video {
 	int sock;
-	char proc[64];
-	GstElement *pipeline, *decodebin, *convert, *sink;
-	GstBus *bus;
+	/* The pipeline and what its streaming threads learn, as in process (player.h). */
+	struct veil_player player;
 	GstAllocator *shm;
 	/* Frames in the compositor's dmabufs: appsink's caps ("video/x-raw,format=..."), else NULL. */
 	char *dmabuf_caps;
@@ -67,12 +68,6 @@ struct veil_served_video {
 	/* Under lock. */
 	struct veil_served_slot slots[VEIL_WIRE_MAX_SLOTS];
 	int n_slots;
-	char decoder[32];
-	bool linked;
-	char unknown[64]; /* the type of a video stream no decoder takes (decodebin's unknown-type) */
-	int fps;
-	int refused; /* a streaming thread refused the stream (negative errno) */
-	char *refused_message;
 	/* Play or pause, as the compositor last asked: the main thread's to apply. */
 	bool want_playing;
 	bool want_waiting; /* a message on the bus says it changed */
@@ -90,21 +85,19 @@ struct veil_served_video {
 	bool sent_first;
 	int loops; /* frames went back in time: the video started again (the seam) */
 	const GstBuffer *last;
-	GstClockTime last_pts, next_running;
+	GstClockTime last_pts;
 	int32_t index;
 	uint64_t copies;
 	GstCaps *described; /* a reference: the caps the pipeline was last described at */
 	char elements[VEIL_WIRE_TEXT];
-	/* Each loop after the last in running time, as in process (segment_chain.h). */
-	struct veil_segment_chain chain;
 
 	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */
 
 	pthread_t reader; /* never joined: the process exits when the video ends */
 
 	/* Main thread. */
-	bool playing, looping;
-	struct veil_loop_guard loop_guard; /* as in process: loops that bring nothing stop it */
+	bool playing;
+	bool prerolled; /* the first ASYNC_DONE came: looping is armed (player.h) */
 };
 
 /* serve_video.c, any thread: the stream is refused (err < 0, message taken); the video ends. */

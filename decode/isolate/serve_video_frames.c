@@ -333,24 +333,6 @@ static int place_copy(struct veil_served_video *v, GstBuffer *buffer, const GstV
 	return id;
 }
 
-/* The frame rate cap: whether a frame at this running time is dropped. */
-static bool over_cap(struct veil_served_video *v, GstSample *sample, GstBuffer *buffer, int fps) {
-	const GstSegment *segment = gst_sample_get_segment(sample);
-	if (fps <= 0 || segment == NULL || !GST_BUFFER_PTS_IS_VALID(buffer)) {
-		v->next_running = GST_CLOCK_TIME_NONE;
-		return false;
-	}
-	GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME,
-		GST_BUFFER_PTS(buffer));
-	if (GST_CLOCK_TIME_IS_VALID(v->next_running) && running != GST_CLOCK_TIME_NONE &&
-			running < v->next_running && v->next_running - running < 2 * GST_SECOND) {
-		return true;
-	}
-	/* Half a millisecond early still counts: a 30 fps video capped at 30 keeps every frame. */
-	v->next_running = running + GST_SECOND / (GstClockTime)fps - GST_MSECOND / 2;
-	return false;
-}
-
 /* How long a frame shows, in ms (0: unknown): the compositor awaits the next that much longer. */
 static int32_t frame_duration_ms(GstBuffer *buffer, const GstVideoInfo *info) {
 	GstClockTime duration = GST_BUFFER_DURATION(buffer);
@@ -416,14 +398,11 @@ static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample)
 	if (buffer == v->last && GST_BUFFER_PTS(buffer) == v->last_pts) {
 		return GST_FLOW_OK;
 	}
-	pthread_mutex_lock(&v->lock);
-	int fps = v->fps;
-	char decoder[sizeof(v->decoder)];
-	memcpy(decoder, v->decoder, sizeof(decoder));
-	pthread_mutex_unlock(&v->lock);
-	if (v->sent_first && over_cap(v, sample, buffer, fps)) {
-		return GST_FLOW_OK;
-	}
+	char decoder[sizeof(((struct veil_wire_reply *)NULL)->decoder)];
+	pthread_mutex_lock(&v->player.lock);
+	snprintf(decoder, sizeof(decoder), "%s",
+		v->player.decoder != NULL ? v->player.decoder : "gstreamer");
+	pthread_mutex_unlock(&v->player.lock);
 	/*
 	 * The first frame of a loop: earlier than the last one sent. Told here, not when the bus
 	 * says the segment is done: frames of the loop before are still on their way then.
@@ -459,7 +438,7 @@ static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample)
 	/* The chain is plugged by the first frame; videoconvert converts or not by the caps. */
 	if (caps != v->described) {
 		gst_caps_replace(&v->described, caps);
-		veil_video_describe_elements(v->pipeline, v->elements, sizeof(v->elements));
+		veil_video_describe_elements(v->player.pipeline, v->elements, sizeof(v->elements));
 	}
 	memcpy(reply.message, v->elements, sizeof(reply.message));
 	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
@@ -526,7 +505,6 @@ static GstBufferPool *make_pool(struct veil_served_video *v, GstCaps *caps,
 gboolean veil_served_video_propose_allocation(GstAppSink *sink, GstQuery *query,
 		gpointer data) {
 	struct veil_served_video *v = data;
-	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
 	GstCaps *caps;
 	gboolean need_pool;
 	gst_query_parse_allocation(query, &caps, &need_pool);

@@ -35,7 +35,8 @@ static void take_request(struct veil_served_video *v, const struct veil_wire_req
 		}
 	}
 	/* The cap is appsink's streaming thread's to read. */
-	v->fps = request->fps > 0 && request->fps <= 1000 ? request->fps : 0;
+	veil_video_rate_set_fps(&v->player.rate,
+		request->fps > 0 && request->fps <= 1000 ? request->fps : 0);
 	bool playing = request->playing != 0;
 	bool wake = playing != v->want_playing && !v->want_waiting;
 	v->want_playing = playing;
@@ -46,8 +47,8 @@ static void take_request(struct veil_served_video *v, const struct veil_wire_req
 		gst_buffer_unref(unref[i]);
 	}
 	if (wake) {
-		gst_element_post_message(v->pipeline, gst_message_new_application(
-			GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-next")));
+		gst_element_post_message(v->player.pipeline, gst_message_new_application(
+			GST_OBJECT(v->player.pipeline), gst_structure_new_empty("veil-next")));
 	}
 }
 
@@ -58,7 +59,7 @@ void veil_served_video_apply_requests(struct veil_served_video *v) {
 	pthread_mutex_unlock(&v->lock);
 	if (playing != v->playing) {
 		v->playing = playing;
-		gst_element_set_state(v->pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
+		gst_element_set_state(v->player.pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);
 	}
 }
 
@@ -85,8 +86,8 @@ static void *read_requests(void *data) {
 		int ret = veil_serve_receive(v->sock, ops, &request, &fd);
 		if (ret == -EPIPE || ret == -ECONNRESET) {
 			stop_reading(v, true);
-			gst_element_post_message(v->pipeline, gst_message_new_application(
-				GST_OBJECT(v->pipeline), gst_structure_new_empty("veil-ended")));
+			gst_element_post_message(v->player.pipeline, gst_message_new_application(
+				GST_OBJECT(v->player.pipeline), gst_structure_new_empty("veil-ended")));
 			return NULL;
 		}
 		if (ret == 0 && request.op == VEIL_WIRE_MEMORY) {

@@ -17,108 +17,6 @@
 /* How long decodebin gets to pass an element's error on or to try another element. */
 #define CHILD_ERROR_GRACE_US 300000
 
-void veil_video_refuse(struct video_source *src, int err, char *message) {
-	pthread_mutex_lock(&src->lock);
-	bool first = src->refused_err == 0;
-	if (first) {
-		src->refused_err = err;
-		src->refused = message;
-	}
-	pthread_mutex_unlock(&src->lock);
-	if (!first) {
-		free(message);
-		return;
-	}
-	GstStructure *s = gst_structure_new_empty("veil-refused");
-	gst_element_post_message(src->pipeline,
-		gst_message_new_application(GST_OBJECT(src->pipeline), s));
-}
-
-
-/*
- * decodebin drops the errors of an element it is plugging until the element is PAUSED and
- * linked: an error the element's own streaming thread posts in between (a demuxer running in
- * pull mode finds the file corrupt at once) is lost, and the pipeline never prerolls. The bus of
- * each element decodebin adds is replaced by one that passes every message on, unchanged and
- * synchronously, and keeps the first error aside (see wait_preroll).
- */
-struct bus_proxy {
-	struct video_source *src;
-	GstBus *parent; /* decodebin's child bus */
-};
-
-static GstBusSyncReply handle_child_message(GstBus *bus, GstMessage *msg, gpointer data) {
-	struct bus_proxy *proxy = data;
-	struct video_source *src = proxy->src;
-	if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
-		pthread_mutex_lock(&src->lock);
-		bool first = src->child_error == NULL;
-		if (first) {
-			src->child_error = gst_message_ref(msg);
-		}
-		pthread_mutex_unlock(&src->lock);
-		if (first) {
-			GstStructure *s = gst_structure_new_empty("veil-child-error");
-			gst_element_post_message(src->pipeline,
-				gst_message_new_application(GST_OBJECT(src->pipeline), s));
-		}
-	}
-	/* Returning DROP leaves our reference to us: it goes on with the message. */
-	gst_bus_post(proxy->parent, msg);
-	return GST_BUS_DROP;
-}
-
-static void free_bus_proxy(gpointer data) {
-	struct bus_proxy *proxy = data;
-	gst_object_unref(proxy->parent);
-	free(proxy);
-}
-
-void veil_video_proxy_bus(struct video_source *src, GstElement *element) {
-	GstBus *parent = gst_element_get_bus(element);
-	struct bus_proxy *proxy = calloc(1, sizeof(*proxy));
-	if (parent == NULL || proxy == NULL) {
-		if (parent != NULL) {
-			gst_object_unref(parent);
-		}
-		free(proxy);
-		return;
-	}
-	proxy->src = src;
-	proxy->parent = parent;
-	/* No async delivery: nothing is ever queued on it, and it needs no poll fds. */
-	GstBus *bus = g_object_new(GST_TYPE_BUS, "enable-async", FALSE, NULL);
-	gst_object_ref_sink(bus);
-	gst_bus_set_sync_handler(bus, handle_child_message, proxy, free_bus_proxy);
-	gst_element_set_bus(element, bus);
-	gst_object_unref(bus);
-}
-
-
-/* An error message as a sentence; the details GStreamer adds for developers go to the log. */
-static int describe_error(struct video_source *src, GstMessage *msg, char **message) {
-	GError *gerr = NULL;
-	char *debug = NULL;
-	gst_message_parse_error(msg, &gerr, &debug);
-	wlr_log(WLR_DEBUG, "veil: %s: GStreamer error from %s: %s (%s)", src->name,
-		GST_OBJECT_NAME(GST_MESSAGE_SRC(msg)), gerr->message, debug != NULL ? debug : "");
-	int err = veil_gst_errno(gerr);
-	int shortage = gerr->domain == GST_RESOURCE_ERROR ? veil_gst_descriptor_shortage() : 0;
-	if (shortage != 0) {
-		veil_message_set(message, "Cannot open the video: %s (GStreamer: %s)",
-			strerror(shortage), gerr->message);
-		err = -shortage;
-	} else if (gerr->domain == GST_STREAM_ERROR &&
-			gerr->code == GST_STREAM_ERROR_TYPE_NOT_FOUND) {
-		veil_message_set(message, "Not a video GStreamer can read");
-	} else {
-		veil_message_set(message, "The video can't be played: %s", gerr->message);
-	}
-	g_clear_error(&gerr);
-	g_free(debug);
-	return err;
-}
-
 /* decodebin's missing-plugin message, read without libgstpbutils. */
 static char *describe_missing(GstMessage *msg) {
 	const GstStructure *s = gst_message_get_structure(msg);
@@ -149,9 +47,9 @@ static char *describe_missing(GstMessage *msg) {
 }
 
 static bool src_linked(struct video_source *src) {
-	pthread_mutex_lock(&src->lock);
-	bool linked = src->linked;
-	pthread_mutex_unlock(&src->lock);
+	pthread_mutex_lock(&src->player.lock);
+	bool linked = src->player.linked;
+	pthread_mutex_unlock(&src->player.lock);
 	return linked;
 }
 
@@ -168,11 +66,11 @@ static bool is_missing_plugin_error(GstMessage *msg) {
 }
 
 static int take_refusal(struct video_source *src, char **message) {
-	pthread_mutex_lock(&src->lock);
-	int err = src->refused_err;
-	char *refused = src->refused;
-	src->refused = NULL;
-	pthread_mutex_unlock(&src->lock);
+	pthread_mutex_lock(&src->player.lock);
+	int err = src->player.refused_err;
+	char *refused = src->player.refused;
+	src->player.refused = NULL;
+	pthread_mutex_unlock(&src->player.lock);
 	/* A missing decoder explains "no video stream" better than that does. */
 	if (src->missing != NULL && err != -EFBIG) {
 		free(refused);
@@ -189,7 +87,7 @@ static void handle_message(struct video_source *src, GstMessage *msg) {
 	char *message = NULL;
 	switch (GST_MESSAGE_TYPE(msg)) {
 	case GST_MESSAGE_ERROR:
-		describe_error(src, msg, &message);
+		veil_player_describe_error(&src->player, msg, &message);
 		veil_video_source_fail(src, message != NULL ? message : "The video can't be played");
 		break;
 	case GST_MESSAGE_APPLICATION:
@@ -220,12 +118,12 @@ static void handle_message(struct video_source *src, GstMessage *msg) {
 	case GST_MESSAGE_CLOCK_LOST:
 		/* The standard cure: a new clock is chosen going through PAUSED. */
 		if (src->target == GST_STATE_PLAYING) {
-			gst_element_set_state(src->pipeline, GST_STATE_PAUSED);
-			gst_element_set_state(src->pipeline, GST_STATE_PLAYING);
+			gst_element_set_state(src->player.pipeline, GST_STATE_PAUSED);
+			gst_element_set_state(src->player.pipeline, GST_STATE_PLAYING);
 		}
 		break;
 	case GST_MESSAGE_LATENCY:
-		gst_bin_recalculate_latency(GST_BIN(src->pipeline));
+		gst_bin_recalculate_latency(GST_BIN(src->player.pipeline));
 		break;
 	default:
 		break;
@@ -237,7 +135,7 @@ int veil_video_handle_bus(int fd, uint32_t mask, void *data) {
 	struct video_source *src = data;
 	/* Pop everything: the fd stays readable while messages are queued. */
 	GstMessage *msg;
-	while ((msg = gst_bus_pop(src->bus)) != NULL) {
+	while ((msg = gst_bus_pop(src->player.bus)) != NULL) {
 		if (!src->failed) {
 			handle_message(src, msg);
 		}
@@ -258,7 +156,7 @@ int veil_video_handle_bus(int fd, uint32_t mask, void *data) {
 
 static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, int *restarts) {
 	if (*restarts >= MAX_RESTARTS ||
-			!gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg), GST_OBJECT(src->decodebin))) {
+			!gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg), GST_OBJECT(src->player.decodebin))) {
 		return false;
 	}
 	char *debug = NULL;
@@ -271,22 +169,13 @@ static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, 
 	}
 	(*restarts)++;
 	wlr_log(WLR_DEBUG, "veil: %s: not-linked while starting: autoplugging again", src->name);
-	gst_element_set_state(src->pipeline, GST_STATE_NULL);
+	gst_element_set_state(src->player.pipeline, GST_STATE_NULL);
 	/* The streaming threads are gone: start from nothing. */
-	gst_bus_set_flushing(src->bus, TRUE);
-	gst_bus_set_flushing(src->bus, FALSE);
-	pthread_mutex_lock(&src->lock);
-	src->linked = false;
-	GstMessage *child_error = src->child_error;
-	src->child_error = NULL;
-	pthread_mutex_unlock(&src->lock);
-	if (child_error != NULL) {
-		gst_message_unref(child_error);
-	}
+	gst_bus_set_flushing(src->player.bus, TRUE);
+	gst_bus_set_flushing(src->player.bus, FALSE);
+	veil_player_forget(&src->player);
 	veil_video_mailbox_reset(&src->mailbox);
-	src->caps_refused = false;
-	veil_segment_chain_reset(&src->chain);
-	return gst_element_set_state(src->pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
+	return gst_element_set_state(src->player.pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
 }
 
 /*
@@ -294,10 +183,10 @@ static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, 
  * still in decodebin, filtered on purpose if decodebin removed the element to try another.
  */
 static int check_child_error(struct video_source *src, int *restarts, char **message) {
-	pthread_mutex_lock(&src->lock);
-	GstMessage *msg = src->child_error;
-	src->child_error = NULL;
-	pthread_mutex_unlock(&src->lock);
+	pthread_mutex_lock(&src->player.lock);
+	GstMessage *msg = src->player.child_error;
+	src->player.child_error = NULL;
+	pthread_mutex_unlock(&src->player.lock);
 	if (msg == NULL) {
 		return 1;
 	}
@@ -310,7 +199,7 @@ static int check_child_error(struct video_source *src, int *restarts, char **mes
 		wlr_log(WLR_DEBUG, "veil: %s: decodebin dropped an error of %s", src->name,
 			GST_OBJECT_NAME(element));
 		if (!restart_after_not_linked(src, msg, restarts)) {
-			ret = describe_error(src, msg, message);
+			ret = veil_player_describe_error(&src->player, msg, message);
 		}
 	}
 	gst_message_unref(msg);
@@ -336,7 +225,7 @@ int veil_video_wait_preroll(struct video_source *src, char **message) {
 		gint64 until = child_deadline != 0 && child_deadline < deadline ?
 			child_deadline : deadline;
 		gint64 left = until - time;
-		GstMessage *msg = left > 0 ? gst_bus_timed_pop_filtered(src->bus,
+		GstMessage *msg = left > 0 ? gst_bus_timed_pop_filtered(src->player.bus,
 			(GstClockTime)left * GST_USECOND, types) : NULL;
 		if (msg == NULL && child_deadline != 0) {
 			continue;
@@ -356,19 +245,19 @@ int veil_video_wait_preroll(struct video_source *src, char **message) {
 			break;
 		case GST_MESSAGE_ERROR:
 			/* A refusal or a missing plugin is why the stream failed: say that. */
-			pthread_mutex_lock(&src->lock);
-			bool refused = src->refused_err != 0;
-			pthread_mutex_unlock(&src->lock);
+			pthread_mutex_lock(&src->player.lock);
+			bool refused = src->player.refused_err != 0;
+			pthread_mutex_unlock(&src->player.lock);
 			if (refused || src->missing != NULL) {
 				ret = take_refusal(src, message);
 			} else if (restart_after_not_linked(src, msg, &restarts)) {
 				child_deadline = 0;
 			} else if (!src_linked(src) && is_missing_plugin_error(msg)) {
 				/* Every stream was discarded: for a missing decoder, or none. */
-				pthread_mutex_lock(&src->lock);
-				char *unknown = src->unknown_type != NULL ?
-					strdup(src->unknown_type) : NULL;
-				pthread_mutex_unlock(&src->lock);
+				pthread_mutex_lock(&src->player.lock);
+				char *unknown = src->player.unknown_type != NULL ?
+					strdup(src->player.unknown_type) : NULL;
+				pthread_mutex_unlock(&src->player.lock);
 				if (unknown != NULL) {
 					veil_message_set(message, "No decoder for %s is installed "
 						"(a GStreamer plugin is missing)", unknown);
@@ -379,7 +268,7 @@ int veil_video_wait_preroll(struct video_source *src, char **message) {
 				}
 				free(unknown);
 			} else {
-				ret = describe_error(src, msg, message);
+				ret = veil_player_describe_error(&src->player, msg, message);
 			}
 			break;
 		case GST_MESSAGE_APPLICATION:

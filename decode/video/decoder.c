@@ -10,171 +10,34 @@
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/util/log.h>
-#include "decode/video/choose.h"
 #include "decode/video/video.h"
 #include "util/message.h"
 
 /*
- * Which decoder decodes, and into what: hardware decoders first, VA ones only on the renderer's
- * GPU, frames in what the renderer takes.
+ * What the renderer takes: appsink's caps, the dmabuf formats a udmabuf pool may hold, and the
+ * GPU the VA decoders must run on (the choice itself is the player's, player.c).
  */
 
-/* decodebin's GstAutoplugSelectResult; the enum is not in the installed headers. */
-enum autoplug_select_result {
-	AUTOPLUG_SELECT_TRY = 0,
-	AUTOPLUG_SELECT_EXPOSE = 1,
-	AUTOPLUG_SELECT_SKIP = 2,
-};
-
-/* The sysfs device behind a DRM node: primary and render nodes of one GPU give the same. */
-static char *drm_device_of_rdev(dev_t rdev) {
-	char path[64];
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device", major(rdev), minor(rdev));
-	return realpath(path, NULL);
-}
-
+/* The sysfs device behind the renderer's DRM node: primary and render nodes give the same. */
 static char *drm_device_of_fd(int fd) {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
 		return NULL;
 	}
-	return drm_device_of_rdev(st.st_rdev);
+	char path[64];
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		minor(st.st_rdev));
+	return realpath(path, NULL);
 }
-
-static char *drm_device_of_path(const char *path) {
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode)) {
-		return NULL;
-	}
-	return drm_device_of_rdev(st.st_rdev);
-}
-
-static const char *factory_klass(GstElementFactory *factory) {
-	return gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
-}
-
-static bool is_hardware_decoder(GstElementFactory *factory) {
-	return veil_decoder_is_hardware(GST_OBJECT_NAME(factory), factory_klass(factory));
-}
-
-/*
- * The render node a va decoder runs on. The va plugin registers one element per device: the
- * first as vah264dec, the others as varenderD129h264dec; every one has a read-only device-path
- * property, readable without opening the device.
- */
-static char *va_device_path(GstElementFactory *factory) {
-	char *path = NULL;
-	GstElement *element = gst_element_factory_create(factory, NULL);
-	if (element != NULL) {
-		gst_object_ref_sink(element);
-		if (g_object_class_find_property(G_OBJECT_GET_CLASS(element), "device-path")) {
-			g_object_get(element, "device-path", &path, NULL);
-		}
-		gst_object_unref(element);
-	}
-	if (path == NULL) {
-		const char *render = strstr(GST_OBJECT_NAME(factory), "renderD");
-		if (render != NULL) {
-			int minor = atoi(render + strlen("renderD"));
-			path = g_strdup_printf("/dev/dri/renderD%d", minor);
-		}
-	}
-	return path;
-}
-
-/* Streaming thread. Caps of any video stream (coded or raw) that give a size are checked. */
-bool veil_video_check_size(struct video_source *src, const GstCaps *caps) {
-	if (caps == NULL || gst_caps_get_size(caps) == 0) {
-		return true;
-	}
-	const GstStructure *s = gst_caps_get_structure(caps, 0);
-	int width = 0, height = 0;
-	if (!gst_structure_get_int(s, "width", &width) ||
-			!gst_structure_get_int(s, "height", &height)) {
-		return true;
-	}
-	if (width <= MAX_SIDE && height <= MAX_SIDE) {
-		return true;
-	}
-	veil_video_refuse(src, -EFBIG, veil_message("The video is %dx%d, larger than %dx%d", width,
-		height, MAX_SIDE, MAX_SIDE));
-	return false;
-}
-
-/* decodebin, streaming thread: before a pad is plugged further. */
-static gboolean handle_autoplug_continue(GstElement *decodebin, GstPad *pad, GstCaps *caps,
-		gpointer data) {
-	struct video_source *src = data;
-	/* A parser's caps give the coded size: refuse before a decoder allocates anything. */
-	return veil_video_check_size(src, caps);
-}
-
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-/* decodebin, streaming thread: hardware decoders first, rank order otherwise (choose.c). */
-static GValueArray *handle_autoplug_sort(GstElement *decodebin, GstPad *pad, GstCaps *caps,
-		GValueArray *factories, gpointer data) {
-	guint n = factories->n_values;
-	struct veil_decoder_candidate *candidates = calloc(n, sizeof(*candidates));
-	size_t *order = calloc(n, sizeof(*order));
-	GValueArray *sorted = NULL;
-	if (candidates == NULL || order == NULL) {
-		goto out; /* decodebin's own order */
-	}
-	for (guint i = 0; i < n; i++) {
-		GstElementFactory *factory = g_value_get_object(g_value_array_get_nth(factories, i));
-		candidates[i].name = GST_OBJECT_NAME(factory);
-		candidates[i].klass = factory_klass(factory);
-	}
-	if (!veil_decoder_order(candidates, n, order)) {
-		goto out;
-	}
-	sorted = g_value_array_new(n);
-	for (guint i = 0; i < n; i++) {
-		g_value_array_append(sorted, g_value_array_get_nth(factories, order[i]));
-	}
-out:
-	free(candidates);
-	free(order);
-	return sorted;
-}
-G_GNUC_END_IGNORE_DEPRECATIONS
-
-/* decodebin, streaming thread: a factory is about to be tried. */
-static int handle_autoplug_select(GstElement *decodebin, GstPad *pad, GstCaps *caps,
-		GstElementFactory *factory, gpointer data) {
-	struct video_source *src = data;
-	struct veil_decoder_candidate candidate = {
-		.name = GST_OBJECT_NAME(factory),
-		.klass = factory_klass(factory),
-	};
-	if (veil_decoder_family(candidate.name, candidate.klass) != VEIL_DECODER_VA) {
-		return AUTOPLUG_SELECT_TRY;
-	}
-	char *path = va_device_path(factory);
-	char *device = path != NULL ? drm_device_of_path(path) : NULL;
-	candidate.device_path = path;
-	candidate.device = device;
-	char *why = veil_decoder_skip_reason(&candidate, src->render_device);
-	free(device);
-	g_free(path);
-	if (why == NULL) {
-		return AUTOPLUG_SELECT_TRY;
-	}
-	wlr_log(WLR_INFO, "veil: %s: video decoder %s skipped: %s", src->name,
-		GST_OBJECT_NAME(factory), why);
-	free(why);
-	return AUTOPLUG_SELECT_SKIP;
-}
-
 
 /* Once per decoder: decodebin may replace one. */
 void veil_video_log_decoder(struct video_source *src) {
-	pthread_mutex_lock(&src->lock);
-	bool changed = src->decoder_serial != src->logged_decoder_serial;
-	src->logged_decoder_serial = src->decoder_serial;
-	char *name = changed && src->decoder != NULL ? strdup(src->decoder) : NULL;
-	bool hw = src->decoder_hw;
-	pthread_mutex_unlock(&src->lock);
+	pthread_mutex_lock(&src->player.lock);
+	bool changed = src->player.decoder_serial != src->logged_decoder_serial;
+	src->logged_decoder_serial = src->player.decoder_serial;
+	char *name = changed && src->player.decoder != NULL ? strdup(src->player.decoder) : NULL;
+	bool hw = src->player.decoder_hw;
+	pthread_mutex_unlock(&src->player.lock);
 	if (name != NULL) {
 		wlr_log(WLR_INFO, "veil: %s: video decoder: %s (%s)", src->name, name,
 			hw ? "hardware" : "software");
@@ -193,8 +56,8 @@ static void add_format_list(GstCaps *caps, GstCapsFeatures *features, const char
 		return;
 	}
 	GstStructure *s = gst_structure_new("video/x-raw",
-		"width", GST_TYPE_INT_RANGE, 1, MAX_SIDE,
-		"height", GST_TYPE_INT_RANGE, 1, MAX_SIDE,
+		"width", GST_TYPE_INT_RANGE, 1, VEIL_VIDEO_MAX_SIDE,
+		"height", GST_TYPE_INT_RANGE, 1, VEIL_VIDEO_MAX_SIDE,
 		NULL);
 	if (features != NULL) {
 		gst_structure_set(s, "format", G_TYPE_STRING, "DMA_DRM", NULL);
@@ -297,31 +160,4 @@ void veil_video_inspect_renderer(struct video_source *src, struct wlr_renderer *
 	char *caps_str = gst_caps_to_string(src->sink_caps);
 	wlr_log(WLR_DEBUG, "veil: %s: appsink caps %s", src->name, caps_str);
 	g_free(caps_str);
-}
-
-void veil_video_choose_decoders(struct video_source *src) {
-	g_signal_connect(src->decodebin, "autoplug-continue",
-		G_CALLBACK(handle_autoplug_continue), src);
-	g_signal_connect(src->decodebin, "autoplug-sort", G_CALLBACK(handle_autoplug_sort), src);
-	g_signal_connect(src->decodebin, "autoplug-select",
-		G_CALLBACK(handle_autoplug_select), src);
-}
-
-void veil_video_note_decoder(struct video_source *src, GstElement *element) {
-	GstElementFactory *factory = gst_element_get_factory(element);
-	if (factory == NULL) {
-		return;
-	}
-	const char *klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS);
-	if (klass == NULL || strstr(klass, "Decoder") == NULL ||
-			(strstr(klass, "Video") == NULL && strstr(klass, "Image") == NULL)) {
-		return;
-	}
-	char *name = strdup(GST_OBJECT_NAME(factory));
-	pthread_mutex_lock(&src->lock);
-	free(src->decoder);
-	src->decoder = name;
-	src->decoder_hw = is_hardware_decoder(factory);
-	src->decoder_serial++;
-	pthread_mutex_unlock(&src->lock);
 }

@@ -175,9 +175,9 @@ struct wlr_buffer *veil_video_wrap_sample(struct video_source *src, GstSample *s
 			free(why);
 			goto out;
 		}
-		if (format.width > MAX_SIDE || format.height > MAX_SIDE) {
+		if (format.width > VEIL_VIDEO_MAX_SIDE || format.height > VEIL_VIDEO_MAX_SIDE) {
 			veil_message_set(message, "The video is %dx%d, larger than %dx%d",
-				format.width, format.height, MAX_SIDE, MAX_SIDE);
+				format.width, format.height, VEIL_VIDEO_MAX_SIDE, VEIL_VIDEO_MAX_SIDE);
 			*err = -EFBIG;
 			goto out;
 		}

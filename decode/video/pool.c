@@ -175,3 +175,10 @@ GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *al
 void veil_video_pool_finish(struct veil_video_pool *pool) {
 	drop_pool(pool);
 }
+
+gboolean veil_video_propose_allocation(GstAppSink *sink, GstQuery *query, gpointer data) {
+	struct video_source *src = data;
+	veil_video_pool_offer(&src->pool, src->udmabuf, src->linear_formats,
+		src->n_linear_formats, query, src->name);
+	return TRUE;
+}

@@ -1,7 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include <wlr/util/log.h>
-#include "decode/video/video.h"
+#include "decode/video/rate.h"
 
 /*
  * The frame rate cap (`veil fps <N>`, or on battery). A probe on videoconvert's sink pad keeps a
@@ -23,8 +22,8 @@
 /* How long skipping runs before the frames it leaves are counted. */
 #define CHECK_WINDOW (2 * GST_SECOND)
 
-void veil_video_rate_set_fps(struct video_source *src, int fps) {
-	__atomic_store_n(&src->rate.fps, fps, __ATOMIC_RELAXED);
+void veil_video_rate_set_fps(struct veil_video_rate *rate, int fps) {
+	__atomic_store_n(&rate->fps, fps, __ATOMIC_RELAXED);
 }
 
 /* The segment as it was, trick mode flag aside: the same running times. */
@@ -44,8 +43,7 @@ static GstEvent *segment_with_skip(const GstSegment *segment, guint32 seqnum, bo
 /* The decoder's sink pad, the streaming thread that feeds it. */
 static GstPadProbeReturn handle_decoder_probe(GstPad *pad, GstPadProbeInfo *info,
 		gpointer data) {
-	struct video_source *src = data;
-	struct veil_video_rate *rate = &src->rate;
+	struct veil_video_rate *rate = data;
 	bool want = __atomic_load_n(&rate->skip, __ATOMIC_RELAXED);
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
@@ -77,9 +75,9 @@ static GstPadProbeReturn handle_decoder_probe(GstPad *pad, GstPadProbeInfo *info
 	return GST_PAD_PROBE_OK;
 }
 
-void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder) {
+void veil_video_rate_watch_decoder(struct veil_video_rate *rate, GstElement *decoder) {
 	GstElementFactory *factory = gst_element_get_factory(decoder);
-	if (!src->rate.decoder_skip || factory == NULL ||
+	if (factory == NULL ||
 			strncmp(GST_OBJECT_NAME(factory), "avdec_", 6) != 0) {
 		return;
 	}
@@ -88,9 +86,9 @@ void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder
 		return;
 	}
 	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-		handle_decoder_probe, src, NULL);
+		handle_decoder_probe, rate, NULL);
 	gst_object_unref(pad);
-	__atomic_store_n(&src->rate.decoder_watched, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&rate->decoder_watched, true, __ATOMIC_RELAXED);
 }
 
 /* videoconvert's sink pad: whether the decoder should skip, and whether it skips too much. */
@@ -134,8 +132,7 @@ static bool same_times(const GstSegment *a, const GstSegment *b) {
 }
 
 static GstPadProbeReturn handle_rate_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
-	struct video_source *src = data;
-	struct veil_video_rate *rate = &src->rate;
+	struct veil_video_rate *rate = data;
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		if (GST_EVENT_TYPE(event) == GST_EVENT_SEGMENT) {
@@ -206,16 +203,12 @@ static GstPadProbeReturn handle_rate_probe(GstPad *pad, GstPadProbeInfo *info, g
 	return GST_PAD_PROBE_OK;
 }
 
-void veil_video_rate_install(struct video_source *src) {
-	struct veil_video_rate *rate = &src->rate;
+void veil_video_rate_install(struct veil_video_rate *rate, GstElement *convert) {
 	gst_segment_init(&rate->segment, GST_FORMAT_TIME);
 	rate->next = GST_CLOCK_TIME_NONE;
 	rate->check_start = GST_CLOCK_TIME_NONE;
-	/* For measurements: VEIL_FPS_DECODER_SKIP=0 drops capped frames after decoding only. */
-	const char *skip = getenv("VEIL_FPS_DECODER_SKIP");
-	rate->decoder_skip = skip == NULL || strcmp(skip, "0") != 0;
-	GstPad *pad = gst_element_get_static_pad(src->convert, "sink");
+	GstPad *pad = gst_element_get_static_pad(convert, "sink");
 	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
-		GST_PAD_PROBE_TYPE_EVENT_FLUSH, handle_rate_probe, src, NULL);
+		GST_PAD_PROBE_TYPE_EVENT_FLUSH, handle_rate_probe, rate, NULL);
 	gst_object_unref(pad);
 }

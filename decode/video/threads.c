@@ -1,8 +1,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wlr/util/log.h>
-#include "decode/video/video.h"
+#include "decode/video/threads.h"
 
 /*
  * How many threads decode and convert a video.
@@ -42,9 +41,9 @@ static bool up_to_1080p60(const GstStructure *s) {
 	return (long long)width * height * fps_n / fps_d <= 2 * PIXELS_1080P30;
 }
 
-void veil_video_set_convert_threads(struct video_source *src, GstCaps *caps) {
+void veil_video_set_convert_threads(GstElement *convert, GstCaps *caps) {
 	const GstStructure *s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
-	g_object_set(src->convert, "n-threads", up_to_1080p60(s) ? 1u : 2u, NULL);
+	g_object_set(convert, "n-threads", up_to_1080p60(s) ? 1u : 2u, NULL);
 }
 
 /* The decoder's sink pad, the thread that feeds it, before avdec sees the caps. */
@@ -57,17 +56,11 @@ static GstPadProbeReturn handle_caps(GstPad *pad, GstPadProbeInfo *info, gpointe
 	GstCaps *caps;
 	gst_event_parse_caps(event, &caps);
 	const GstStructure *s = gst_caps_get_structure(caps, 0);
-	int threads = up_to_1080p60(s) ? 2 : 0;
-	/* For measurements: VEIL_AVDEC_MAX_THREADS=N (0: libav's own choice). */
-	const char *forced = getenv("VEIL_AVDEC_MAX_THREADS");
-	if (forced != NULL) {
-		threads = atoi(forced);
-	}
-	g_object_set(decoder, "max-threads", threads, NULL);
+	g_object_set(decoder, "max-threads", up_to_1080p60(s) ? 2 : 0, NULL);
 	return GST_PAD_PROBE_OK;
 }
 
-void veil_video_limit_decoder_threads(struct video_source *src, GstElement *decoder) {
+void veil_video_limit_decoder_threads(GstElement *decoder) {
 	GstElementFactory *factory = gst_element_get_factory(decoder);
 	if (factory == NULL || strncmp(GST_OBJECT_NAME(factory), "avdec_", 6) != 0 ||
 			g_object_class_find_property(G_OBJECT_GET_CLASS(decoder),

@@ -18,8 +18,8 @@
  *   decodebin and appsink callbacks; they put the newest sample into the mailbox, the only
  *   hand-off of frames between threads.
  *
- * Files: decoder.c (what the renderer takes, which decoder), pipeline.c (building it and its
- * streaming-thread callbacks), bus.c (errors, preroll), mailbox.c (frames between threads),
+ * Files: player.c (the pipeline and its streaming threads' decisions, shared with
+ * veil-decoder), decoder.c (what the renderer takes), bus.c (errors, preroll), mailbox.c (frames between threads),
  * loop.c (looping), pool.c (udmabuf pool), elements.c (what the pipeline is made of, for the
  * status), ../video_source.c (vtable, state, lifetime).
  */
@@ -34,13 +34,10 @@
 #include <gst/video/video.h>
 #include "decode/source.h"
 #include "decode/video/elements.h"
-#include "decode/video/loop_guard.h"
-#include "decode/video/segment_chain.h"
+#include "decode/video/player.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
 
-/* Larger videos are refused, before a decoder allocates frames for them. */
-#define MAX_SIDE 8192
 
 /*
  * The newest decoded sample on its way from a streaming thread to the compositor thread, and the
@@ -76,28 +73,6 @@ struct veil_video_pool {
 	bool logged_upload;
 };
 
-/* The frame rate cap (rate.c). */
-struct veil_video_rate {
-	int fps; /* atomic: set on the compositor thread; 0 for no cap */
-	bool decoder_skip; /* whether libav may skip non-reference frames; fixed when built */
-	bool decoder_watched; /* atomic: the decoder is avdec and its probe is on */
-	bool skip; /* atomic: the decoder should skip non-reference frames now */
-	/* videoconvert's sink pad's streaming thread */
-	GstSegment segment;
-	guint32 segment_seqnum;
-	bool have_segment;
-	GstClockTime next; /* running time of the next frame to keep; NONE: the next one */
-	int stream_fps_n, stream_fps_d; /* 0/0 when unknown */
-	bool skip_failed; /* skipping left fewer frames than the cap: never again */
-	GstClockTime check_start;
-	guint64 check_frames;
-	/* the decoder's sink pad's streaming thread */
-	GstSegment decoder_segment;
-	guint32 decoder_seqnum;
-	bool have_decoder_segment;
-	bool decoder_skipping; /* the last segment the decoder got says so */
-};
-
 struct video_source {
 	struct veil_source base;
 
@@ -116,43 +91,19 @@ struct video_source {
 	/* Frames between threads; its own lock. */
 	struct veil_video_mailbox mailbox;
 
-	/* Under lock: what the streaming threads learn about the stream. */
-	pthread_mutex_t lock;
-	int refused_err; /* a streaming thread refused the stream (too large, ...) */
-	char *refused;
-	char *decoder; /* factory name of the video decoder in use, NULL for none (yet) */
-	bool decoder_hw;
-	unsigned decoder_serial;
-	unsigned logged_decoder_serial; /* the compositor thread's, written under lock */
-	bool linked; /* a video pad of decodebin is linked */
-	/* The media type of a video stream no installed decoder takes (decodebin's unknown-type). */
-	char *unknown_type;
-	GstMessage *child_error; /* the first error of an element inside decodebin */
-
-	/* The streaming thread of decodebin's video pad (see handle_caps_probe). */
-	bool caps_refused;
-
-	/* appsink's streaming thread: each loop after the last in running time. */
-	struct veil_segment_chain chain;
-
-	struct veil_video_rate rate;
+	/*
+	 * The pipeline and what its streaming threads learn (player.h). Built by the load job (a
+	 * worker), then the compositor thread's, then the teardown's (a worker); a stop job only
+	 * changes its state. The load is restarted (see bus.c) before streaming threads exist, or
+	 * after they are joined.
+	 */
+	struct veil_player player;
+	unsigned logged_decoder_serial; /* the compositor thread's, written under player.lock */
 
 	/* The streaming thread that answers appsink's allocation queries. */
 	struct veil_video_pool pool;
 
-	/*
-	 * The pipeline. The load job's (a worker) until its done(), then the compositor thread's,
-	 * then the teardown's (a worker); a stop job only changes its state. Streaming threads
-	 * read the element pointers, fixed once built. The load is restarted (see bus.c) before
-	 * streaming threads exist, or after they are joined.
-	 */
-	GstElement *pipeline; /* owns decodebin, convert and sink */
-	GstElement *decodebin, *convert, *sink;
-	GstBus *bus;
-	GstTaskPool *task_pool; /* the streaming threads */
 	char *missing; /* what decodebin reported missing */
-	bool push_mode; /* read through fdsrc: no segment seeks */
-	bool segment_looping; /* segment seeks work: loops are gapless */
 
 	/* The load job's results: written by run() on a worker, read by done(). */
 	int load_err; /* the load's negative errno, also the error_code of a failed load */
@@ -170,8 +121,6 @@ struct video_source {
 	uint64_t wakeups; /* times the streaming threads woke the compositor (wake_fd) */
 	bool visible, paused; /* asked for; applied once loaded */
 	bool loading, created, failed;
-	bool eos_fallback_logged;
-	struct veil_loop_guard loop_guard;
 	GstState target;
 };
 
@@ -190,23 +139,10 @@ struct veil_source *veil_video_source_create_with_allocator(struct veil_source_c
 /* Compositor thread, at creation: the renderer's device and formats, appsink's caps. */
 void veil_video_inspect_renderer(struct video_source *src, struct wlr_renderer *renderer,
 	GstAllocator *udmabuf);
-/* Connects decodebin's autoplug signals. */
-void veil_video_choose_decoders(struct video_source *src);
-/* The thread that adds it: records element as the decoder in use if it is a video decoder. */
-void veil_video_note_decoder(struct video_source *src, GstElement *element);
 /* Compositor thread: logs which decoder decodes, once per decoder. */
 void veil_video_log_decoder(struct video_source *src);
-/* Streaming thread: refuses caps larger than MAX_SIDE. Returns whether they are fine. */
-bool veil_video_check_size(struct video_source *src, const GstCaps *caps);
-
-/* pipeline.c, the load job: builds the pipeline. Returns 0 or -errno and a sentence. */
-int veil_video_build_pipeline(struct video_source *src, char **message);
 
 /* bus.c */
-/* Streaming thread: a stream is refused; the bus says so to whoever waits on it. */
-void veil_video_refuse(struct video_source *src, int err, char *message);
-/* The thread that adds element to decodebin: keeps its first error (see bus.c). */
-void veil_video_proxy_bus(struct video_source *src, GstElement *element);
 /*
  * The load job: waits (bounded) until the first frame is decoded or the stream fails. Returns
  * 0 or a negative errno with a sentence in *message.
@@ -248,19 +184,6 @@ void veil_video_start_looping(struct video_source *src);
 /* Compositor thread: the end of a loop came from the bus (EOS or SEGMENT_DONE). */
 void veil_video_handle_loop_end(struct video_source *src, bool eos);
 
-/* rate.c */
-/* The load job, building the pipeline: the probe that caps the frame rate. */
-void veil_video_rate_install(struct video_source *src);
-/* The thread that adds it: a libav decoder may skip frames for the cap. */
-void veil_video_rate_watch_decoder(struct video_source *src, GstElement *decoder);
-/* Any thread: at most fps frames a second from now on (0: all). */
-void veil_video_rate_set_fps(struct video_source *src, int fps);
-
-/* threads.c, the thread that adds it: avdec decodes with fewer threads up to 1080p60. */
-void veil_video_limit_decoder_threads(struct video_source *src, GstElement *decoder);
-/* videoconvert's threads for the decoded stream of caps (decodebin's streaming thread). */
-void veil_video_set_convert_threads(struct video_source *src, GstCaps *caps);
-
 /* pool.c, the streaming thread that negotiates allocation */
 /*
  * Offers decoders a pool of udmabufs from allocator for system-memory formats the renderer
@@ -278,5 +201,7 @@ GstSample *veil_video_pool_upload(struct veil_video_pool *pool, GstAllocator *al
 	const char *name, bool *copied);
 /* Any thread, once no streaming thread uses the pool. */
 void veil_video_pool_finish(struct veil_video_pool *pool);
+/* appsink's allocation query (data: the source): the udmabuf pool, where there is one. */
+gboolean veil_video_propose_allocation(GstAppSink *sink, GstQuery *query, gpointer data);
 
 #endif

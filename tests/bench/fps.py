@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """
 fps.py: what `veil fps 15` saves on a 30 fps 1080p H.264 clip (h264-1080p30.mp4 of clips.py),
+where videos play by default (veil-decoder, pixman's default) and in the compositor's process,
 interleaved in one run.
 
 Two veil-tinywl processes at 1920x1080 (pixman, headless) show the clip; only one plays at a
 time, the other paused (a paused video costs nothing). Each round measures, for --seconds
 after --warmup seconds of settling:
-  full   compositor A, no cap
-  drop   compositor A, `veil fps 15` with VEIL_FPS_DECODER_SKIP=0: frames beyond the cap are
-         dropped after decoding, before conversion
-  skip   compositor B, `veil fps 15` as shipped: libav is also told (a trick mode segment) to
-         skip the non-reference frames, which it then does not decode
-CPU is the compositor process's (every thread, /proc/PID/task/*/stat), as a share of one core,
-split by thread name; frames/s is the output's frame counter. Prints each window, then the
+  helper-off   compositor A (as shipped: the video plays in veil-decoder), no cap
+  helper-15    compositor A, `veil fps 15`
+  process-off  compositor B (`--decoding inprocess`: the video plays in its process), no cap
+  process-15   compositor B, `veil fps 15`
+CPU is the whole process tree's: the compositor and every veil-decoder below it, every thread
+(/proc/PID/task/*/stat), as a share of one core, split by thread name (a helper's threads are
+named "decoder:NAME"); frames/s is the output's frame counter. Prints each window, then the
 medians per variant, with /proc/loadavg before and after.
 
     tools/devroot python3 tests/bench/fps.py --build build --rounds 3
@@ -30,14 +31,23 @@ OUT = 'HEADLESS-1'
 
 
 def thread_ticks(pid):
-    """{thread name: utime + stime ticks} of every thread alive now; tids kept apart."""
+    """
+    {(tid, thread name): utime + stime ticks} of every thread alive now in pid and the processes
+    below it (its veil-decoder helpers, whose threads are named "decoder:NAME").
+    """
     ticks = {}
-    for tid in os.listdir(f'/proc/{pid}/task'):
+    for proc in [pid] + bl.descendants(pid):
+        prefix = '' if proc == pid else 'decoder:'
         try:
-            comm, ut, st, _, _ = bl.proc_stat(pid, tid)
-        except (OSError, ValueError):
+            tids = os.listdir(f'/proc/{proc}/task')
+        except OSError:
             continue
-        ticks[(tid, comm)] = ut + st
+        for tid in tids:
+            try:
+                comm, ut, st, _, _ = bl.proc_stat(proc, tid)
+            except (OSError, ValueError):
+                continue
+            ticks[(tid, prefix + comm)] = ut + st
     return ticks
 
 
@@ -74,7 +84,14 @@ def main():
     p.add_argument('--seconds', type=float, default=10.0)
     p.add_argument('--warmup', type=float, default=3.0)
     p.add_argument('--fps', type=int, default=15)
+    p.add_argument('--env', action='append', default=[], metavar='VAR=VALUE',
+                   help='more environment for both compositors (a build before veil-decoder '
+                        'was found by itself: VEIL_DECODER_HELPER=PATH)')
+    p.add_argument('--inprocess-env', action='store_true',
+                   help='B by VEIL_DECODER=inprocess, not --decoding inprocess (a build before '
+                        'veil-tinywl had the option)')
     args = p.parse_args()
+    env = dict(e.split('=', 1) for e in args.env)
     build = os.path.abspath(args.build)
     media = os.path.abspath(args.media or os.path.join(build, 'tests', 'bench', 'media'))
     path = clips.ensure(media, names=['h264-1080p30.mp4'], quiet=True)['h264-1080p30.mp4']
@@ -84,10 +101,14 @@ def main():
     cmd = f'output * veil {bl.quote(path)} fill'
     bl.say(f'fps.py: {path}; {args.rounds} rounds of {args.seconds:g} s per variant')
     load_before = bl.loadavg()
-    a = bl.Compositor('veil', binary, out, 1, (1920, 1080), name='veil-a',
-                      env={'VEIL_FPS_DECODER_SKIP': '0'})
-    b = bl.Compositor('veil', binary, out, 1, (1920, 1080), name='veil-b')
-    results = {'full': [], 'drop': [], 'skip': []}
+    a = bl.Compositor('veil', binary, out, 1, (1920, 1080), name='veil-helper', env=env)
+    if args.inprocess_env:
+        b = bl.Compositor('veil', binary, out, 1, (1920, 1080), name='veil-process',
+                          env=dict(env, VEIL_DECODER='inprocess'))
+    else:
+        b = bl.Compositor('veil', binary, out, 1, (1920, 1080), name='veil-process', env=env,
+                          args=['--decoding', 'inprocess'])
+    results = {'helper-off': [], 'helper-15': [], 'process-off': [], 'process-15': []}
     try:
         a.start()
         b.start()
@@ -95,7 +116,8 @@ def main():
             comp.ipc.must(cmd)
             bl.wait_veil_shown(comp, path=path)
             comp.ipc.must('output * veil pause')
-        variants = [('full', a, 'off'), ('drop', a, str(args.fps)), ('skip', b, str(args.fps))]
+        variants = [('helper-off', a, 'off'), ('helper-15', a, str(args.fps)),
+                    ('process-off', b, 'off'), ('process-15', b, str(args.fps))]
         for rnd in range(args.rounds):
             for name, comp, fps in variants:
                 comp.ipc.must(f'output * veil fps {fps}')
@@ -105,7 +127,7 @@ def main():
                 comp.ipc.must('output * veil pause')
                 results[name].append(r)
                 top = sorted(r['threads'].items(), key=lambda kv: -kv[1])[:4]
-                bl.say(f'  round {rnd + 1} {name:4s}: cpu {r["cpu"]:5.1f} %  frames/s '
+                bl.say(f'  round {rnd + 1} {name:11s}: cpu {r["cpu"]:5.1f} %  frames/s '
                        f'{r["fps"]:5.1f}  ' + ', '.join(f'{n} {v:.1f}' for n, v in top) +
                        f'  load {bl.loadavg()}')
     finally:
@@ -113,11 +135,11 @@ def main():
         b.stop()
     load_after = bl.loadavg()
     bl.say(f'loadavg before: {load_before}; after: {load_after}')
-    bl.say('variant  median cpu %  median frames/s  (per round)')
+    bl.say('variant      median cpu %  median frames/s  (per round)')
     for name, rows in results.items():
         cpus = [r['cpu'] for r in rows]
         fpss = [r['fps'] for r in rows]
-        bl.say(f'{name:7s}  {bl.median(cpus):11.1f}  {bl.median(fpss):15.1f}  '
+        bl.say(f'{name:11s}  {bl.median(cpus):11.1f}  {bl.median(fpss):15.1f}  '
                f'({", ".join(f"{c:.1f}" for c in cpus)})')
 
 

@@ -7,7 +7,10 @@ the rounds interleave the variants. For each: /proc/PID/smaps before the wallpap
 or more, the CPU of the process over the same time (as a share of one core) and frames/s.
 
     tools/devroot python3 tests/bench/memory.py --build build --rounds 2 \\
-        --variant default= --variant threads1=VEIL_AVDEC_MAX_THREADS=1
+        --variant helper= --variant inprocess=VEIL_DECODER_VIDEO=inprocess
+
+(VEIL_AVDEC_MAX_THREADS, the variant of the runs in docs/measurements.md that chose libav's
+thread count, left the library with the other measurement knobs.)
 """
 import argparse
 import os
