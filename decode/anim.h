@@ -3,7 +3,7 @@
  * told to be one. A decoder reads the whole file from memory (the caller's: it outlives the
  * decoder) and composes one frame after the other on a canvas of its own, with the frame's
  * disposal and blending, as premultiplied B, G, R, A bytes (DRM_FORMAT_ARGB8888 on every host).
- * decode/anim_source.c plays them; decoders run on veil's workers only.
+ * source/anim_source.c plays them; decoders run on veil's workers only.
  */
 #ifndef VEIL_DECODE_ANIM_H
 #define VEIL_DECODE_ANIM_H

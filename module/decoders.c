@@ -11,8 +11,8 @@
 #include "veil-config.h"
 #include "decode/video/hardware.h"
 #if VEIL_DECODER_PROCESS
-#include "decode/isolate/client.h"
-#include "decode/isolate/spare.h"
+#include "source/remote/client.h"
+#include "source/remote/spare.h"
 #endif
 #include "module/decoders.h"
 #include "module/scene.h"

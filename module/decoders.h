@@ -1,5 +1,5 @@
 /*
- * Where the scene's wallpapers are decoded: in veil-decoder processes (decode/isolate/) or in
+ * Where the scene's wallpapers are decoded: in veil-decoder processes (source/remote/, helper/) or in
  * the compositor's, from the build, the compositor's options, the environment and what GStreamer can decode on hardware.
  */
 #ifndef VEIL_MODULE_DECODERS_H

@@ -9,7 +9,7 @@
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
 #include <wlr/util/box.h>
-#include "decode/source.h"
+#include "source/source.h"
 #include "module/command.h"
 #include "scene/geometry.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "decode/source.h"
+#include "source/source.h"
 #include "module/slideshow_scan.h"
 #include "util/message.h"
 

@@ -18,12 +18,12 @@ struct veil_image {
 	void *data; /* veil_pixels_alloc()ed, or mapped when mapped_size > 0; owned by it */
 	/*
 	 * 0, or the length of a read-only mmap() that data is (pixels a decoder process left in
-	 * a sealed memfd, decode/isolate/client.c): munmap()ed rather than free()d.
+	 * a sealed memfd, source/remote/client.c): munmap()ed rather than free()d.
 	 */
 	size_t mapped_size;
 	/*
 	 * When not NULL, the pixels are borrowed (a frame in the memfds an animation's
-	 * veil-decoder reuses, decode/isolate/frame_pool.h): finishing the image, or the buffer
+	 * veil-decoder reuses, source/remote/frame_pool.h): finishing the image, or the buffer
 	 * that took it over, calls release(release_data) instead of freeing them.
 	 */
 	void (*release)(void *release_data);

@@ -1,6 +1,6 @@
 /*
  * Where decoded pixels are allocated. In the compositor's process they come from the heap. The
- * decoder process (decode/isolate/) installs an allocator that puts each picture in a memfd of
+ * decoder process (helper/) installs an allocator that puts each picture in a memfd of
  * its own, which it then hands over whole: no decoder copies its pixels out (memfd_pixels.c).
  * Every veil_image's pixels, and every block a decoder turns into them, come from here.
  */

@@ -1,6 +1,6 @@
 /*
  * When a video should stop looping, in the compositor's process (loop.c) and in veil-decoder
- * (decode/isolate/serve_video.c) alike. Loops that take nothing (no duration, timestamps a
+ * (helper/serve_video.c) alike. Loops that take nothing (no duration, timestamps a
  * demuxer gets wrong, a file cut short or rewritten while it plays, whose index then points
  * past its end) would spin: after MAX_FAST_LOOPS loops of less than FAST_LOOP_US each, or
  * MAX_STILL_LOOPS loops of one frame at most once it moved, the video stops on its last frame;

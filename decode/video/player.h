@@ -10,8 +10,8 @@
  *
  * It knows nothing of processes, outputs or the compositor: its frames go to a frame sink it is
  * given (struct veil_player_sink), the appsink callbacks. In the compositor's process the sink
- * is the mailbox and veil's buffers (decode/video_source.c); in veil-decoder it is the wire to
- * the compositor (decode/isolate/serve_video.c). Whoever owns the player drives its states,
+ * is the mailbox and veil's buffers (source/video_source.c); in veil-decoder it is the wire to
+ * the compositor (helper/serve_video.c). Whoever owns the player drives its states,
  * its bus and its seeks.
  */
 #ifndef VEIL_DECODE_VIDEO_PLAYER_H

@@ -1,7 +1,7 @@
 /*
  * The frame rate cap of a video's pipeline (`veil fps <N>`, or on battery), wherever the pipeline
  * runs (in the compositor's process, decode/video/pipeline.c, or in veil-decoder,
- * decode/isolate/serve_video.c): frames beyond it are dropped before they are converted, and
+ * helper/serve_video.c): frames beyond it are dropped before they are converted, and
  * libav skips decoding those no other frame needs. Knows nothing of sources or processes.
  */
 #ifndef VEIL_DECODE_VIDEO_RATE_H

@@ -1,6 +1,6 @@
 /*
  * Each loop's segment after the last one in running time, in the compositor's process
- * (pipeline.c) and in veil-decoder (decode/isolate/serve_video.c) alike.
+ * (pipeline.c) and in veil-decoder (helper/serve_video.c) alike.
  *
  * A loop's segment must start where the previous one ended in running time, or appsink finds
  * every frame late and shows the whole loop at once (no pacing, a loop per frame time). qtdemux

@@ -15,13 +15,13 @@ each round shows the GIF on one 1920x1080 output, waits --warmup s, then measure
   from /proc/PID/smaps_rollup, summed: pages they share, the frames' memfds and libraries,
   count once); how many helpers (the animation's two processes, and the spare waiting for the
   next decode); how many of the helper's frame memfds the compositor maps (the recycled
-  slots, decode/isolate/frame_pool.c).
+  slots, source/remote/frame_pool.c).
 
 Prints the medians per mode and the load average before and after.
 
     tools/devroot python3 tests/bench/anim-isolate.py --compositor build/examples/veil-tinywl \
         --veilctl build/protocol/veilctl --outdir build/bench-anim-isolate [--rounds 3]
-(VEIL_DECODER_HELPER=build/decode/isolate/veil-decoder when veil is not installed.)
+(VEIL_DECODER_HELPER=build/helper/veil-decoder when veil is not installed.)
 """
 import os
 import statistics
@@ -82,7 +82,7 @@ def helpers_ticks(pid):
 
 
 def frame_mappings(pid):
-    """The helper's frame memfds the compositor maps (decode/isolate/frame_pool.c)."""
+    """The helper's frame memfds the compositor maps (source/remote/frame_pool.c)."""
     try:
         return sum('memfd:veil-frame' in line
                    for line in bl.read_text(f'/proc/{pid}/maps').splitlines())

@@ -1,7 +1,7 @@
 /*
  * What writing a picture into memory costs the first time and the next, in the two places veil
  * decodes a still: a memfd made, sized and populated as veil-decoder's pixel allocator does
- * (decode/isolate/memfd_pixels.c), and heap memory the process has written before (the
+ * (helper/memfd_pixels.c), and heap memory the process has written before (the
  * compositor's worker reuses its heap). Run by hand (docs/measurements.md):
  *
  *     tools/devroot build-bench/tests/bench/first-write [MiB] [rounds]

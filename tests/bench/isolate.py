@@ -13,7 +13,7 @@ maxima, and the load.
 
     tools/devroot python3 tests/bench/isolate.py --compositor build/examples/veil-tinywl \
         --veilctl build/protocol/veilctl --outdir build/bench-isolate [--runs 30] [--pause 1]
-(VEIL_DECODER_HELPER=build/decode/isolate/veil-decoder when veil is not installed.)
+(VEIL_DECODER_HELPER=build/helper/veil-decoder when veil is not installed.)
 """
 import os
 import queue
@@ -104,7 +104,7 @@ with t.compositor(outputs=1, name='process', env={'VEIL_DECODER': 'process'}) as
         for i in range(RUNS):
             for m in (modes if i % 2 == 0 else modes[::-1]):
                 # A user's commands come seconds apart: the spare helper, started 500 ms
-                # after a decode (decode/isolate/spare.h), is waiting by then.
+                # after a decode (source/remote/spare.h), is waiting by then.
                 time.sleep(PAUSE)
                 times[m].append(first_frame(comps[m], watches[m], files[i % 2]))
     finally:

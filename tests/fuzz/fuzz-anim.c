@@ -1,6 +1,6 @@
 /*
  * The animation decoders (decode/anim_gif.c, anim_png.c, anim_webp.c: those built) on any
- * bytes, as decode/anim_source.c uses them: open, then frames one after the other, past the
+ * bytes, as source/anim_source.c uses them: open, then frames one after the other, past the
  * last (a second play starts). Whatever the input, each keeps decode/anim.h's contract: a
  * failure with a sentence, or a canvas within the size limits whose every pixel is
  * premultiplied, a frame index below the count, a delay no shorter than veil plays.

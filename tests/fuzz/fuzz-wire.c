@@ -1,7 +1,7 @@
 /*
  * A hostile veil-decoder's reply: any bytes as the datagram, with the descriptors a helper may
  * attach (none, a memfd sealed or not, of any size, one too many, a pipe), read by the
- * compositor's side (veil_decoder_receive, decode/isolate/client.c). Whatever comes, it returns
+ * compositor's side (veil_decoder_receive, source/remote/client.c). Whatever comes, it returns
  * an error with a message or pixels it mapped itself, and they are all readable.
  *
  * The input: byte 0 chooses the descriptors (bit 0 a memfd, bit 1 sealed, bit 2 a second
@@ -18,9 +18,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <drm_fourcc.h>
-#include "decode/isolate/client.h"
-#include "decode/isolate/frame_pool.h"
-#include "decode/isolate/wire.h"
+#include "source/remote/client.h"
+#include "source/remote/frame_pool.h"
+#include "wire/wire.h"
 #include "fuzz-common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

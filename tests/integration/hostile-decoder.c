@@ -20,8 +20,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "decode/isolate/sandbox.h"
-#include "decode/isolate/serve.h"
+#include "helper/sandbox.h"
+#include "helper/serve.h"
 
 static char mode[32];
 

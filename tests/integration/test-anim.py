@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """
-Animated GIF, APNG and WebP played by veil (decode/anim_source.c), with media written in the
+Animated GIF, APNG and WebP played by veil (source/anim_source.c), with media written in the
 test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
 
 - a GIF of mixed delays (red and blue 100 ms, green and yellow 500 ms): the colours grim sees

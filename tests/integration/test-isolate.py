@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """
-Still images decoded in veil-decoder, a sandboxed process (decode/isolate/).
+Still images decoded in veil-decoder, a sandboxed process (helper/).
 
 1. A hostile helper (hostile-decoder.c, the same wire protocol, put in place with
    VEIL_DECODER_HELPER) that, on a marker in the file, segfaults, aborts, allocates without

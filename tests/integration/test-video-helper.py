@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """
-Videos played in veil-decoder (VEIL_DECODER_VIDEO=process: decode/isolate/serve_video.c and
+Videos played in veil-decoder (VEIL_DECODER_VIDEO=process: helper/serve_video.c and
 video_client.c), with the real helper and real H.264 files made by ffmpeg.
 
 1. A clip of solid colours plays: the status names veil-decoder's pipeline, the decoder and the

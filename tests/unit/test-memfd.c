@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
-#include "decode/isolate/map.h"
-#include "decode/isolate/memfd_pixels.h"
+#include "source/remote/map.h"
+#include "helper/memfd_pixels.h"
 #include "util/pixels.h"
 
 #define SIZE (64 * 1024 + 12) /* not a whole number of pages */

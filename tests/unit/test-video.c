@@ -30,8 +30,8 @@
 #include <wlr/util/log.h>
 #include "veil-config.h"
 #include "decode/sniff.h"
-#include "decode/source.h"
-#include "decode/video/video.h"
+#include "source/source.h"
+#include "source/video/video.h"
 #include "scene/sample_buffer.h"
 #include "util/worker.h"
 #include "check.h"
@@ -594,7 +594,7 @@ static void test_other_formats(struct veil_source_context *ctx) {
 	watch(&viewer, source);
 	veil_source_add_viewers(source, 1);
 	dispatch_for(ctx->loop, 0.5);
-	/* Played by veil itself when built with giflib (decode/anim_source.c). */
+	/* Played by veil itself when built with giflib (source/anim_source.c). */
 	CHECK(viewer.signals >= 3 && status_is(source, "decoder",
 		VEIL_HAVE_GIFLIB ? "giflib" : "avdec_gif"), "%d frames", viewer.signals);
 	stop_playing(source, &viewer);

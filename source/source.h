@@ -1,0 +1,243 @@
+/*
+ * A source turns one file into frames: a size, a current frame (a wlr_buffer) and a signal when
+ * the frame changes. One source per distinct file, shared by every output that shows it, found
+ * through the registry and freed when the last output lets go.
+ */
+#ifndef VEIL_SOURCE_SOURCE_H
+#define VEIL_SOURCE_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <wayland-server-core.h>
+
+struct wlr_buffer;
+struct wlr_renderer;
+struct veil_helper_spare;
+struct veil_source;
+struct veil_still_decoder;
+struct veil_worker;
+
+enum veil_source_kind {
+	VEIL_SOURCE_IMAGE,
+	VEIL_SOURCE_VIDEO,
+};
+
+/* What a source says of itself, for the status JSON and the control protocol alike. */
+struct veil_source_info {
+	const char *state; /* "loading", and for a video "playing", "paused" or "stopped" */
+	char decoder[64]; /* "" while unknown */
+	bool hardware;
+	int original_width, original_height; /* of a still's file; 0 when unknown */
+	/* A video's counters: frames taken, samples dropped, loops, wake-ups of the compositor. */
+	bool counts;
+	uint64_t frames, dropped, loops, wakeups;
+	char pipeline[32]; /* "" when none */
+	char format[64]; /* of the frames handed to the renderer, "" before the first */
+	/*
+	 * An animated image's (source/anim_source.c): its format ("gif", "apng", "webp"), frames
+	 * in the file, frames kept decoded now, plays (0: for ever), the budget of kept frames.
+	 * animation is NULL for other sources.
+	 */
+	const char *animation;
+	int anim_frames, anim_kept, anim_plays, anim_budget_mib;
+	/* A video's frames copied on the way to the renderer (a decoder that ignored veil's pool). */
+	uint64_t copies;
+	/* Factory names of the pipeline's elements that work on frames, space-separated. */
+	char elements[256];
+};
+
+struct veil_source_impl {
+	enum veil_source_kind kind;
+	/* Frees everything; the registry has already unlinked the source. */
+	void (*destroy)(struct veil_source *source);
+	/* Called when whether any node shows the source changes: decode only while seen. */
+	void (*set_visible)(struct veil_source *source, bool visible);
+	/* The user's pause/resume. */
+	void (*set_paused)(struct veil_source *source, bool paused);
+	/* Fills in what the source says of itself (info is zeroed). */
+	void (*get_info)(struct veil_source *source, struct veil_source_info *info);
+	/*
+	 * Optional. Whether some output showing the source owes a frame event (it committed and
+	 * waits for the page flip): a frame that comes meanwhile can wait for frame_event(),
+	 * which runs at that moment anyway, instead of waking the compositor.
+	 */
+	void (*set_frame_owed)(struct veil_source *source, bool owed);
+	void (*frame_event)(struct veil_source *source);
+	/*
+	 * Optional. ctx->renderer was replaced and frames made for the old one may not suit the
+	 * new one (a video asks its decoder for what the renderer imports): a new source of the
+	 * same file (the same inode, whatever its path names now) made for the new renderer, with
+	 * one reference, or NULL when that failed.
+	 */
+	struct veil_source *(*reopen)(struct veil_source *source);
+	/*
+	 * Optional. At most fps frames a second (0: every frame): frames beyond the cap are
+	 * dropped before they are converted, and not decoded where the decoder can skip them.
+	 */
+	void (*set_fps)(struct veil_source *source, int fps);
+};
+
+enum veil_video_place {
+	/*
+	 * In process on a renderer that imports dmabufs, else in veil-decoder: chosen only when
+	 * GStreamer has a hardware video decoder (it needs the GPU's render node, which the
+	 * helper's sandbox does not give; module/decoders.c). Without one a video decodes in
+	 * software wherever it plays and reaches the renderer the same way (converted to XRGB8888
+	 * on the CPU for pixman; in the compositor's dmabufs, unconverted, for a GPU), the helper
+	 * adds under a point of a core, and videos play in veil-decoder (VEIL_VIDEO_PROCESS).
+	 */
+	VEIL_VIDEO_AUTO,
+	VEIL_VIDEO_PROCESS,
+	VEIL_VIDEO_INPROCESS,
+};
+
+/* What every source needs from the compositor side. Owned by the scene. */
+struct veil_source_context {
+	struct wl_event_loop *loop;
+	/* Where decoding, prerolling and teardown run: never on the compositor thread. */
+	struct veil_worker *worker;
+	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
+	/* Largest physical output size known: stills are kept no larger than this covers. */
+	int max_output_width, max_output_height;
+	/*
+	 * Stills and animations are decoded in veil-decoder processes (source/remote/client.c,
+	 * anim_client.c), started ahead of need by this; NULL: in this process.
+	 */
+	struct veil_helper_spare *decoder_spare;
+	/* Where videos play (source/remote/video_client.c in veil-decoder): needs the spare. */
+	enum veil_video_place video_place;
+	/* Why there is no spare though the compositor did not ask for that, for the status. */
+	char *in_process_reason;
+	struct wl_list sources; /* veil_source.link */
+};
+
+struct veil_source {
+	const struct veil_source_impl *impl;
+	struct veil_source_context *ctx;
+	struct wl_list link; /* veil_source_context.sources */
+	int refs; /* settings and outputs holding the source */
+	int viewers; /* outputs on which the source is visible now */
+	int owed; /* outputs showing the source that owe a frame event */
+	bool paused; /* by the user */
+	bool held; /* paused by a policy (on battery): decodes only when neither is set */
+	int fps; /* the frame rate cap, 0 for none (module/policy.c) */
+	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
+	bool shrunk;
+	/* Made for a renderer the compositor replaced: new commands get a new source. */
+	bool stale;
+	/* Decoded in veil-decoder (else in the compositor's process). */
+	bool isolated;
+
+	/* Identity: the resolved path and the file it named when opened. */
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+
+	int width, height; /* of the frames; 0 until known */
+	/* The newest frame, locked by the source (one lock), NULL until the first one. */
+	struct wlr_buffer *frame;
+	/* Every pixel of every frame is opaque (lets the scene skip what is below). */
+	bool opaque;
+	/* Frames may have transparent pixels, which show the setting's colour below them. */
+	bool translucent;
+	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
+	char *error;
+	int error_code; /* with error: a negative errno */
+
+	struct {
+		/* source->frame changed (or source->error was set); data: the source. */
+		struct wl_signal frame;
+		/*
+		 * A video's loop seam: the next frame starts the video again, source->frame is
+		 * still the last of the loop before; data: the source.
+		 */
+		struct wl_signal loop;
+	} events;
+};
+
+/* For implementations. Takes ownership of path. */
+void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
+	struct veil_source_context *ctx, char *path, const struct stat *st);
+/* Replaces source->frame (taking a new lock on frame, which may be NULL) and emits frame. */
+void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame);
+/*
+ * Records an asynchronous failure, err (a negative errno) and a sentence, and emits frame so
+ * that holders can show it.
+ */
+void veil_source_set_error(struct veil_source *source, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Finds the source of a file or opens one: a still image (PNG through libpng, others through
+ * GStreamer) or a video. full_size keeps a still's every pixel (center and tile show them one
+ * to one); otherwise a still is shrunk to what covers the largest output. The returned source
+ * holds one more reference. On failure returns NULL
+ * with a negative errno in *err and a sentence in *message (malloc()ed).
+ *
+ * Only what the file's first bytes tell is checked here (kind, header); decoding runs on the
+ * context's worker. The source is loading until its first frame comes (frame and error NULL);
+ * then, or when decoding fails (error set), it emits frame.
+ */
+struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
+	bool full_size, int *err, char **message);
+/*
+ * The same for a file already open (a client's fd, for instance): fd stays the caller's. name is
+ * what the status shows for it; it is taken over, also on failure.
+ */
+struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
+	bool full_size, int *err, char **message);
+/* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
+int veil_source_check(const char *path, char **message);
+struct veil_source *veil_source_ref(struct veil_source *source);
+/* NULL is allowed. */
+void veil_source_unref(struct veil_source *source);
+/* One more (delta 1) or one fewer (-1) output shows the source; decoding follows. */
+void veil_source_add_viewers(struct veil_source *source, int delta);
+void veil_source_set_paused(struct veil_source *source, bool paused);
+/* Paused by a policy rather than by the user (module/policy.c): the status tells them apart. */
+void veil_source_set_held(struct veil_source *source, bool held);
+/* A cap on the frames a second a video decodes and shows; 0 for none. */
+void veil_source_set_fps(struct veil_source *source, int fps);
+/*
+ * An output showing the source committed (delta 1) and owes a frame event, or no longer does
+ * (-1: its frame event came, or it stopped showing the source).
+ */
+void veil_source_add_owed(struct veil_source *source, int delta);
+/* An output showing the source had its frame event: the moment to take a waiting frame. */
+void veil_source_frame_event(struct veil_source *source);
+
+/*
+ * Constructors, called by veil_source_open with an open fd (not closed by them). They take
+ * path over, also when they fail (free it then).
+ */
+struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, const struct veil_still_decoder *decoder,
+	bool full_size, int *err, char **message);
+struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, int *err, char **message);
+struct veil_anim_decoder_impl;
+/* An animated GIF, APNG or WebP (decode/anim.h), played by veil's own timer. */
+/*
+ * A video where the context plays it (enum veil_video_place): in veil-decoder or in process.
+ * For the constructors' reopen() too.
+ */
+struct veil_source *veil_video_open(struct veil_source_context *ctx, int fd, char *path,
+	const struct stat *st, int *err, char **message);
+/*
+ * A video's reopen(): the same file (file_fd, the source's own descriptor, whatever its path
+ * names now), played where the context plays videos now.
+ */
+struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd);
+/* A video played in veil-decoder (source/remote/video_client.c). */
+struct veil_source *veil_video_helper_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, int *err, char **message);
+struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
+	char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
+	bool full_size, int *err, char **message);
+
+#endif
