@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "util/ease.h"
 #include "util/mode.h"
 
 enum veil_command_kind {
@@ -57,6 +58,11 @@ enum veil_transition_kind {
 	VEIL_TRANSITION_SLIDE, /* the new picture slides in from an edge (side) */
 	/* Not a word of `transition`: a video's last frame fading into its first (`loopfade`). */
 	VEIL_TRANSITION_LOOPFADE,
+	/*
+	 * `transition random`: a kind picked for each change (module/transition.c), fade, wipe,
+	 * grow or slide, never the one picked last on that output; never a running one's kind.
+	 */
+	VEIL_TRANSITION_RANDOM,
 };
 
 /* The edge a wipe or a slide comes from. */
@@ -83,6 +89,10 @@ struct veil_transition_spec {
 	enum veil_side side; /* wipe (default left) and slide (default right) */
 	/* grow: the circle's centre; not given: the output's centre (50%,50%). */
 	struct veil_coord at_x, at_y;
+	/* `ease <curve>`: how progress follows time; linear when not given (zeroed). */
+	struct veil_ease ease;
+	/* A running transition whose kind (and side) `random` picked; never set by the parser. */
+	bool random;
 };
 
 /* `loopfade <ms>`: at most this long. */
@@ -127,7 +137,7 @@ void veil_command_finish(struct veil_command *cmd);
  * is that word). Same contract as veil_command_parse.
  */
 int veil_policy_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
-/* "fade", "wipe", "grow", "slide", "loopfade" or "none". */
+/* "fade", "wipe", "grow", "slide", "loopfade", "random" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 /* "left", "right", "top" or "bottom". */
 const char *veil_side_name(enum veil_side side);

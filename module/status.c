@@ -59,6 +59,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->has_transition = true;
 		state->transition = veil_transition_kind(output->transition);
 		state->transition_progress = veil_transition_progress(output->transition);
+		state->transition_eased = veil_transition_eased(output->transition);
 		state->transition_spec = veil_transition_get_spec(output->transition);
 	}
 	if (output->pending != NULL && output->pending->source != NULL) {
@@ -195,6 +196,11 @@ static void add_transition_words(struct json_object *obj,
 			spec->at_x.percent ? "%" : "", spec->at_y.value, spec->at_y.percent ? "%" : "");
 		json_object_object_add(obj, "at", json_object_new_string(at));
 	}
+	char curve[96];
+	veil_ease_format(&spec->ease, curve, sizeof(curve));
+	json_object_object_add(obj, "ease", json_object_new_string(curve));
+	/* `transition random` picked the kind above for this change. */
+	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
 }
 
 struct json_object *veil_output_status(struct veil_output *output) {
@@ -235,6 +241,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_string(veil_transition_name(state.transition)));
 		json_object_object_add(transition, "progress",
 			json_object_new_double(state.transition_progress));
+		json_object_object_add(transition, "eased",
+			json_object_new_double(state.transition_eased));
 		add_transition_words(transition, state.transition_spec);
 	}
 	json_object_object_add(obj, "transition", transition);

@@ -82,8 +82,8 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  *   veil <directory> [mode] [#rrggbb] [every <n>s|m|h] [order name|mtime|shuffle] [recursive]
  *        [transition ...]
  *   veil <#rrggbb> solid_color [transition ...]
- *   veil transition <fade|wipe|grow|slide|none> [<ms>] [from <left|right|top|bottom>]
- *        [at <x> <y>]
+ *   veil transition <fade|wipe|grow|slide|random|none> [<ms>] [from <left|right|top|bottom>]
+ *        [at <x> <y>] [ease linear|in|out|in-out|ease|cubic-bezier(x1,y1,x2,y2)]
  *   veil next | previous
  *   veil off | pause | resume
  *   veil fps <1-240>|off

@@ -269,6 +269,100 @@ static void test_transition_options(void) {
 	free(message);
 }
 
+/* `ease <curve>` after any kind but none, and `random`. */
+static void expect_ease_at(int line, int argc, char *argv[], enum veil_transition_kind kind,
+		int ms, enum veil_ease_kind ease, const char *path) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.has_transition && cmd.transition.kind == kind &&
+		cmd.transition.ms == ms && cmd.transition.ease.kind == ease,
+		"transition %d %d ms ease %d, not %d %d ms ease %d", cmd.transition.kind,
+		cmd.transition.ms, cmd.transition.ease.kind, kind, ms, ease);
+	CHECK_LINE(line, !cmd.transition.random, "the parser set random");
+	CHECK_LINE(line, path == NULL ? cmd.path == NULL :
+		cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
+	veil_command_finish(&cmd);
+}
+
+#define expect_ease(argv, kind, ms, ease, path) \
+	expect_ease_at(__LINE__, argv, kind, ms, ease, path)
+
+static void test_transition_ease(void) {
+	const enum veil_transition_kind fade = VEIL_TRANSITION_FADE;
+	const int dms = VEIL_TRANSITION_DEFAULT_MS;
+	/* Not given: linear, today's behaviour. */
+	expect_ease(ARGV("veil", "a.png", "transition", "fade"), fade, dms, VEIL_EASE_LINEAR,
+		"a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "300", "ease", "in"), fade, 300,
+		VEIL_EASE_IN, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "ease", "OUT", "300"), fade, 300,
+		VEIL_EASE_OUT, "a.png");
+	expect_ease(ARGV("veil", "transition", "wipe", "ease", "in-out", "from", "top", "800"),
+		VEIL_TRANSITION_WIPE, 800, VEIL_EASE_IN_OUT, NULL);
+	expect_ease(ARGV("veil", "transition", "grow", "ease", "linear", "at", "1", "2"),
+		VEIL_TRANSITION_GROW, dms, VEIL_EASE_LINEAR, NULL);
+	/* `ease` alone: CSS's ease, before another option, a duration or the end. */
+	expect_ease(ARGV("veil", "transition", "fade", "ease"), fade, dms, VEIL_EASE_EASE, NULL);
+	expect_ease(ARGV("veil", "transition", "fade", "ease", "700"), fade, 700, VEIL_EASE_EASE,
+		NULL);
+	expect_ease(ARGV("veil", "transition", "slide", "ease", "from", "left"),
+		VEIL_TRANSITION_SLIDE, dms, VEIL_EASE_EASE, NULL);
+	expect_ease(ARGV("veil", "transition", "fade", "ease", "ease"), fade, dms, VEIL_EASE_EASE,
+		NULL);
+	/* cubic-bezier in one word (veilctl, or quoted in sway), or as sway splits it at spaces. */
+	expect_ease(ARGV("veil", "a.png", "fit", "transition", "fade", "ease",
+		"cubic-bezier(0.1,0.7,1,0.1)", "900"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "900", "ease", "cubic-bezier(0.1",
+		"0.7", "1", "0.1)"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "ease", "cubic-bezier(0.1,", "0.7,",
+		"1,", "0.1)", "900"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	/* The longest transition words: eleven after the file name. */
+	expect_ease(ARGV("veil", "my", "a.png", "transition", "grow", "900", "at", "10", "20",
+		"ease", "cubic-bezier(0.1", "0.7", "1", "0.1)"), VEIL_TRANSITION_GROW, 900,
+		VEIL_EASE_BEZIER, "my a.png");
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "transition", "slide", "ease",
+		"cubic-bezier(0.25 0.1 0.25 1)", "from", "top"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.ease.x1 == 0.25 && cmd.transition.ease.y1 == 0.1 &&
+		cmd.transition.ease.x2 == 0.25 && cmd.transition.ease.y2 == 1.0 &&
+		cmd.transition.side == VEIL_SIDE_TOP && strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	/* random: a duration and a curve; its side and centre are picked or the centre. */
+	expect_ease(ARGV("veil", "transition", "random"), VEIL_TRANSITION_RANDOM, dms,
+		VEIL_EASE_LINEAR, NULL);
+	expect_ease(ARGV("veil", "d", "transition", "Random", "1200", "ease", "out"),
+		VEIL_TRANSITION_RANDOM, 1200, VEIL_EASE_OUT, "d");
+
+	expect_error(ARGV("veil", "transition", "fade", "ease", "bounce"), -EINVAL,
+		"Unknown curve 'bounce': expected linear, in, out, in-out, ease or cubic-bezier");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "ease", "ease-in"), -EINVAL,
+		"Unknown curve 'ease-in'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(1.5,0,0,1)"), -EINVAL,
+		"x1 and x2 must be from 0 to 1");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0,0,-1,1)"), -EINVAL,
+		"x1 and x2 must be from 0 to 1");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0,0,1)"), -EINVAL,
+		"Invalid curve 'cubic-bezier(0,0,1)'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0", "0", "1", "1"),
+		-EINVAL, "Invalid curve 'cubic-bezier(0 0 1 1'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier"), -EINVAL,
+		"Invalid curve");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "in", "ease", "out"), -EINVAL,
+		"Unexpected word 'ease'");
+	expect_error(ARGV("veil", "transition", "none", "ease", "in"), -EINVAL, "takes no");
+	expect_error(ARGV("veil", "transition", "random", "from", "top"), -EINVAL,
+		"Unexpected word 'from'");
+	expect_error(ARGV("veil", "transition", "random", "at", "1", "2"), -EINVAL,
+		"Unexpected word 'at'");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "ease", "in", "x"), -EINVAL,
+		"Invalid transition duration 'x'");
+}
+
 /* A directory's words: `every`, `order`, `recursive`, in any order, before `transition`. */
 static void expect_slideshow_at(int line, int argc, char *argv[], const char *path,
 		enum veil_mode mode, int every_s, enum veil_slideshow_order order, bool recursive,
@@ -475,7 +569,7 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] [loopfade <ms>]`");
+		"[span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] [loopfade <ms>]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -818,6 +912,7 @@ int main(void) {
 	test_forms();
 	test_transitions();
 	test_transition_options();
+	test_transition_ease();
 	test_slideshow_words();
 	test_policy_words();
 	test_errors();
