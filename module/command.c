@@ -14,8 +14,8 @@
 
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] "
-	"...] [loopfade <ms>]`";
+	"`veil <file> [mode] [#rrggbb] [dark <file>] [span] [transition <fade|wipe|grow|slide|random|"
+	"none> [<ms>] ...] [loopfade <ms>]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -620,6 +620,46 @@ static bool take_span(int *argc, char *argv[]) {
 	return true;
 }
 
+/*
+ * `dark <file>` after the file, its mode and colour: the picture the dark scheme shows (the last
+ * `dark` word from the third on; the words after it, up to the options, are its name, as a
+ * file's are). Takes the words off *argc and returns the index of the name's first word, 0 when
+ * there is no `dark`, or a negative errno.
+ */
+static int take_dark(int *argc, char *argv[], char **message) {
+	int k = *argc - 1;
+	while (k >= 2 && strcasecmp(argv[k], "dark") != 0) {
+		k--;
+	}
+	if (k < 2) {
+		return 0;
+	}
+	if (k == *argc - 1) {
+		return veil_message_fail(message, -EINVAL, "dark needs a file: `veil <file> [mode] "
+			"dark <file for the dark scheme>`");
+	}
+	int first = k + 1;
+	*argc = k;
+	return first;
+}
+
+/* `veil scheme light|dark`. */
+static int parse_scheme(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	char shown[VEIL_QUOTE_SIZE];
+	if (argc > 3) {
+		return veil_message_fail(message, -EINVAL, "Unexpected word '%s': use `veil scheme "
+			"light|dark`", veil_message_quote(shown, argv[3]));
+	}
+	if (argc != 3 || (strcasecmp(argv[2], "light") != 0 && strcasecmp(argv[2], "dark") != 0)) {
+		return veil_message_fail(message, -EINVAL, "Unknown scheme%s%s%s: use `veil scheme "
+			"light|dark`", argc >= 3 ? " '" : "", argc >= 3 ?
+			veil_message_quote(shown, argv[2]) : "", argc >= 3 ? "'" : "");
+	}
+	cmd->kind = VEIL_COMMAND_SCHEME;
+	cmd->dark = strcasecmp(argv[2], "dark") == 0;
+	return 0;
+}
+
 /* A directory's words (module/slideshow_words.c), before the mode and the colour. */
 static int parse_slideshow(int *argc, char *argv[], struct veil_command *parsed,
 		char **message) {
@@ -663,6 +703,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		}
 		return ret;
 	}
+	if (strcasecmp(argv[1], "scheme") == 0) {
+		return parse_scheme(argc, argv, cmd, message);
+	}
 	parsed.span = take_span(&argc, argv);
 	ret = parse_tail(&argc, argv, &parsed, message);
 	if (ret < 0) {
@@ -671,10 +714,17 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (!parsed.span) {
 		parsed.span = take_span(&argc, argv);
 	}
+	int n_words = argc;
+	int dark_first = take_dark(&argc, argv, message);
+	if (dark_first < 0) {
+		return dark_first;
+	}
+	int dark_words = dark_first > 0 ? n_words - dark_first : 0;
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span) {
+			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span ||
+					dark_first > 0) {
 				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}
@@ -683,6 +733,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		}
 	}
 	ret = parse_slideshow(&argc, argv, &parsed, message);
+	if (ret == 0 && parsed.has_slideshow && dark_first > 0) {
+		ret = veil_message_fail(message, -EINVAL, "dark names one picture: not for a "
+			"slideshow (every, order, recursive)");
+	}
 	if (ret < 0) {
 		return ret;
 	}
@@ -707,6 +761,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	}
 
 	if (has_mode && mode == VEIL_MODE_SOLID_COLOR) {
+		if (dark_first > 0) {
+			return veil_message_fail(message, -EINVAL, "dark needs a picture: "
+				"`#rrggbb solid_color` has none to swap");
+		}
 		if (end != 2) {
 			return veil_message_fail(message, -EINVAL, "solid_color needs a colour: "
 				"`veil #rrggbb solid_color`");
@@ -777,6 +835,16 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (ret < 0) {
 		goto out;
 	}
+	if (dark_words > 0) {
+		free(name);
+		name = join(argv + dark_first, (size_t)dark_words);
+		ret = name != NULL ? expand_name(name, &parsed.dark_path, message) :
+			veil_message_fail(message, -ENOMEM, "Out of memory");
+		if (ret < 0) {
+			free(parsed.path);
+			goto out;
+		}
+	}
 	*cmd = parsed;
 
 out:
@@ -790,6 +858,8 @@ void veil_command_finish(struct veil_command *cmd) {
 	}
 	free(cmd->path);
 	cmd->path = NULL;
+	free(cmd->dark_path);
+	cmd->dark_path = NULL;
 }
 
 

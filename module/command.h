@@ -21,6 +21,8 @@ enum veil_command_kind {
 	VEIL_COMMAND_FPS,
 	/* `veil battery <play|pause|fps N>`: what videos do on battery (module/policy_words.c). */
 	VEIL_COMMAND_BATTERY,
+	/* `veil scheme light|dark`: which of their two pictures settings with `dark` show. */
+	VEIL_COMMAND_SCHEME,
 };
 
 /* The order of a slideshow's pictures (module/slideshow_order.c). */
@@ -101,6 +103,9 @@ struct veil_transition_spec {
 struct veil_command {
 	enum veil_command_kind kind;
 	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
+	/* SET: `dark <file>`, the picture for the dark scheme, expanded and malloc()ed; or NULL. */
+	char *dark_path;
+	bool dark; /* SCHEME: `scheme dark` (else light) */
 	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
 	/* SET: whether `transition ...` was given; always true for TRANSITION. */

@@ -34,6 +34,11 @@ struct veil_setting {
 	struct veil_transition_spec transition;
 	bool span; /* one picture across the outputs that use this setting (module/span.c) */
 	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
+	/*
+	 * `dark <file>`: the same setting with the dark scheme's picture (one reference; not in the
+	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
+	 */
+	struct veil_setting *dark;
 };
 
 struct veil_scene {
@@ -51,6 +56,8 @@ struct veil_scene {
 	/* `veil fps ...`, `veil battery ...` (module/policy.c); the power supply (power.c) */
 	struct wl_list policies;
 	struct veil_power *power;
+	/* `veil scheme dark`, veil_scene_set_dark(): settings with `dark` show that picture. */
+	bool dark;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */

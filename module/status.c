@@ -253,6 +253,9 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
+	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
+	json_object_object_add(obj, "scheme",
+		json_object_new_string(output->scene->dark ? "dark" : "light"));
 	return obj;
 }
 

@@ -363,6 +363,76 @@ static void test_transition_ease(void) {
 		"Invalid transition duration 'x'");
 }
 
+/* `dark <file>` after a file, and `veil scheme light|dark`. */
+static void expect_dark_at(int line, int argc, char *argv[], const char *path,
+		const char *dark_path, enum veil_mode mode) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.mode == mode, "kind %d mode %d",
+		cmd.kind, cmd.mode);
+	CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
+	CHECK_LINE(line, dark_path == NULL ? cmd.dark_path == NULL : cmd.dark_path != NULL &&
+		strcmp(cmd.dark_path, dark_path) == 0, "dark %s", cmd.dark_path);
+	veil_command_finish(&cmd);
+	CHECK_LINE(line, cmd.path == NULL && cmd.dark_path == NULL, "left after finish");
+}
+
+#define expect_dark(argv, path, dark, mode) expect_dark_at(__LINE__, argv, path, dark, mode)
+
+static void test_dark(void) {
+	const enum veil_mode fill = VEIL_MODE_FILL;
+	expect_dark(ARGV("veil", "a.png", "fill", "dark", "b.png"), "a.png", "b.png", fill);
+	expect_dark(ARGV("veil", "a.png", "DARK", "b.png"), "a.png", "b.png", fill);
+	expect_dark(ARGV("veil", "a.png"), "a.png", NULL, fill);
+	/* Names of several words on both sides, a colour, a transition and span after. */
+	expect_dark(ARGV("veil", "my", "a.png", "fit", "#102030", "dark", "night", "b.png",
+		"span", "transition", "fade", "300"), "my a.png", "night b.png", VEIL_MODE_FIT);
+	expect_dark(ARGV("veil", "a.png", "tile", "dark", "b c.png", "loopfade", "100"), "a.png",
+		"b c.png", VEIL_MODE_TILE);
+	/* A file called dark is given first, or with a directory. */
+	expect_dark(ARGV("veil", "dark"), "dark", NULL, fill);
+	expect_dark(ARGV("veil", "dark", "fill"), "dark", NULL, fill);
+	expect_dark(ARGV("veil", "a.png", "dark", "./dark"), "a.png", "./dark", fill);
+	/* Expanded as the file is. */
+	const char *home = getenv("HOME");
+	if (home != NULL && home[0] == '/') {
+		char *want = concat(home, "/b.png");
+		expect_dark(ARGV("veil", "a.png", "dark", "~/b.png"), "a.png", want, fill);
+		free(want);
+	}
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "dark", "b.png", "transition", "wipe",
+		"ease", "in"), &cmd, NULL) == 0);
+	CHECK(cmd.has_transition && cmd.transition.kind == VEIL_TRANSITION_WIPE &&
+		cmd.transition.ease.kind == VEIL_EASE_IN && strcmp(cmd.dark_path, "b.png") == 0);
+	veil_command_finish(&cmd);
+
+	expect_error(ARGV("veil", "a.png", "dark"), -EINVAL, "dark needs a file");
+	expect_error(ARGV("veil", "a.png", "fill", "dark", "transition", "fade"), -EINVAL,
+		"dark needs a file");
+	expect_error(ARGV("veil", "#102030", "solid_color", "dark", "b.png"), -EINVAL,
+		"dark needs a picture");
+	expect_error(ARGV("veil", "walls", "every", "10m", "dark", "b.png"), -EINVAL,
+		"not for a slideshow");
+	expect_error(ARGV("veil", "off", "dark", "b.png"), -EINVAL, "takes no arguments");
+	expect_error(ARGV("veil", "a.png", "fill", "dark", "$(id)"), -EINVAL, "");
+
+	/* veil scheme light|dark */
+	CHECK(veil_command_parse(ARGV("veil", "scheme", "dark"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SCHEME && cmd.dark && cmd.path == NULL);
+	CHECK(veil_command_parse(ARGV("veil", "Scheme", "LIGHT"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SCHEME && !cmd.dark);
+	expect_error(ARGV("veil", "scheme"), -EINVAL, "use `veil scheme light|dark`");
+	expect_error(ARGV("veil", "scheme", "dim"), -EINVAL, "Unknown scheme 'dim'");
+	expect_error(ARGV("veil", "scheme", "dark", "now"), -EINVAL, "Unexpected word 'now'");
+	expect_dark(ARGV("veil", "./scheme", "fill"), "./scheme", NULL, fill);
+}
+
 /* A directory's words: `every`, `order`, `recursive`, in any order, before `transition`. */
 static void expect_slideshow_at(int line, int argc, char *argv[], const char *path,
 		enum veil_mode mode, int every_s, enum veil_slideshow_order order, bool recursive,
@@ -569,7 +639,8 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] [loopfade <ms>]`");
+		"[dark <file>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
+		"[loopfade <ms>]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -913,6 +984,7 @@ int main(void) {
 	test_transitions();
 	test_transition_options();
 	test_transition_ease();
+	test_dark();
 	test_slideshow_words();
 	test_policy_words();
 	test_errors();
