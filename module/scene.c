@@ -216,6 +216,8 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->has_transition = true;
 	copy->transition.kind = VEIL_TRANSITION_NONE;
 	copy->source = veil_source_ref(source);
+	/* The dark picture goes along as it is (a video there keeps the old renderer's frames). */
+	copy->dark = setting->dark != NULL ? veil_setting_ref(setting->dark) : NULL;
 	return copy;
 }
 
