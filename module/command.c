@@ -504,7 +504,7 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 	if (argc > 1 && spec->kind == VEIL_TRANSITION_NONE) {
 		return veil_message_fail(message, -EINVAL,
 			"Unexpected word '%s': `transition none` takes no "
-			"duration", veil_message_quote(shown, argv[1]));
+			"duration or curve", veil_message_quote(shown, argv[1]));
 	}
 	bool has_ms = false, has_side = false, has_at = false, has_ease = false;
 	bool sided = spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE;
