@@ -14,8 +14,8 @@
 
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] "
-	"[loopfade <ms>]`";
+	"`veil <file> [mode] [#rrggbb] [dark <file>] [span] [transition <fade|wipe|grow|slide|random|"
+	"none> [<ms>] ...] [loopfade <ms>]`";
 static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
 
 static const struct {
@@ -327,6 +327,8 @@ const char *veil_transition_name(enum veil_transition_kind kind) {
 		return "slide";
 	case VEIL_TRANSITION_LOOPFADE:
 		return "loopfade";
+	case VEIL_TRANSITION_RANDOM:
+		return "random";
 	}
 	return "none";
 }
@@ -343,8 +345,9 @@ const char *veil_side_name(enum veil_side side) {
 		side_names[side] : "left";
 }
 
-static const char transition_usage[] = "`transition <fade|wipe|grow|slide|none> [<ms>] "
-	"[from <left|right|top|bottom>] [at <x> <y>]`";
+static const char transition_usage[] = "`transition <fade|wipe|grow|slide|random|none> [<ms>] "
+	"[from <left|right|top|bottom>] [at <x> <y>] [ease <curve>]`";
+static const char curves[] = "linear, in, out, in-out, ease or cubic-bezier(x1,y1,x2,y2)";
 
 /* Milliseconds from 0 to max: false for anything else ("99999999999999999999" is too long). */
 static bool parse_ms(const char *word, int max, int *out) {
@@ -403,10 +406,67 @@ static int parse_at(int argc, char *argv[], struct veil_transition_spec *spec) {
 		parse_coord(argv[1], strlen(argv[1]), &spec->at_y) ? 2 : 0;
 }
 
+/* A duration or a word that starts one of the transition's options. */
+static bool is_transition_word(const char *word) {
+	int ms;
+	return parse_ms(word, INT_MAX / 10, &ms) || strcasecmp(word, "from") == 0 ||
+		strcasecmp(word, "at") == 0 || strcasecmp(word, "ease") == 0;
+}
+
+/*
+ * `ease [<curve>]` at argv[0] (the word after `ease`): a name, or `cubic-bezier(...)` in one word
+ * or, as sway splits a command at commas and spaces, up to four words joined by spaces (the
+ * numbers then separated by spaces: `cubic-bezier(0.25 0.1 0.25 1)`). A word after `ease` that
+ * is neither leaves `ease` alone: CSS's `ease` curve. Returns how many words it took (0 to 4),
+ * or a negative errno with *message set.
+ */
+static int parse_ease(int argc, char *argv[], struct veil_ease *ease, char **message) {
+	char shown[VEIL_QUOTE_SIZE];
+	if (argc >= 1 && veil_ease_from_name(argv[0], ease)) {
+		return 1;
+	}
+	if (argc < 1 || is_transition_word(argv[0])) {
+		veil_ease_from_name("ease", ease);
+		return 0;
+	}
+	if (strncasecmp(argv[0], "cubic-bezier", strlen("cubic-bezier")) != 0) {
+		return veil_message_fail(message, -EINVAL, "Unknown curve '%s': expected %s",
+			veil_message_quote(shown, argv[0]), curves);
+	}
+	char text[128] = "";
+	int taken = 0;
+	while (taken < argc && taken < 4) {
+		const char *word = argv[taken];
+		if (strlen(text) + 1 + strlen(word) >= sizeof(text)) {
+			break;
+		}
+		if (taken > 0) {
+			strcat(text, " ");
+		}
+		strcat(text, word);
+		taken++;
+		if (strchr(word, ')') != NULL) {
+			break;
+		}
+	}
+	int ret = veil_ease_parse_bezier(text, ease);
+	if (ret == -ERANGE) {
+		return veil_message_fail(message, -EINVAL, "Invalid curve '%s': x1 and x2 must be "
+			"from 0 to 1, y1 and y2 from -%d to %d", veil_message_quote(shown, text),
+			(int)VEIL_EASE_MAX_Y, (int)VEIL_EASE_MAX_Y);
+	}
+	if (ret < 0) {
+		return veil_message_fail(message, -EINVAL, "Invalid curve '%s': expected "
+			"cubic-bezier(x1,y1,x2,y2) with four decimal numbers (in sway, quote it or put "
+			"spaces for the commas)", veil_message_quote(shown, text));
+	}
+	return taken;
+}
+
 /*
  * The words after `transition`: a kind, then in any order a duration in milliseconds, `from
- * <side>` (wipe, slide) and `at <x> <y>` (grow). Returns how many words it took (all of them:
- * argc), or a negative errno with *message set.
+ * <side>` (wipe, slide), `at <x> <y>` (grow) and `ease <curve>` (any kind but none). Returns how
+ * many words it took (all of them: argc), or a negative errno with *message set.
  */
 static int parse_transition(int argc, char *argv[], struct veil_transition_spec *spec,
 		char **message) {
@@ -426,6 +486,7 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 		{ "wipe", VEIL_TRANSITION_WIPE },
 		{ "grow", VEIL_TRANSITION_GROW },
 		{ "slide", VEIL_TRANSITION_SLIDE },
+		{ "random", VEIL_TRANSITION_RANDOM },
 		{ "none", VEIL_TRANSITION_NONE },
 	};
 	bool known = false;
@@ -436,20 +497,21 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 	if (!known) {
 		return veil_message_fail(message, -EINVAL,
 			"Unknown transition '%s': expected fade, wipe, grow, "
-			"slide or none", veil_message_quote(shown, argv[0]));
+			"slide, random or none", veil_message_quote(shown, argv[0]));
 	}
 	spec->ms = spec->kind == VEIL_TRANSITION_NONE ? 0 : VEIL_TRANSITION_DEFAULT_MS;
 	spec->side = spec->kind == VEIL_TRANSITION_SLIDE ? VEIL_SIDE_RIGHT : VEIL_SIDE_LEFT;
 	if (argc > 1 && spec->kind == VEIL_TRANSITION_NONE) {
 		return veil_message_fail(message, -EINVAL,
 			"Unexpected word '%s': `transition none` takes no "
-			"duration", veil_message_quote(shown, argv[1]));
+			"duration or curve", veil_message_quote(shown, argv[1]));
 	}
-	bool has_ms = false, has_side = false, has_at = false;
+	bool has_ms = false, has_side = false, has_at = false, has_ease = false;
 	bool sided = spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE;
 	for (int i = 1; i < argc; i++) {
 		const char *word = argv[i];
-		bool keyword = strcasecmp(word, "from") == 0 || strcasecmp(word, "at") == 0;
+		bool keyword = strcasecmp(word, "from") == 0 || strcasecmp(word, "at") == 0 ||
+			strcasecmp(word, "ease") == 0;
 		if (!has_ms && !keyword) {
 			if (!parse_ms(word, VEIL_TRANSITION_MAX_MS, &spec->ms)) {
 				return veil_message_fail(message, -EINVAL, "Invalid transition duration '%s': "
@@ -481,6 +543,13 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 			}
 			has_at = true;
 			i += taken;
+		} else if (!has_ease && strcasecmp(word, "ease") == 0) {
+			int taken = parse_ease(argc - i - 1, argv + i + 1, &spec->ease, message);
+			if (taken < 0) {
+				return taken;
+			}
+			has_ease = true;
+			i += taken;
 		} else {
 			return veil_message_fail(message, -EINVAL, "Unexpected word '%s' in the transition: %s",
 				veil_message_quote(shown, word), transition_usage);
@@ -502,7 +571,7 @@ static int parse_loopfade(const char *word, int *ms, char **message) {
 
 /*
  * The options that end a SET, in either order: `loopfade <ms>` (the last two words) and
- * `transition <kind> ...` (the last `transition` word among the last seven: a file name may have
+ * `transition <kind> ...` (the last `transition` word among the last eleven: a file name may have
  * the word in it elsewhere). Shortens *argc to the words before them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
@@ -521,7 +590,7 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 		if (parsed->has_transition) {
 			break;
 		}
-		for (int k = n - 1; k >= 2 && k >= n - 7; k--) {
+		for (int k = n - 1; k >= 2 && k >= n - 11; k--) {
 			if (strcasecmp(argv[k], "transition") != 0) {
 				continue;
 			}
@@ -549,6 +618,46 @@ static bool take_span(int *argc, char *argv[]) {
 	}
 	(*argc)--;
 	return true;
+}
+
+/*
+ * `dark <file>` after the file, its mode and colour: the picture the dark scheme shows (the last
+ * `dark` word from the third on; the words after it, up to the options, are its name, as a
+ * file's are). Takes the words off *argc and returns the index of the name's first word, 0 when
+ * there is no `dark`, or a negative errno.
+ */
+static int take_dark(int *argc, char *argv[], char **message) {
+	int k = *argc - 1;
+	while (k >= 2 && strcasecmp(argv[k], "dark") != 0) {
+		k--;
+	}
+	if (k < 2) {
+		return 0;
+	}
+	if (k == *argc - 1) {
+		return veil_message_fail(message, -EINVAL, "dark needs a file: `veil <file> [mode] "
+			"dark <file for the dark scheme>`");
+	}
+	int first = k + 1;
+	*argc = k;
+	return first;
+}
+
+/* `veil scheme light|dark`. */
+static int parse_scheme(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	char shown[VEIL_QUOTE_SIZE];
+	if (argc > 3) {
+		return veil_message_fail(message, -EINVAL, "Unexpected word '%s': use `veil scheme "
+			"light|dark`", veil_message_quote(shown, argv[3]));
+	}
+	if (argc != 3 || (strcasecmp(argv[2], "light") != 0 && strcasecmp(argv[2], "dark") != 0)) {
+		return veil_message_fail(message, -EINVAL, "Unknown scheme%s%s%s: use `veil scheme "
+			"light|dark`", argc >= 3 ? " '" : "", argc >= 3 ?
+			veil_message_quote(shown, argv[2]) : "", argc >= 3 ? "'" : "");
+	}
+	cmd->kind = VEIL_COMMAND_SCHEME;
+	cmd->dark = strcasecmp(argv[2], "dark") == 0;
+	return 0;
 }
 
 /* A directory's words (module/slideshow_words.c), before the mode and the colour. */
@@ -594,6 +703,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		}
 		return ret;
 	}
+	if (strcasecmp(argv[1], "scheme") == 0) {
+		return parse_scheme(argc, argv, cmd, message);
+	}
 	parsed.span = take_span(&argc, argv);
 	ret = parse_tail(&argc, argv, &parsed, message);
 	if (ret < 0) {
@@ -602,10 +714,17 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (!parsed.span) {
 		parsed.span = take_span(&argc, argv);
 	}
+	int n_words = argc;
+	int dark_first = take_dark(&argc, argv, message);
+	if (dark_first < 0) {
+		return dark_first;
+	}
+	int dark_words = dark_first > 0 ? n_words - dark_first : 0;
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span) {
+			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span ||
+					dark_first > 0) {
 				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}
@@ -614,6 +733,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		}
 	}
 	ret = parse_slideshow(&argc, argv, &parsed, message);
+	if (ret == 0 && parsed.has_slideshow && dark_first > 0) {
+		ret = veil_message_fail(message, -EINVAL, "dark names one picture: not for a "
+			"slideshow (every, order, recursive)");
+	}
 	if (ret < 0) {
 		return ret;
 	}
@@ -638,6 +761,10 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	}
 
 	if (has_mode && mode == VEIL_MODE_SOLID_COLOR) {
+		if (dark_first > 0) {
+			return veil_message_fail(message, -EINVAL, "dark needs a picture: "
+				"`#rrggbb solid_color` has none to swap");
+		}
 		if (end != 2) {
 			return veil_message_fail(message, -EINVAL, "solid_color needs a colour: "
 				"`veil #rrggbb solid_color`");
@@ -708,6 +835,16 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (ret < 0) {
 		goto out;
 	}
+	if (dark_words > 0) {
+		free(name);
+		name = join(argv + dark_first, (size_t)dark_words);
+		ret = name != NULL ? expand_name(name, &parsed.dark_path, message) :
+			veil_message_fail(message, -ENOMEM, "Out of memory");
+		if (ret < 0) {
+			free(parsed.path);
+			goto out;
+		}
+	}
 	*cmd = parsed;
 
 out:
@@ -721,6 +858,8 @@ void veil_command_finish(struct veil_command *cmd) {
 	}
 	free(cmd->path);
 	cmd->path = NULL;
+	free(cmd->dark_path);
+	cmd->dark_path = NULL;
 }
 
 

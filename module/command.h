@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "util/ease.h"
 #include "util/mode.h"
 
 enum veil_command_kind {
@@ -20,6 +21,8 @@ enum veil_command_kind {
 	VEIL_COMMAND_FPS,
 	/* `veil battery <play|pause|fps N>`: what videos do on battery (module/policy_words.c). */
 	VEIL_COMMAND_BATTERY,
+	/* `veil scheme light|dark`: which of their two pictures settings with `dark` show. */
+	VEIL_COMMAND_SCHEME,
 };
 
 /* The order of a slideshow's pictures (module/slideshow_order.c). */
@@ -57,6 +60,11 @@ enum veil_transition_kind {
 	VEIL_TRANSITION_SLIDE, /* the new picture slides in from an edge (side) */
 	/* Not a word of `transition`: a video's last frame fading into its first (`loopfade`). */
 	VEIL_TRANSITION_LOOPFADE,
+	/*
+	 * `transition random`: a kind picked for each change (module/transition.c), fade, wipe,
+	 * grow or slide, never the one picked last on that output; never a running one's kind.
+	 */
+	VEIL_TRANSITION_RANDOM,
 };
 
 /* The edge a wipe or a slide comes from. */
@@ -83,6 +91,10 @@ struct veil_transition_spec {
 	enum veil_side side; /* wipe (default left) and slide (default right) */
 	/* grow: the circle's centre; not given: the output's centre (50%,50%). */
 	struct veil_coord at_x, at_y;
+	/* `ease <curve>`: how progress follows time; linear when not given (zeroed). */
+	struct veil_ease ease;
+	/* A running transition whose kind (and side) `random` picked; never set by the parser. */
+	bool random;
 };
 
 /* `loopfade <ms>`: at most this long. */
@@ -91,6 +103,9 @@ struct veil_transition_spec {
 struct veil_command {
 	enum veil_command_kind kind;
 	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
+	/* SET: `dark <file>`, the picture for the dark scheme, expanded and malloc()ed; or NULL. */
+	char *dark_path;
+	bool dark; /* SCHEME: `scheme dark` (else light) */
 	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
 	/* SET: whether `transition ...` was given; always true for TRANSITION. */
@@ -127,7 +142,7 @@ void veil_command_finish(struct veil_command *cmd);
  * is that word). Same contract as veil_command_parse.
  */
 int veil_policy_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
-/* "fade", "wipe", "grow", "slide", "loopfade" or "none". */
+/* "fade", "wipe", "grow", "slide", "loopfade", "random" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 /* "left", "right", "top" or "bottom". */
 const char *veil_side_name(enum veil_side side);

@@ -33,6 +33,7 @@ void veil_setting_unref(struct veil_setting *setting) {
 	}
 	/* Dropping the source's last reference also cancels a decode still running for it. */
 	veil_source_unref(setting->source);
+	veil_setting_unref(setting->dark);
 	free(setting->name);
 	free(setting);
 }
@@ -123,7 +124,11 @@ static struct veil_setting *find_setting(struct veil_scene *scene, const char *n
 
 struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name) {
 	struct veil_setting *setting = find_setting(scene, name);
-	return setting != NULL ? setting : find_setting(scene, "*");
+	if (setting == NULL) {
+		setting = find_setting(scene, "*");
+	}
+	/* The dark scheme's picture, where the setting has one. */
+	return setting != NULL && scene->dark && setting->dark != NULL ? setting->dark : setting;
 }
 
 void veil_scene_update_max_size(struct veil_scene *scene) {
@@ -211,6 +216,8 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->has_transition = true;
 	copy->transition.kind = VEIL_TRANSITION_NONE;
 	copy->source = veil_source_ref(source);
+	/* The dark picture goes along as it is (a video there keeps the old renderer's frames). */
+	copy->dark = setting->dark != NULL ? veil_setting_ref(setting->dark) : NULL;
 	return copy;
 }
 
@@ -419,16 +426,17 @@ static bool setting_is_wildcard_off(const struct veil_setting *setting) {
 	return setting->off && strcmp(setting->name, "*") == 0;
 }
 
-/* Replaces name's setting with a new one, which takes over source's reference. */
-static int store_setting(struct veil_scene *scene, const char *name,
-		const struct veil_command *cmd, struct veil_source *source) {
+/* A setting of the command's words showing source (whose reference it takes), or NULL. */
+static struct veil_setting *setting_create(const char *name, const struct veil_command *cmd,
+		struct veil_source *source) {
 	struct veil_setting *setting = calloc(1, sizeof(*setting));
 	if (setting == NULL || (setting->name = strdup(name)) == NULL) {
 		free(setting);
 		veil_source_unref(source);
-		return -ENOMEM;
+		return NULL;
 	}
-	setting->refs = 1; /* the table's */
+	wl_list_init(&setting->link);
+	setting->refs = 1;
 	setting->off = cmd->kind == VEIL_COMMAND_OFF;
 	setting->mode = cmd->mode;
 	setting->color = cmd->color;
@@ -437,6 +445,26 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	setting->span = cmd->span;
 	setting->loopfade_ms = cmd->loopfade_ms;
 	setting->source = source;
+	return setting;
+}
+
+/*
+ * Replaces name's setting with a new one, which takes over source's reference (and dark's: the
+ * dark scheme's picture, or NULL).
+ */
+static int store_setting(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd, struct veil_source *source,
+		struct veil_source *dark) {
+	/* Its reference is the table's. */
+	struct veil_setting *setting = setting_create(name, cmd, source);
+	if (setting == NULL) {
+		veil_source_unref(dark);
+		return -ENOMEM;
+	}
+	if (dark != NULL && (setting->dark = setting_create(name, cmd, dark)) == NULL) {
+		veil_setting_unref(setting);
+		return -ENOMEM;
+	}
 
 	/* Errors of the commands before are void; the layout below may record new ones. */
 	record_error(scene, name, NULL);
@@ -481,7 +509,11 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 	} else if (fd < 0) {
 		ret = veil_slideshow_check(cmd, &directory, message);
 	}
-	if (ret == 0 && directory) {
+	if (ret == 0 && directory && cmd->dark_path != NULL) {
+		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
+			"one", cmd->path);
+		ret = -EINVAL;
+	} else if (ret == 0 && directory) {
 		ret = veil_slideshow_start(scene, output_name, cmd, message);
 		if (ret == 0) {
 			record_error(scene, output_name, NULL);
@@ -494,6 +526,28 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 		record_error(scene, output_name, *message);
 	}
 	return ret;
+}
+
+/*
+ * Light or dark: outputs whose setting has a `dark` picture move to the scheme's, as to a new
+ * setting (loading, then the setting's transition); the others keep theirs.
+ */
+static void set_dark(struct veil_scene *scene, bool dark) {
+	if (scene->dark == dark) {
+		return;
+	}
+	scene->dark = dark;
+	wlr_log(WLR_INFO, "veil: the %s scheme", dark ? "dark" : "light");
+	update_outputs(scene);
+	veil_span_refresh(scene);
+}
+
+void veil_scene_set_dark(struct veil_scene *scene, bool dark) {
+	if (scene == NULL || scene->display == NULL) {
+		return;
+	}
+	set_dark(scene, dark);
+	veil_scene_changed(scene);
 }
 
 static int run(struct veil_scene *scene, const char *output_name,
@@ -509,7 +563,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 	}
 
 	int ret = 0;
-	struct veil_source *source = NULL;
+	struct veil_source *source = NULL, *dark = NULL;
 	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
 			"not given veil (veil_scene_set_output_layout)");
@@ -537,6 +591,10 @@ static int run(struct veil_scene *scene, const char *output_name,
 			veil_message_set(message, "Out of memory");
 		}
 		return ret;
+	case VEIL_COMMAND_SCHEME:
+		/* The whole scene's, whichever output the command names. */
+		set_dark(scene, cmd->dark);
+		return 0;
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
@@ -566,6 +624,13 @@ static int run(struct veil_scene *scene, const char *output_name,
 		} else {
 			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
 		}
+		if (source != NULL && cmd->dark_path != NULL) {
+			dark = veil_source_open(&scene->ctx, cmd->dark_path, full_size, &ret, message);
+			if (dark == NULL) {
+				veil_source_unref(source);
+				source = NULL;
+			}
+		}
 		scene->ctx.max_output_width = max_width;
 		scene->ctx.max_output_height = max_height;
 		if (source == NULL) {
@@ -584,7 +649,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
 	}
-	ret = store_setting(scene, output_name, cmd, source);
+	ret = store_setting(scene, output_name, cmd, source, dark);
 	if (ret == -ENOMEM) {
 		veil_message_set(message, "Out of memory");
 	}
@@ -644,6 +709,14 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
 			!directory) {
 		ret = veil_source_check(cmd.path, message);
+	}
+	if (ret == 0 && directory && cmd.dark_path != NULL) {
+		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
+			"one", cmd.path);
+		ret = -EINVAL;
+	}
+	if (ret == 0 && cmd.dark_path != NULL) {
+		ret = veil_source_check(cmd.dark_path, message);
 	}
 	veil_command_finish(&cmd);
 	veil_message_sanitize(*message);

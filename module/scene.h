@@ -36,6 +36,11 @@ struct veil_setting {
 	struct veil_transition_spec transition;
 	bool span; /* one picture across the outputs that use this setting (module/span.c) */
 	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
+	/*
+	 * `dark <file>`: the same setting with the dark scheme's picture (one reference; not in the
+	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
+	 */
+	struct veil_setting *dark;
 };
 
 struct veil_scene {
@@ -54,6 +59,8 @@ struct veil_scene {
 	/* `veil fps ...`, `veil battery ...` (module/policy.c); the power supply (power.c) */
 	struct wl_list policies;
 	struct veil_power *power;
+	/* `veil scheme dark`, veil_scene_set_dark(): settings with `dark` show that picture. */
+	bool dark;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
@@ -110,6 +117,9 @@ struct veil_output {
 	int rect_width, rect_height; /* the rect's whole size, which a view cuts */
 	/* Running: the old picture below the nodes (module/transition.c); NULL otherwise. */
 	struct veil_transition *transition;
+	/* `transition random`: the kind picked last (NONE: none yet), the picker's state. */
+	enum veil_transition_kind random_last;
+	uint64_t random_state;
 	/* `span`: the canvas the nodes were placed on; all 0 when they were not (module/span.c). */
 	struct veil_canvas canvas;
 
@@ -183,6 +193,8 @@ bool veil_transition_visible(struct veil_transition *transition);
 enum veil_transition_kind veil_transition_kind(const struct veil_transition *transition);
 /* From 0 to 1. */
 float veil_transition_progress(const struct veil_transition *transition);
+/* The progress through the transition's curve (`ease`): what the picture shows. */
+float veil_transition_eased(const struct veil_transition *transition);
 const struct veil_transition_spec *veil_transition_get_spec(
 	const struct veil_transition *transition);
 
@@ -273,7 +285,8 @@ struct veil_output_state {
 	const char *error;
 	bool has_transition; /* one runs: the two fields below say which and how far */
 	enum veil_transition_kind transition;
-	float transition_progress; /* 0 to 1 */
+	float transition_progress; /* 0 to 1: the time elapsed, as a fraction */
+	float transition_eased; /* the progress drawn: transition_progress through the curve */
 	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
 };

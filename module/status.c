@@ -60,6 +60,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->has_transition = true;
 		state->transition = veil_transition_kind(output->transition);
 		state->transition_progress = veil_transition_progress(output->transition);
+		state->transition_eased = veil_transition_eased(output->transition);
 		state->transition_spec = veil_transition_get_spec(output->transition);
 	}
 	if (output->pending != NULL && output->pending->source != NULL) {
@@ -207,6 +208,11 @@ static void add_transition_words(struct json_object *obj,
 			spec->at_x.percent ? "%" : "", spec->at_y.value, spec->at_y.percent ? "%" : "");
 		json_object_object_add(obj, "at", json_object_new_string(at));
 	}
+	char curve[96];
+	veil_ease_format(&spec->ease, curve, sizeof(curve));
+	json_object_object_add(obj, "ease", json_object_new_string(curve));
+	/* `transition random` picked the kind above for this change. */
+	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
 }
 
 struct json_object *veil_output_status(struct veil_output *output) {
@@ -247,6 +253,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_string(veil_transition_name(state.transition)));
 		json_object_object_add(transition, "progress",
 			json_object_new_double(state.transition_progress));
+		json_object_object_add(transition, "eased",
+			json_object_new_double(state.transition_eased));
 		add_transition_words(transition, state.transition_spec);
 	}
 	json_object_object_add(obj, "transition", transition);
@@ -257,6 +265,9 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
+	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
+	json_object_object_add(obj, "scheme",
+		json_object_new_string(output->scene->dark ? "dark" : "light"));
 	return obj;
 }
 

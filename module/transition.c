@@ -9,6 +9,7 @@
  * A loopfade is a fade whose old picture is a video's last frame before its loop seam: the
  * copies hold that frame (they do not follow the video) while the new loop fades in above.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <wlr/types/wlr_buffer.h>
@@ -105,6 +106,22 @@ static bool copy_picture(struct veil_transition *transition) {
 	return true;
 }
 
+/* `random`: the kind, and the side of a wipe or a slide, for this change (transition_pick.c). */
+static void pick_random(struct veil_transition *transition) {
+	struct veil_output *output = transition->output;
+	if (output->random_state == 0) {
+		/* Seeded once per output: the clock and where the output lives. */
+		output->random_state = (uint64_t)transition->start.tv_nsec ^
+			((uint64_t)transition->start.tv_sec << 32) ^ (uint64_t)(uintptr_t)output;
+	}
+	struct veil_transition_spec *spec = &transition->spec;
+	spec->kind = veil_transition_pick(&output->random_state, output->random_last, &spec->side);
+	spec->random = true;
+	spec->at_x = (struct veil_coord){ .value = 50, .percent = true };
+	spec->at_y = spec->at_x;
+	output->random_last = spec->kind;
+}
+
 struct veil_transition *veil_transition_create(struct veil_output *output,
 		const struct veil_transition_spec *spec) {
 	struct veil_transition *transition = calloc(1, sizeof(*transition));
@@ -113,7 +130,11 @@ struct veil_transition *veil_transition_create(struct veil_output *output,
 	}
 	transition->output = output;
 	transition->spec = *spec;
-	switch (spec->kind) {
+	clock_gettime(CLOCK_MONOTONIC, &transition->start);
+	if (spec->kind == VEIL_TRANSITION_RANDOM) {
+		pick_random(transition);
+	}
+	switch (transition->spec.kind) {
 	case VEIL_TRANSITION_WIPE:
 		transition->impl = &veil_transition_wipe_impl;
 		break;
@@ -126,10 +147,10 @@ struct veil_transition *veil_transition_create(struct veil_output *output,
 	case VEIL_TRANSITION_FADE:
 	case VEIL_TRANSITION_LOOPFADE:
 	case VEIL_TRANSITION_NONE:
+	case VEIL_TRANSITION_RANDOM:
 		transition->impl = &veil_transition_fade_impl;
 		break;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &transition->start);
 	wl_list_init(&transition->source_frame.link);
 	wl_list_init(&transition->old_destroy.link);
 
@@ -226,7 +247,17 @@ void veil_transition_begin(struct veil_transition *transition) {
 		transition->impl->begin(transition);
 	}
 	transition->progress = 0.0f;
+	transition->eased = 0.0f;
 	transition->impl->apply(transition, 0.0f);
+}
+
+/*
+ * The one place where time becomes the progress a kind draws: the curve of `ease` (linear
+ * unless given), kept within [0,1] (a cubic-bezier() whose y leaves it holds at the end).
+ */
+static float ease_progress(const struct veil_transition *transition, float progress) {
+	double eased = veil_ease_apply(&transition->spec.ease, progress);
+	return eased < 0.0 ? 0.0f : eased > 1.0 ? 1.0f : (float)eased;
 }
 
 bool veil_transition_step(struct veil_transition *transition) {
@@ -234,11 +265,13 @@ bool veil_transition_step(struct veil_transition *transition) {
 	float progress = transition->spec.ms > 0 ? (float)(ms / transition->spec.ms) : 1.0f;
 	if (progress >= 1.0f || progress < 0.0f) {
 		transition->progress = 1.0f;
+		transition->eased = 1.0f;
 		return false;
 	}
 	/* A tiny first step still changes the look from 0, so its damage brings a frame. */
 	transition->progress = progress > 0.0f ? progress : 0.001f;
-	transition->impl->apply(transition, transition->progress);
+	transition->eased = ease_progress(transition, transition->progress);
+	transition->impl->apply(transition, transition->eased);
 	/*
 	 * The damage of a step brings the next frame event, but a step may move no pixel (a slow
 	 * wipe on a fast output): ask for the event anyway, while the transition runs.
@@ -253,6 +286,10 @@ enum veil_transition_kind veil_transition_kind(const struct veil_transition *tra
 
 float veil_transition_progress(const struct veil_transition *transition) {
 	return transition->progress;
+}
+
+float veil_transition_eased(const struct veil_transition *transition) {
+	return transition->eased;
 }
 
 const struct veil_transition_spec *veil_transition_get_spec(

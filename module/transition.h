@@ -6,6 +6,7 @@
 #define VEIL_MODULE_TRANSITION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 #include <wayland-server-core.h>
 #include "module/scene.h"
@@ -39,7 +40,8 @@ struct veil_transition {
 	const struct veil_transition_impl *impl;
 	void *kind_data; /* the kind's own, made by begin() */
 	struct timespec start;
-	float progress;
+	float progress; /* the time elapsed, as a fraction of spec.ms */
+	float eased; /* progress through spec.ease, within [0,1]: what apply() was given */
 
 	/* A child of the output's tree, below its rect and nodes; NULL once destroyed. */
 	struct wlr_scene_tree *old;
@@ -54,6 +56,14 @@ struct veil_transition {
 	struct wl_listener source_frame;
 	struct wl_listener old_destroy;
 };
+
+/*
+ * module/transition_pick.c: `random`'s pick (pure): fade, wipe, grow or slide, never last (the
+ * output's previous pick; VEIL_TRANSITION_NONE for none), each of the others as likely; *side
+ * gets an edge for a wipe or a slide, each as likely. *state is an xorshift64* state (not 0).
+ */
+enum veil_transition_kind veil_transition_pick(uint64_t *state, enum veil_transition_kind last,
+	enum veil_side *side);
 
 /* The output's whole logical size, as its rect covers it (at least 1x1). */
 void veil_transition_output_size(const struct veil_transition *transition, int *width,

@@ -130,8 +130,10 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  *   veil <directory> [mode] [#rrggbb] [every <n>s|m|h] [order name|mtime|shuffle] [recursive]
  *        [transition ...]
  *   veil <#rrggbb> solid_color [transition ...]
- *   veil transition <fade|wipe|grow|slide|none> [<ms>] [from <left|right|top|bottom>]
- *        [at <x> <y>]
+ *   veil <file> [mode] [#rrggbb] dark <file> [span] [transition ...] [loopfade <ms>]
+ *   veil scheme light|dark
+ *   veil transition <fade|wipe|grow|slide|random|none> [<ms>] [from <left|right|top|bottom>]
+ *        [at <x> <y>] [ease linear|in|out|in-out|ease|cubic-bezier(x1,y1,x2,y2)]
  *   veil next | previous
  *   veil off | pause | resume
  *   veil fps <1-240>|off
@@ -181,6 +183,15 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
  * battery policy) and trusts these calls alone.
  */
 void veil_scene_set_on_battery(struct veil_scene *scene, bool on_battery);
+
+/*
+ * The compositor tells veil whether the desktop's colour scheme is dark (it follows the
+ * settings portal's color-scheme, say), as `output * veil scheme light|dark` does: outputs whose
+ * setting names a second picture (`veil <file> [mode] dark <file>`) move to the scheme's
+ * picture with the setting's transition (or the output's default); the others keep theirs. The
+ * scheme is the whole scene's; it starts light.
+ */
+void veil_scene_set_dark(struct veil_scene *scene, bool dark);
 
 /*
  * Checks the words of a command without running it, for a compositor that validates its

@@ -111,12 +111,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			"unexpected errno %d", ret);
 		FUZZ_CHECK(message != NULL, "failure %d without a message", ret);
 		FUZZ_CHECK(fuzz_message_ok(message, true), "bad message '%s'", message);
-		FUZZ_CHECK(cmd.path == NULL, "failure left a path");
+		FUZZ_CHECK(cmd.path == NULL && cmd.dark_path == NULL, "failure left a path");
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
-		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_BATTERY,
+		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_SCHEME,
 			"kind %d", (int)cmd.kind);
+		if (cmd.dark_path != NULL) {
+			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
+				!cmd.has_slideshow, "dark for kind %d mode %d", (int)cmd.kind,
+				(int)cmd.mode);
+			FUZZ_CHECK(cmd.dark_path[0] != '\0' && strlen(cmd.dark_path) < PATH_MAX &&
+				!has_control(cmd.dark_path), "dark path '%s'", cmd.dark_path);
+		}
+		/* A curve's control points: x within [0,1], so that time runs one way. */
+		const struct veil_ease *ease = &cmd.transition.ease;
+		FUZZ_CHECK(ease->kind == VEIL_EASE_LINEAR || (ease->x1 >= 0.0 && ease->x1 <= 1.0 &&
+			ease->x2 >= 0.0 && ease->x2 <= 1.0), "curve x %g %g", ease->x1, ease->x2);
+		FUZZ_CHECK(!cmd.transition.random, "the parser set random");
 		FUZZ_CHECK(cmd.color <= 0xffffff, "colour 0x%x", cmd.color);
 		FUZZ_CHECK(cmd.fps >= 0 && cmd.fps <= VEIL_FPS_MAX && cmd.battery_fps >= 0 &&
 			cmd.battery_fps <= VEIL_FPS_MAX, "fps %d, battery fps %d", cmd.fps,

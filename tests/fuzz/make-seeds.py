@@ -353,6 +353,11 @@ def command_seeds():
         'not-utf8': [b'\xff\xfe\xc3(.png', b'\xe0\x80\x80'],
         'long-name': [b'/' + b'x' * 4200 + b'.png'],
         'empty-words': [b'', b'a.png', b''],
+        'dark': [b'day.png', b'fill', b'dark', b'~/night', b'p.png', b'transition', b'fade'],
+        'scheme': [b'scheme', b'dark'],
+        'ease-bezier': [b'a.png', b'transition', b'grow', b'900', b'at', b'1', b'2', b'ease',
+                        b'cubic-bezier(0.1', b'0.7,', b'1', b'-0.1)'],
+        'ease-random': [b'a.png', b'transition', b'random', b'ease', b'in-out', b'300'],
     }
     for name, words in seeds.items():
         write('command', name, b'\x00'.join(words))

@@ -269,6 +269,170 @@ static void test_transition_options(void) {
 	free(message);
 }
 
+/* `ease <curve>` after any kind but none, and `random`. */
+static void expect_ease_at(int line, int argc, char *argv[], enum veil_transition_kind kind,
+		int ms, enum veil_ease_kind ease, const char *path) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.has_transition && cmd.transition.kind == kind &&
+		cmd.transition.ms == ms && cmd.transition.ease.kind == ease,
+		"transition %d %d ms ease %d, not %d %d ms ease %d", cmd.transition.kind,
+		cmd.transition.ms, cmd.transition.ease.kind, kind, ms, ease);
+	CHECK_LINE(line, !cmd.transition.random, "the parser set random");
+	CHECK_LINE(line, path == NULL ? cmd.path == NULL :
+		cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
+	veil_command_finish(&cmd);
+}
+
+#define expect_ease(argv, kind, ms, ease, path) \
+	expect_ease_at(__LINE__, argv, kind, ms, ease, path)
+
+static void test_transition_ease(void) {
+	const enum veil_transition_kind fade = VEIL_TRANSITION_FADE;
+	const int dms = VEIL_TRANSITION_DEFAULT_MS;
+	/* Not given: linear, today's behaviour. */
+	expect_ease(ARGV("veil", "a.png", "transition", "fade"), fade, dms, VEIL_EASE_LINEAR,
+		"a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "300", "ease", "in"), fade, 300,
+		VEIL_EASE_IN, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "ease", "OUT", "300"), fade, 300,
+		VEIL_EASE_OUT, "a.png");
+	expect_ease(ARGV("veil", "transition", "wipe", "ease", "in-out", "from", "top", "800"),
+		VEIL_TRANSITION_WIPE, 800, VEIL_EASE_IN_OUT, NULL);
+	expect_ease(ARGV("veil", "transition", "grow", "ease", "linear", "at", "1", "2"),
+		VEIL_TRANSITION_GROW, dms, VEIL_EASE_LINEAR, NULL);
+	/* `ease` alone: CSS's ease, before another option, a duration or the end. */
+	expect_ease(ARGV("veil", "transition", "fade", "ease"), fade, dms, VEIL_EASE_EASE, NULL);
+	expect_ease(ARGV("veil", "transition", "fade", "ease", "700"), fade, 700, VEIL_EASE_EASE,
+		NULL);
+	expect_ease(ARGV("veil", "transition", "slide", "ease", "from", "left"),
+		VEIL_TRANSITION_SLIDE, dms, VEIL_EASE_EASE, NULL);
+	expect_ease(ARGV("veil", "transition", "fade", "ease", "ease"), fade, dms, VEIL_EASE_EASE,
+		NULL);
+	/* cubic-bezier in one word (veilctl, or quoted in sway), or as sway splits it at spaces. */
+	expect_ease(ARGV("veil", "a.png", "fit", "transition", "fade", "ease",
+		"cubic-bezier(0.1,0.7,1,0.1)", "900"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "900", "ease", "cubic-bezier(0.1",
+		"0.7", "1", "0.1)"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	expect_ease(ARGV("veil", "a.png", "transition", "fade", "ease", "cubic-bezier(0.1,", "0.7,",
+		"1,", "0.1)", "900"), fade, 900, VEIL_EASE_BEZIER, "a.png");
+	/* The longest transition words: eleven after the file name. */
+	expect_ease(ARGV("veil", "my", "a.png", "transition", "grow", "900", "at", "10", "20",
+		"ease", "cubic-bezier(0.1", "0.7", "1", "0.1)"), VEIL_TRANSITION_GROW, 900,
+		VEIL_EASE_BEZIER, "my a.png");
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "transition", "slide", "ease",
+		"cubic-bezier(0.25 0.1 0.25 1)", "from", "top"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.ease.x1 == 0.25 && cmd.transition.ease.y1 == 0.1 &&
+		cmd.transition.ease.x2 == 0.25 && cmd.transition.ease.y2 == 1.0 &&
+		cmd.transition.side == VEIL_SIDE_TOP && strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	/* random: a duration and a curve; its side and centre are picked or the centre. */
+	expect_ease(ARGV("veil", "transition", "random"), VEIL_TRANSITION_RANDOM, dms,
+		VEIL_EASE_LINEAR, NULL);
+	expect_ease(ARGV("veil", "d", "transition", "Random", "1200", "ease", "out"),
+		VEIL_TRANSITION_RANDOM, 1200, VEIL_EASE_OUT, "d");
+
+	expect_error(ARGV("veil", "transition", "fade", "ease", "bounce"), -EINVAL,
+		"Unknown curve 'bounce': expected linear, in, out, in-out, ease or cubic-bezier");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "ease", "ease-in"), -EINVAL,
+		"Unknown curve 'ease-in'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(1.5,0,0,1)"), -EINVAL,
+		"x1 and x2 must be from 0 to 1");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0,0,-1,1)"), -EINVAL,
+		"x1 and x2 must be from 0 to 1");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0,0,1)"), -EINVAL,
+		"Invalid curve 'cubic-bezier(0,0,1)'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier(0", "0", "1", "1"),
+		-EINVAL, "Invalid curve 'cubic-bezier(0 0 1 1'");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "cubic-bezier"), -EINVAL,
+		"Invalid curve");
+	expect_error(ARGV("veil", "transition", "fade", "ease", "in", "ease", "out"), -EINVAL,
+		"Unexpected word 'ease'");
+	expect_error(ARGV("veil", "transition", "none", "ease", "in"), -EINVAL, "takes no");
+	expect_error(ARGV("veil", "transition", "random", "from", "top"), -EINVAL,
+		"Unexpected word 'from'");
+	expect_error(ARGV("veil", "transition", "random", "at", "1", "2"), -EINVAL,
+		"Unexpected word 'at'");
+	expect_error(ARGV("veil", "a.png", "transition", "fade", "ease", "in", "x"), -EINVAL,
+		"Invalid transition duration 'x'");
+}
+
+/* `dark <file>` after a file, and `veil scheme light|dark`. */
+static void expect_dark_at(int line, int argc, char *argv[], const char *path,
+		const char *dark_path, enum veil_mode mode) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.mode == mode, "kind %d mode %d",
+		cmd.kind, cmd.mode);
+	CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
+	CHECK_LINE(line, dark_path == NULL ? cmd.dark_path == NULL : cmd.dark_path != NULL &&
+		strcmp(cmd.dark_path, dark_path) == 0, "dark %s", cmd.dark_path);
+	veil_command_finish(&cmd);
+	CHECK_LINE(line, cmd.path == NULL && cmd.dark_path == NULL, "left after finish");
+}
+
+#define expect_dark(argv, path, dark, mode) expect_dark_at(__LINE__, argv, path, dark, mode)
+
+static void test_dark(void) {
+	const enum veil_mode fill = VEIL_MODE_FILL;
+	expect_dark(ARGV("veil", "a.png", "fill", "dark", "b.png"), "a.png", "b.png", fill);
+	expect_dark(ARGV("veil", "a.png", "DARK", "b.png"), "a.png", "b.png", fill);
+	expect_dark(ARGV("veil", "a.png"), "a.png", NULL, fill);
+	/* Names of several words on both sides, a colour, a transition and span after. */
+	expect_dark(ARGV("veil", "my", "a.png", "fit", "#102030", "dark", "night", "b.png",
+		"span", "transition", "fade", "300"), "my a.png", "night b.png", VEIL_MODE_FIT);
+	expect_dark(ARGV("veil", "a.png", "tile", "dark", "b c.png", "loopfade", "100"), "a.png",
+		"b c.png", VEIL_MODE_TILE);
+	/* A file called dark is given first, or with a directory. */
+	expect_dark(ARGV("veil", "dark"), "dark", NULL, fill);
+	expect_dark(ARGV("veil", "dark", "fill"), "dark", NULL, fill);
+	expect_dark(ARGV("veil", "a.png", "dark", "./dark"), "a.png", "./dark", fill);
+	/* Expanded as the file is. */
+	const char *home = getenv("HOME");
+	if (home != NULL && home[0] == '/') {
+		char *want = concat(home, "/b.png");
+		expect_dark(ARGV("veil", "a.png", "dark", "~/b.png"), "a.png", want, fill);
+		free(want);
+	}
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "dark", "b.png", "transition", "wipe",
+		"ease", "in"), &cmd, NULL) == 0);
+	CHECK(cmd.has_transition && cmd.transition.kind == VEIL_TRANSITION_WIPE &&
+		cmd.transition.ease.kind == VEIL_EASE_IN && strcmp(cmd.dark_path, "b.png") == 0);
+	veil_command_finish(&cmd);
+
+	expect_error(ARGV("veil", "a.png", "dark"), -EINVAL, "dark needs a file");
+	expect_error(ARGV("veil", "a.png", "fill", "dark", "transition", "fade"), -EINVAL,
+		"dark needs a file");
+	expect_error(ARGV("veil", "#102030", "solid_color", "dark", "b.png"), -EINVAL,
+		"dark needs a picture");
+	expect_error(ARGV("veil", "walls", "every", "10m", "dark", "b.png"), -EINVAL,
+		"not for a slideshow");
+	expect_error(ARGV("veil", "off", "dark", "b.png"), -EINVAL, "takes no arguments");
+	expect_error(ARGV("veil", "a.png", "fill", "dark", "$(id)"), -EINVAL, "");
+
+	/* veil scheme light|dark */
+	CHECK(veil_command_parse(ARGV("veil", "scheme", "dark"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SCHEME && cmd.dark && cmd.path == NULL);
+	CHECK(veil_command_parse(ARGV("veil", "Scheme", "LIGHT"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SCHEME && !cmd.dark);
+	expect_error(ARGV("veil", "scheme"), -EINVAL, "use `veil scheme light|dark`");
+	expect_error(ARGV("veil", "scheme", "dim"), -EINVAL, "Unknown scheme 'dim'");
+	expect_error(ARGV("veil", "scheme", "dark", "now"), -EINVAL, "Unexpected word 'now'");
+	expect_dark(ARGV("veil", "./scheme", "fill"), "./scheme", NULL, fill);
+}
+
 /* A directory's words: `every`, `order`, `recursive`, in any order, before `transition`. */
 static void expect_slideshow_at(int line, int argc, char *argv[], const char *path,
 		enum veil_mode mode, int every_s, enum veil_slideshow_order order, bool recursive,
@@ -475,7 +639,8 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] [loopfade <ms>]`");
+		"[dark <file>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
+		"[loopfade <ms>]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
@@ -818,6 +983,8 @@ int main(void) {
 	test_forms();
 	test_transitions();
 	test_transition_options();
+	test_transition_ease();
+	test_dark();
 	test_slideshow_words();
 	test_policy_words();
 	test_errors();
