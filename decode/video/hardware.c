@@ -1,5 +1,9 @@
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <gst/gst.h>
 #include "decode/video/choose.h"
 #include "decode/video/hardware.h"
@@ -20,4 +24,14 @@ char *veil_hardware_decoder_find(void) {
 	char *name = found != NULL ? strdup(GST_OBJECT_NAME(found->data)) : NULL;
 	gst_plugin_feature_list_free(found);
 	return name;
+}
+
+char *veil_hardware_drm_device(const struct stat *st) {
+	if (!S_ISCHR(st->st_mode)) {
+		return NULL;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device", major(st->st_rdev),
+		minor(st->st_rdev));
+	return realpath(path, NULL);
 }

@@ -1,18 +1,16 @@
-#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <wlr/util/log.h>
 #include "decode/gst.h"
 #include "decode/sniff.h"
 #include "decode/task_pool.h"
 #include "decode/video/choose.h"
+#include "decode/video/hardware.h"
 #include "decode/video/loop_guard.h"
 #include "decode/video/player.h"
 #include "decode/video/threads.h"
@@ -152,16 +150,9 @@ int veil_player_describe_error(struct veil_player *player, GstMessage *msg, char
 
 /* ---- Which decoder decodes: hardware first, VA ones only on the renderer's GPU ---- */
 
-/* The sysfs device behind a DRM node: primary and render nodes of one GPU give the same. */
 static char *drm_device_of_path(const char *path) {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISCHR(st.st_mode)) {
-		return NULL;
-	}
-	char sys[64];
-	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
-		minor(st.st_rdev));
-	return realpath(sys, NULL);
+	return stat(path, &st) == 0 ? veil_hardware_drm_device(&st) : NULL;
 }
 
 static const char *factory_klass(GstElementFactory *factory) {

@@ -1,15 +1,13 @@
-#define _XOPEN_SOURCE 700 /* realpath */
 #include <drm_fourcc.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <gst/allocators/allocators.h>
 #include <wlr/render/drm_format_set.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/util/log.h>
+#include "decode/video/hardware.h"
 #include "source/video/video.h"
 #include "util/message.h"
 
@@ -18,16 +16,9 @@
  * GPU the VA decoders must run on (the choice itself is the player's, player.c).
  */
 
-/* The sysfs device behind the renderer's DRM node: primary and render nodes give the same. */
 static char *drm_device_of_fd(int fd) {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
-		return NULL;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
-		minor(st.st_rdev));
-	return realpath(path, NULL);
+	return fstat(fd, &st) == 0 ? veil_hardware_drm_device(&st) : NULL;
 }
 
 /* Once per decoder: decodebin may replace one. */

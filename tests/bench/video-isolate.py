@@ -3,7 +3,7 @@
 video-isolate.py: a video played in the compositor's process against the same video played in
 veil-decoder (VEIL_DECODER_VIDEO=process), interleaved in one run.
 
-    tools/devroot env VEIL_DECODER_HELPER=$PWD/build-bench/helper/veil-decoder \\
+    tools/devroot \\
         python3 tests/bench/video-isolate.py [--clips h264-1080p30.mp4,h264-1080p60.mp4]
         [--rounds 3] [--duration 20] [--renderer pixman|import]
 
