@@ -1,6 +1,7 @@
 /*
- * Where the scene's wallpapers are decoded: in veil-decoder processes (source/remote/, helper/) or in
- * the compositor's, from the build, the compositor's options, the environment and what GStreamer can decode on hardware.
+ * Where the scene's wallpapers are decoded: in veil-decoder processes (source/remote/, helper/)
+ * or in the compositor's, from the build, the compositor's options, the environment and what
+ * GStreamer can decode on hardware.
  */
 #ifndef VEIL_MODULE_DECODERS_H
 #define VEIL_MODULE_DECODERS_H

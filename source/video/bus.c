@@ -156,7 +156,8 @@ int veil_video_handle_bus(int fd, uint32_t mask, void *data) {
 
 static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, int *restarts) {
 	if (*restarts >= MAX_RESTARTS ||
-			!gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg), GST_OBJECT(src->player.decodebin))) {
+			!gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg),
+				GST_OBJECT(src->player.decodebin))) {
 		return false;
 	}
 	char *debug = NULL;
@@ -175,7 +176,8 @@ static bool restart_after_not_linked(struct video_source *src, GstMessage *msg, 
 	gst_bus_set_flushing(src->player.bus, FALSE);
 	veil_player_forget(&src->player);
 	veil_video_mailbox_reset(&src->mailbox);
-	return gst_element_set_state(src->player.pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE;
+	return gst_element_set_state(src->player.pipeline, GST_STATE_PAUSED) !=
+		GST_STATE_CHANGE_FAILURE;
 }
 
 /*

@@ -18,10 +18,10 @@
  *   decodebin and appsink callbacks; they put the newest sample into the mailbox, the only
  *   hand-off of frames between threads.
  *
- * Files: player.c (the pipeline and its streaming threads' decisions, shared with
- * veil-decoder), decoder.c (what the renderer takes), bus.c (errors, preroll), mailbox.c (frames between threads),
- * loop.c (looping), pool.c (udmabuf pool), elements.c (what the pipeline is made of, for the
- * status), ../video_source.c (vtable, state, lifetime).
+ * Files: decode/video/player.c (the pipeline and its streaming threads' decisions, shared
+ * with veil-decoder), and here decoder.c (what the renderer takes), bus.c (errors, preroll),
+ * mailbox.c (frames between threads), loop.c (looping), pool.c (udmabuf pool), and
+ * source/video_source.c (vtable, state, lifetime).
  */
 #ifndef VEIL_SOURCE_VIDEO_VIDEO_H
 #define VEIL_SOURCE_VIDEO_VIDEO_H
