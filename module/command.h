@@ -20,6 +20,8 @@ enum veil_command_kind {
 	VEIL_COMMAND_FPS,
 	/* `veil battery <play|pause|fps N>`: what videos do on battery (module/policy_words.c). */
 	VEIL_COMMAND_BATTERY,
+	/* `veil restore [FILE|#rrggbb words...]`: the remembered setting, else the fallback. */
+	VEIL_COMMAND_RESTORE,
 };
 
 /* The order of a slideshow's pictures (module/slideshow_order.c). */
@@ -109,6 +111,8 @@ struct veil_command {
 	int fps; /* FPS: the cap, 0 for `fps off` */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
+	/* RESTORE: the SET shown when nothing can be restored (malloc()ed), NULL for none. */
+	struct veil_command *fallback;
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/state.h"
 #include "util/worker.h"
 
 struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
@@ -152,6 +153,7 @@ static void scene_finish(struct veil_scene *scene) {
 		return;
 	}
 	veil_control_destroy(scene->control);
+	veil_state_destroy(scene);
 	veil_span_finish(scene);
 	veil_slideshow_destroy_all(scene);
 	struct veil_output *output, *tmp_output;
@@ -530,6 +532,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_PREVIOUS:
 		return veil_slideshow_move(scene, output_name, cmd->kind == VEIL_COMMAND_NEXT ?
 			1 : -1, message);
+	case VEIL_COMMAND_RESTORE:
+		return veil_state_restore(scene, output_name, cmd->fallback, message);
 	case VEIL_COMMAND_FPS:
 	case VEIL_COMMAND_BATTERY:
 		ret = veil_policy_set(scene, output_name, cmd);

@@ -54,6 +54,8 @@ struct veil_scene {
 	/* `veil fps ...`, `veil battery ...` (module/policy.c); the power supply (power.c) */
 	struct wl_list policies;
 	struct veil_power *power;
+	/* The state file (module/state.c); NULL unless the compositor named one. */
+	struct veil_state *state;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
