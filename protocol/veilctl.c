@@ -233,6 +233,10 @@ static void parse_words(struct options *opts, char **words, int n) {
 	char *message = NULL;
 	int ret = veil_command_parse(n + 1, argv, &cmd, &message);
 	free(argv);
+	if (ret == 0 && cmd.fallback != NULL && cmd.fallback->path != NULL) {
+		usage_error("restore's fallback goes through the compositor's own configuration: "
+			"veilctl restore takes no file");
+	}
 	if (ret == 0 && cmd.path != NULL) {
 		usage_error("'%s' is not a command: use set, off, pause, resume, status, or a word "
 			"of the compositor's veil command such as next, previous or transition",
