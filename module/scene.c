@@ -486,6 +486,7 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 	if (ret == 0 && directory) {
 		ret = veil_slideshow_start(scene, output_name, cmd, message);
 		if (ret == 0) {
+			veil_state_forget(scene, output_name);
 			record_error(scene, output_name, NULL);
 			return 1;
 		}
@@ -584,6 +585,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		break;
 	}
 	if (!cmd->from_slideshow) {
+		/* What a restore showed is replaced: the status no longer speaks of it. */
+		veil_state_forget(scene, output_name);
 		/* The name's slideshow ends; `output * veil off` ends them all. */
 		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);

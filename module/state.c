@@ -145,6 +145,10 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
 	json_object_object_add(obj, "loopfade_ms", json_object_new_int(setting->loopfade_ms));
+	/* `veil pause`: a video stays paused (not where it was: no position is kept yet). */
+	if (setting->source != NULL && setting->source->paused) {
+		json_object_object_add(obj, "paused", json_object_new_boolean(true));
+	}
 	return obj;
 }
 
@@ -551,7 +555,14 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 		*why = veil_message("it cannot be shown: %s", message != NULL ? message : "failed");
 	}
 	free(message);
-	struct json_object *show;
+	struct json_object *show, *paused;
+	struct veil_setting *setting = ret == 0 ? veil_scene_resolve(state->scene, name) : NULL;
+	if (setting != NULL && strcmp(setting->name, name) == 0 && setting->source != NULL &&
+			json_object_object_get_ex(entry, "paused", &paused) &&
+			json_object_get_boolean(paused)) {
+		/* The video starts as it was left: paused (at its start). */
+		veil_source_set_paused(setting->source, true);
+	}
 	if (ret == 0 && cmd.path != NULL && json_object_object_get_ex(entry, "slideshow", &show)) {
 		struct json_object *file = NULL, *seen = NULL;
 		json_object_object_get_ex(show, "file", &file);
@@ -635,6 +646,25 @@ int veil_state_restore(struct veil_scene *scene, const char *name,
 	return 0;
 }
 
+static void result_destroy(struct restore_result *result) {
+	wl_list_remove(&result->link);
+	free(result->name);
+	free(result->why);
+	free(result);
+}
+
+void veil_state_forget(struct veil_scene *scene, const char *name) {
+	if (scene->state == NULL) {
+		return;
+	}
+	struct restore_result *result, *tmp;
+	wl_list_for_each_safe(result, tmp, &scene->state->results, link) {
+		if (strcmp(result->name, name) == 0) {
+			result_destroy(result);
+		}
+	}
+}
+
 void veil_state_status(struct veil_output *output, struct json_object *obj) {
 	struct veil_state *state = output->scene->state;
 	if (state == NULL) {
@@ -684,10 +714,7 @@ void veil_state_destroy(struct veil_scene *scene) {
 	}
 	struct restore_result *result, *tmp_result;
 	wl_list_for_each_safe(result, tmp_result, &state->results, link) {
-		wl_list_remove(&result->link);
-		free(result->name);
-		free(result->why);
-		free(result);
+		result_destroy(result);
 	}
 	json_object_put(state->loaded);
 	free(state->load_why);

@@ -41,6 +41,8 @@ void veil_state_destroy(struct veil_scene *scene);
 /* `veil restore`: the remembered setting of name, or fallback (NULL: none). */
 int veil_state_restore(struct veil_scene *scene, const char *name,
 	const struct veil_command *fallback, char **message);
+/* A command replaced name's setting: the outcome of its restore is forgotten. */
+void veil_state_forget(struct veil_scene *scene, const char *name);
 /* The status's "restored" and "restore_reason"; nothing when no restore applies. */
 void veil_state_status(struct veil_output *output, struct json_object *obj);
 

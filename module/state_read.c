@@ -115,8 +115,9 @@ static const char *check_setting(struct json_object *entry) {
 	if (!is_type(entry, "off", json_type_boolean) || !is_type(entry, "mode", json_type_string) ||
 			!is_type(entry, "color", json_type_string) ||
 			!is_type(entry, "span", json_type_boolean) ||
-			!is_type(entry, "loopfade_ms", json_type_int)) {
-		return "a setting's off, mode, color, span or loopfade_ms of the wrong type";
+			!is_type(entry, "loopfade_ms", json_type_int) ||
+			!is_type(entry, "paused", json_type_boolean)) {
+		return "a setting's off, mode, color, span, loopfade_ms or paused of the wrong type";
 	}
 	const char *why = NULL;
 	if (json_object_object_get_ex(entry, "file", &member)) {

@@ -136,6 +136,9 @@ with t.compositor(outputs=1, env=ENV, name='restored', config=config(RESTORE)) a
         first = os.path.join(show_dir, 's1.png')
         c.wait_until(lambda: shown_file(c) == first and c.veil(OUT).get('file') == first,
                      'the first picture')
+        t.check(c.veil(OUT).get('restored') is None,
+                'a command after the restore: the status no longer says restored',
+                str(c.veil(OUT).get('restored')))
         for i in range(2):
             c.wait_until(lambda: (c.veil(OUT).get('slideshow') or {}).get('ahead'),
                          'the next picture decoded ahead')
@@ -185,6 +188,33 @@ with t.compositor(outputs=1, env=ENV, name='changed', config=config(RESTORE)) as
         screen_is(c, FB, 'changed-fallback')
         t.check('not restored' in log_text(c) and 'b.png' in log_text(c),
                 'the log says why', vt._tail(c.log_path, 5))
+
+video = os.path.join(media, 'clip.mp4')
+vt._ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30:duration=3', '-c:v', 'libx264',
+            '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', video])
+
+with t.compositor(outputs=1, env=ENV, name='video') as c:
+    with t.case('a paused video is written down'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(video)} fit')
+        t.check(ok, 'a video', err)
+        c.wait_veil(OUT, 'shown', file=video, kind='video')
+        ok, err = c.msg(f'output {OUT} veil pause')
+        t.check(ok, 'pause', err)
+        c.wait_until(lambda: entry(read_state()).get('paused') is True and
+                     (entry(read_state()).get('file') or {}).get('path') == video,
+                     'the state says the video is paused')
+
+with t.compositor(outputs=1, env=ENV, name='video-restored', config=config(RESTORE)) as c:
+    with t.case('the video comes back paused'):
+        v = c.wait_until(lambda: c.veil(OUT).get('file') == video and
+                         c.veil(OUT).get('state') == 'paused' and c.veil(OUT),
+                         'the video, paused')
+        t.check(v.get('restored') is True and v.get('paused') == 'command',
+                'restored, paused by the command', str(v))
+        frames = c.veil(OUT).get('frames')
+        time.sleep(0.5)
+        t.check(c.veil(OUT).get('frames') == frames, 'no frame shown while paused',
+                f"{frames} -> {c.veil(OUT).get('frames')}")
 
 HOSTILE = {
     'empty': b'',
