@@ -16,6 +16,7 @@
  * not replace what `restore` is about to read; `restore` commands given meanwhile wait too.
  */
 #define _GNU_SOURCE /* O_CLOEXEC, mkostemp */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -396,8 +397,44 @@ static char *verdict(struct json_object *entry) {
 	return NULL;
 }
 
+/*
+ * The temporary files of writes that a crash cut short (<name>.XXXXXX, mkostemp's): no write
+ * runs yet, so any there is left over.
+ */
+static void remove_leftovers(const char *path) {
+	char *dir_path = strdup(path);
+	if (dir_path == NULL) {
+		return;
+	}
+	char *slash = strrchr(dir_path, '/');
+	const char *base = slash != NULL ? slash + 1 : path;
+	if (slash == dir_path) {
+		dir_path[1] = '\0';
+	} else if (slash != NULL) {
+		*slash = '\0';
+	}
+	size_t base_len = strlen(base);
+	DIR *dir = opendir(slash != NULL ? dir_path : ".");
+	struct dirent *ent;
+	while (dir != NULL && (ent = readdir(dir)) != NULL) {
+		struct stat st;
+		if (strlen(ent->d_name) == base_len + 7 &&
+				strncmp(ent->d_name, base, base_len) == 0 &&
+				ent->d_name[base_len] == '.' &&
+				fstatat(dirfd(dir), ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+			unlinkat(dirfd(dir), ent->d_name, 0);
+		}
+	}
+	if (dir != NULL) {
+		closedir(dir);
+	}
+	free(dir_path);
+}
+
 static void read_run(struct veil_job *job) {
 	struct read_job *r = wl_container_of(job, r, job);
+	remove_leftovers(r->path);
 	int fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r->missing = errno == ENOENT;

@@ -267,6 +267,9 @@ with t.case(f'killed {KILLS} times while writing: never a torn file'):
     rng = random.Random(31)
     seen_versions = 0
     for i in range(KILLS):
+        # A write cut short leaves its temporary file, which the next start removes.
+        with open(state_file + '.Xq3vZ1', 'w') as f:
+            f.write('{"version": 1, "outp')
         c = vt.Compositor(t, outputs=1, env=ENV, name=f'kill-{i}', config=config(RESTORE))
         c.start()
         stop = threading.Event()
@@ -286,6 +289,9 @@ with t.case(f'killed {KILLS} times while writing: never a torn file'):
         th = threading.Thread(target=churn, daemon=True)
         th.start()
         time.sleep(rng.uniform(0.2, 2.5))
+        if i == 0:
+            c.wait_until(lambda: not os.path.exists(state_file + '.Xq3vZ1'),
+                         'a leftover temporary file removed at the start')
         c.proc.send_signal(signal.SIGKILL)
         c.proc.wait()
         stop.set()
