@@ -652,6 +652,15 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 			!directory) {
 		ret = veil_source_check(cmd.path, message);
 	}
+	/* restore's fallback file: checked as if it were the command. */
+	const struct veil_command *fallback = cmd.fallback;
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_RESTORE && fallback != NULL &&
+			fallback->path != NULL) {
+		ret = veil_slideshow_check(fallback, &directory, message);
+		if (ret == 0 && !directory) {
+			ret = veil_source_check(fallback->path, message);
+		}
+	}
 	veil_command_finish(&cmd);
 	veil_message_sanitize(*message);
 	free(unused);
