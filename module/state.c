@@ -14,6 +14,9 @@
  * bytes, checked by module/state_read.c, each remembered file looked at (a stat) for whether it
  * is still the same. Writes wait until then, so that the settings of a starting compositor do
  * not replace what `restore` is about to read; `restore` commands given meanwhile wait too.
+ *
+ * Both run on a worker of the state's own, one thread started by the read: a write neither waits
+ * behind a decode nor makes the decoders' worker start a thread of its own later.
  */
 #define _GNU_SOURCE /* O_CLOEXEC, mkostemp */
 #include <dirent.h>
@@ -78,6 +81,11 @@ struct read_job {
 struct veil_state {
 	struct veil_scene *scene;
 	char *path;
+	/*
+	 * A worker of its own, whose one thread starts with the read at start: a write never
+	 * waits behind a decode, nor starts a thread of the decoders' worker later on.
+	 */
+	struct veil_worker *worker;
 	struct wl_listener scene_changed;
 	struct wl_event_source *timer;
 	bool armed, dirty, failing;
@@ -343,7 +351,7 @@ static int handle_timer(void *data) {
 	w->root = root;
 	state->writing = w;
 	clock_gettime(CLOCK_MONOTONIC, &state->last_write);
-	veil_worker_submit(state->scene->ctx.worker, &w->job, &write_impl);
+	veil_worker_submit(state->worker, &w->job, &write_impl);
 	return 0;
 }
 
@@ -740,6 +748,8 @@ void veil_state_destroy(struct veil_scene *scene) {
 	if (state->reading != NULL) {
 		veil_job_cancel(&state->reading->job);
 	}
+	/* A write under way finishes: the file is the old one or the new one. */
+	veil_worker_destroy(state->worker);
 	wl_list_remove(&state->scene_changed.link);
 	wl_event_source_remove(state->timer);
 	struct restore_wait *wait, *tmp_wait;
@@ -778,8 +788,11 @@ bool veil_scene_set_state_path(struct veil_scene *scene, const char *path) {
 	state->scene = scene;
 	wl_list_init(&state->waiting);
 	wl_list_init(&state->results);
-	state->timer = wl_event_loop_add_timer(scene->ctx.loop, handle_timer, state);
+	state->worker = veil_worker_create(scene->ctx.loop);
+	state->timer = state->worker != NULL ?
+		wl_event_loop_add_timer(scene->ctx.loop, handle_timer, state) : NULL;
 	if (state->timer == NULL) {
+		veil_worker_destroy(state->worker);
 		goto nomem;
 	}
 	/* Nothing is written within a second of the start, nor before the file is read. */
@@ -789,7 +802,7 @@ bool veil_scene_set_state_path(struct veil_scene *scene, const char *path) {
 	scene->state = state;
 	r->state = state;
 	state->reading = r;
-	veil_worker_submit(scene->ctx.worker, &r->job, &read_impl);
+	veil_worker_submit(state->worker, &r->job, &read_impl);
 	return true;
 
 nomem:
