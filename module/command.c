@@ -667,6 +667,36 @@ static int parse_slideshow(int *argc, char *argv[], struct veil_command *parsed,
 		message);
 }
 
+/* `veil restore [FALLBACK...]`: the fallback's words are those of any SET. */
+static int parse_restore(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	cmd->kind = VEIL_COMMAND_RESTORE;
+	if (argc == 2) {
+		return 0;
+	}
+	struct veil_command *fallback = calloc(1, sizeof(*fallback));
+	char **words = calloc((size_t)argc, sizeof(*words));
+	if (fallback == NULL || words == NULL) {
+		free(fallback);
+		free(words);
+		return veil_message_fail(message, -ENOMEM, "Out of memory");
+	}
+	words[0] = "veil";
+	memcpy(words + 1, argv + 2, (size_t)(argc - 2) * sizeof(*words));
+	int ret = veil_command_parse(argc - 1, words, fallback, message);
+	free(words);
+	if (ret == 0 && fallback->kind != VEIL_COMMAND_SET) {
+		veil_command_finish(fallback);
+		ret = veil_message_fail(message, -EINVAL, "restore's fallback is a file or a colour "
+			"with its words: `veil restore <file> [mode] ...`");
+	}
+	if (ret < 0) {
+		free(fallback);
+		return ret;
+	}
+	cmd->fallback = fallback;
+	return 0;
+}
+
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
 	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
 	char shown[VEIL_QUOTE_SIZE];
@@ -691,6 +721,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 
 	if (strcasecmp(argv[1], "fps") == 0 || strcasecmp(argv[1], "battery") == 0) {
 		return veil_policy_words_parse(argc - 1, argv + 1, cmd, message);
+	}
+	if (strcasecmp(argv[1], "restore") == 0) {
+		return parse_restore(argc, argv, cmd, message);
 	}
 	if (strcasecmp(argv[1], "transition") == 0) {
 		struct veil_transition_spec spec;
@@ -860,6 +893,11 @@ void veil_command_finish(struct veil_command *cmd) {
 	cmd->path = NULL;
 	free(cmd->dark_path);
 	cmd->dark_path = NULL;
+	if (cmd->fallback != NULL) {
+		veil_command_finish(cmd->fallback);
+		free(cmd->fallback);
+		cmd->fallback = NULL;
+	}
 }
 
 

@@ -23,6 +23,8 @@ enum veil_command_kind {
 	VEIL_COMMAND_BATTERY,
 	/* `veil scheme light|dark`: which of their two pictures settings with `dark` show. */
 	VEIL_COMMAND_SCHEME,
+	/* `veil restore [FILE|#rrggbb words...]`: the remembered setting, else the fallback. */
+	VEIL_COMMAND_RESTORE,
 };
 
 /* The order of a slideshow's pictures (module/slideshow_order.c). */
@@ -124,6 +126,8 @@ struct veil_command {
 	int fps; /* FPS: the cap, 0 for `fps off` */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
+	/* RESTORE: the SET shown when nothing can be restored (malloc()ed), NULL for none. */
+	struct veil_command *fallback;
 };
 
 /*

@@ -554,7 +554,8 @@ static void manager_handle_run(struct wl_client *client, struct wl_resource *man
 		return;
 	}
 	int ret = veil_command_parse(argc + 1, argv, &cmd, &message);
-	if (ret == 0 && cmd.path != NULL) {
+	if (ret == 0 && (cmd.path != NULL || (cmd.fallback != NULL &&
+			cmd.fallback->path != NULL))) {
 		veil_command_finish(&cmd);
 		answer_parse_error(client, manager_resource, id, -EINVAL, "A file goes through "
 			"set_media, opened by the client: the compositor opens no path for a client");

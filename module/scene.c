@@ -16,6 +16,7 @@
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/state.h"
 #include "util/worker.h"
 
 struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
@@ -157,6 +158,7 @@ static void scene_finish(struct veil_scene *scene) {
 		return;
 	}
 	veil_control_destroy(scene->control);
+	veil_state_destroy(scene);
 	veil_span_finish(scene);
 	veil_slideshow_destroy_all(scene);
 	struct veil_output *output, *tmp_output;
@@ -516,6 +518,7 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 	} else if (ret == 0 && directory) {
 		ret = veil_slideshow_start(scene, output_name, cmd, message);
 		if (ret == 0) {
+			veil_state_forget(scene, output_name);
 			record_error(scene, output_name, NULL);
 			return 1;
 		}
@@ -584,6 +587,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_PREVIOUS:
 		return veil_slideshow_move(scene, output_name, cmd->kind == VEIL_COMMAND_NEXT ?
 			1 : -1, message);
+	case VEIL_COMMAND_RESTORE:
+		return veil_state_restore(scene, output_name, cmd->fallback, message);
 	case VEIL_COMMAND_FPS:
 	case VEIL_COMMAND_BATTERY:
 		ret = veil_policy_set(scene, output_name, cmd);
@@ -645,6 +650,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		break;
 	}
 	if (!cmd->from_slideshow) {
+		/* What a restore showed is replaced: the status no longer speaks of it. */
+		veil_state_forget(scene, output_name);
 		/* The name's slideshow ends; `output * veil off` ends them all. */
 		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
@@ -717,6 +724,15 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	}
 	if (ret == 0 && cmd.dark_path != NULL) {
 		ret = veil_source_check(cmd.dark_path, message);
+	}
+	/* restore's fallback file: checked as if it were the command. */
+	const struct veil_command *fallback = cmd.fallback;
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_RESTORE && fallback != NULL &&
+			fallback->path != NULL) {
+		ret = veil_slideshow_check(fallback, &directory, message);
+		if (ret == 0 && !directory) {
+			ret = veil_source_check(fallback->path, message);
+		}
 	}
 	veil_command_finish(&cmd);
 	veil_message_sanitize(*message);

@@ -61,6 +61,8 @@ struct veil_scene {
 	struct veil_power *power;
 	/* `veil scheme dark`, veil_scene_set_dark(): settings with `dark` show that picture. */
 	bool dark;
+	/* The state file (module/state.c); NULL unless the compositor named one. */
+	struct veil_state *state;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */

@@ -65,6 +65,8 @@ struct veil_slideshow {
 	struct timespec due; /* CLOCK_MONOTONIC */
 	struct wl_event_source *idle; /* work out of a signal's emission */
 	struct wl_listener scene_changed;
+	/* `veil restore`: the first step shows this file if the directory still has it. */
+	char *resume_path;
 };
 
 static void advance(struct veil_slideshow *show);
@@ -157,8 +159,21 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 	drop_ahead(show);
 	const struct veil_slide *current = show->current.path != NULL ? &show->current : NULL;
 	for (size_t tries = 0; tries <= show->n_slides; tries++) {
-		long at = veil_slide_order_pick(&show->order, show->slides, show->n_slides, current,
-			direction);
+		long at = -1;
+		if (show->resume_path != NULL && current == NULL) {
+			for (size_t i = 0; i < show->n_slides && at < 0; i++) {
+				if (!show->slides[i].bad &&
+						strcmp(show->slides[i].path, show->resume_path) == 0) {
+					at = (long)i;
+				}
+			}
+			free(show->resume_path);
+			show->resume_path = NULL;
+		}
+		if (at < 0) {
+			at = veil_slide_order_pick(&show->order, show->slides, show->n_slides,
+				current, direction);
+		}
 		if (at < 0) {
 			return false;
 		}
@@ -417,6 +432,7 @@ static void show_destroy(struct veil_slideshow *show) {
 	veil_slides_free(show->slides, show->n_slides);
 	veil_slide_order_finish(&show->order);
 	free(show->current.path);
+	free(show->resume_path);
 	free(show->error);
 	free(show->dir);
 	free(show->name);
@@ -587,4 +603,47 @@ struct json_object *veil_slideshow_status(struct veil_output *output) {
 
 void veil_slideshow_destroy_all(struct veil_scene *scene) {
 	veil_slideshow_stop(scene, NULL, true);
+}
+
+int veil_slideshow_resume(struct veil_scene *scene, const char *name, const char *file,
+		const char *const *shown, size_t n_shown) {
+	struct veil_slideshow *show = find_show(scene, name);
+	if (show == NULL || show->current.path != NULL) {
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < n_shown; i++) {
+		veil_slide_order_shown(&show->order, shown[i], 1);
+	}
+	free(show->resume_path);
+	show->resume_path = file != NULL ? strdup(file) : NULL;
+	return file != NULL && show->resume_path == NULL ? -ENOMEM : 0;
+}
+
+struct json_object *veil_slideshow_state(struct veil_scene *scene, const char *name) {
+	struct veil_slideshow *show = find_show(scene, name);
+	if (show == NULL) {
+		return NULL;
+	}
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "directory", json_object_new_string(show->dir));
+	const char *file = show->current.path != NULL ? show->current.path : show->resume_path;
+	json_object_object_add(obj, "file", file != NULL ? json_object_new_string(file) : NULL);
+	int position, count;
+	veil_slide_order_position(&show->order, show->slides, show->n_slides, show->current.path,
+		&position, &count);
+	json_object_object_add(obj, "position", json_object_new_int(position));
+	json_object_object_add(obj, "order",
+		json_object_new_string(veil_slideshow_order_name(show->step.slideshow.order)));
+	json_object_object_add(obj, "recursive",
+		json_object_new_boolean(show->step.slideshow.recursive));
+	json_object_object_add(obj, "every", json_object_new_int(show->step.slideshow.every_s));
+	if (show->step.slideshow.order == VEIL_SLIDESHOW_SHUFFLE) {
+		/* The shuffle's sequence so far, the picture on screen last. */
+		struct json_object *seen = json_object_new_array();
+		for (size_t i = 0; i < show->order.n_history; i++) {
+			json_object_array_add(seen, json_object_new_string(show->order.history[i]));
+		}
+		json_object_object_add(obj, "seen", seen);
+	}
+	return obj;
 }

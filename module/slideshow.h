@@ -8,6 +8,7 @@
 #define VEIL_MODULE_SLIDESHOW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct json_object;
 struct veil_command;
@@ -29,6 +30,15 @@ int veil_slideshow_move(struct veil_scene *scene, const char *name, int directio
 	char **message);
 /* The "slideshow" object of an output's status; NULL when it shows none. */
 struct json_object *veil_slideshow_status(struct veil_output *output);
+/*
+ * `veil restore` (module/state.c), right after veil_slideshow_start(): the show's first step
+ * shows file if the directory still has it (else the first by the order), a shuffle having
+ * shown the paths of shown already (oldest first). 0, or -ENOENT without such a show.
+ */
+int veil_slideshow_resume(struct veil_scene *scene, const char *name, const char *file,
+	const char *const *shown, size_t n_shown);
+/* What the state file keeps of name's show (module/state.c); NULL when it has none. */
+struct json_object *veil_slideshow_state(struct veil_scene *scene, const char *name);
 /* When the scene goes. */
 void veil_slideshow_destroy_all(struct veil_scene *scene);
 

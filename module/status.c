@@ -11,6 +11,7 @@
 #include <veil/veil.h>
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/state.h"
 #include "util/message.h"
 
 static enum veil_output_kind kind_of(const struct veil_output *output) {
@@ -263,6 +264,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	veil_state_status(output, obj);
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */

@@ -3,7 +3,7 @@
  * veil-control-unstable-v1. Exit status as swaymsg's: 0 when done, 1 for a usage or connection
  * problem, 2 when the compositor refused the command.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _GNU_SOURCE /* realpath, pidfd_open */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,8 +13,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include "module/command.h"
@@ -34,6 +38,12 @@ static const char usage[] =
 	"  veilctl pause [-o NAME]                       stop videos where they are\n"
 	"  veilctl resume [-o NAME]                      play them on\n"
 	"  veilctl status [-o NAME] [--json] [--watch]   what each output shows\n"
+	"  veilctl watch [-o NAME] [--json] [--current] [--exec CMD]\n"
+	"                                                a line per change of what an output\n"
+	"                                                shows (--current: and what it shows\n"
+	"                                                now); CMD runs once per line, one at a\n"
+	"                                                time, with VEIL_OUTPUT, VEIL_FILE,\n"
+	"                                                VEIL_KIND and VEIL_EVENT set\n"
 	"  veilctl [-o NAME] WORD...                     any other command of the compositor's\n"
 	"                                                `output NAME veil WORD...`, such as\n"
 	"                                                next, previous, transition fade 300\n"
@@ -53,6 +63,7 @@ enum action {
 	ACTION_PAUSE,
 	ACTION_RESUME,
 	ACTION_STATUS,
+	ACTION_WATCH,
 	ACTION_WORDS, /* anything else: the compositor parses the words */
 };
 
@@ -71,6 +82,8 @@ struct options {
 	bool has_options; /* set: words beyond a mode and a colour */
 	char **storage; /* the array words points into, freed at the end */
 	bool json, watch;
+	const char *exec; /* watch: the command run for each change */
+	bool current; /* watch: an event for what each output shows when it starts */
 };
 
 struct detail {
@@ -158,6 +171,7 @@ static bool parse_action(const char *word, enum action *action) {
 		{ "pause", ACTION_PAUSE },
 		{ "resume", ACTION_RESUME },
 		{ "status", ACTION_STATUS },
+		{ "watch", ACTION_WATCH },
 	};
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
 		if (strcmp(word, actions[i].name) == 0) {
@@ -207,8 +221,8 @@ static void parse_set(struct options *opts, char **words, int n) {
 
 /* A command of the compositor's that names no file, checked by the compositor's own parser. */
 static void parse_words(struct options *opts, char **words, int n) {
-	if ((opts->json || opts->watch)) {
-		usage_error("--json and --watch go with status");
+	if (opts->json || opts->watch || opts->exec != NULL || opts->current) {
+		usage_error("--json and --watch go with status, --exec with watch");
 	}
 	char **argv = calloc((size_t)n + 1, sizeof(*argv));
 	if (argv == NULL) {
@@ -220,6 +234,10 @@ static void parse_words(struct options *opts, char **words, int n) {
 	char *message = NULL;
 	int ret = veil_command_parse(n + 1, argv, &cmd, &message);
 	free(argv);
+	if (ret == 0 && cmd.fallback != NULL && cmd.fallback->path != NULL) {
+		usage_error("restore's fallback goes through the compositor's own configuration: "
+			"veilctl restore takes no file");
+	}
 	if (ret == 0 && cmd.path != NULL) {
 		usage_error("'%s' is not a command: use set, off, pause, resume, status, or a word "
 			"of the compositor's veil command such as next, previous or transition",
@@ -274,6 +292,14 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 			opts->json = true;
 		} else if (strcmp(arg, "--watch") == 0 || strcmp(arg, "-w") == 0) {
 			opts->watch = true;
+		} else if (strcmp(arg, "--current") == 0) {
+			opts->current = true;
+		} else if (strcmp(arg, "--exec") == 0 || strcmp(arg, "-e") == 0) {
+			if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+				usage_error("%s needs a command, such as --exec 'notify-send \"$VEIL_FILE\"'",
+					arg);
+			}
+			opts->exec = argv[++i];
 		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			fputs(usage, stdout);
 			exit(EXIT_SUCCESS);
@@ -297,14 +323,21 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	const char *command = words[0];
 	n--;
 	memmove(words, words + 1, (size_t)n * sizeof(*words));
-	if ((opts->json || opts->watch) && opts->action != ACTION_STATUS) {
-		usage_error("--json and --watch go with status");
+	if (opts->json && opts->action != ACTION_STATUS && opts->action != ACTION_WATCH) {
+		usage_error("--json goes with status and watch");
+	}
+	if (opts->watch && opts->action != ACTION_STATUS) {
+		usage_error("--watch goes with status (watch is a command of its own)");
+	}
+	if ((opts->exec != NULL || opts->current) && opts->action != ACTION_WATCH) {
+		usage_error("--exec and --current go with watch: veilctl watch --exec CMD");
 	}
 	if (opts->action == ACTION_SET) {
 		parse_set(opts, words, n);
 	} else if (n > 0) {
 		usage_error("'%s' is one word too many: %s takes only -o NAME%s", words[0],
-			command, opts->action == ACTION_STATUS ? ", --json and --watch" : "");
+			command, opts->action == ACTION_STATUS ? ", --json and --watch" :
+			opts->action == ACTION_WATCH ? ", --json, --current and --exec" : "");
 	}
 }
 
@@ -528,6 +561,7 @@ static int run_command(struct client *client, const struct options *opts) {
 		proxy = zveil_control_manager_v1_run(client->manager, opts->output, &words);
 		break;
 	case ACTION_STATUS:
+	case ACTION_WATCH:
 		abort();
 	}
 	wl_array_release(&words);
@@ -913,13 +947,449 @@ out:
 	return ret;
 }
 
+/* ---- Watch ---- */
+
+/* What watch remembers of an output between descriptions. */
+struct seen {
+	char *name;
+	uint32_t kind, state;
+	bool has_mode;
+	uint32_t mode, color;
+	char *label;
+	char *error;
+	long position; /* the slideshow's, -1 without one */
+	char *directory; /* the slideshow's detail as sent, NULL without one */
+};
+
+struct watch_event {
+	char *output, *event, *file, *error;
+	uint32_t kind, state, color;
+	bool has_mode;
+	long position;
+};
+
+struct watch {
+	const struct options *opts;
+	struct seen *seen;
+	size_t n_seen;
+	bool baseline; /* the first description was taken */
+	struct watch_event *queue; /* waiting for --exec, oldest first */
+	size_t n_queue;
+	pid_t child; /* the command running, 0 for none */
+	int child_fd; /* its pidfd, -1 without one */
+};
+
+static void seen_finish(struct seen *s) {
+	free(s->name);
+	free(s->label);
+	free(s->error);
+	free(s->directory);
+}
+
+static void watch_event_finish(struct watch_event *ev) {
+	free(ev->output);
+	free(ev->event);
+	free(ev->file);
+	free(ev->error);
+}
+
+static const char *detail_value(const struct output_status *o, const char *name) {
+	for (size_t i = 0; i < o->n_details; i++) {
+		if (strcmp(o->details[i].name, name) == 0) {
+			return o->details[i].value;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A member of a JSON object as the compositor writes it (no spaces). `,"name":` cannot occur
+ * inside a JSON string, where a quote is escaped.
+ */
+static const char *json_member(const char *json, const char *name) {
+	char key[64];
+	snprintf(key, sizeof(key), ",\"%s\":", name);
+	const char *p = strstr(json, key);
+	if (p == NULL) {
+		snprintf(key, sizeof(key), "{\"%s\":", name);
+		p = strncmp(json, key, strlen(key)) == 0 ? json : NULL;
+	}
+	return p != NULL ? p + strlen(key) : NULL;
+}
+
+/* The directory's member, as JSON text up to its closing quote (compared, never shown). */
+static char *json_string_member(const char *json, const char *name) {
+	const char *p = json_member(json, name);
+	if (p == NULL || *p != '"') {
+		return NULL;
+	}
+	const char *end = p + 1;
+	while (*end != '\0' && *end != '"') {
+		end += end[0] == '\\' && end[1] != '\0' ? 2 : 1;
+	}
+	char *copy = strndup(p, (size_t)(end - p));
+	if (copy == NULL) {
+		die_oom();
+	}
+	return copy;
+}
+
+static void seen_from_status(struct seen *s, const struct output_status *o) {
+	*s = (struct seen){
+		.name = xstrdup(o->name),
+		.kind = o->kind,
+		.state = o->state,
+		.has_mode = o->has_mode,
+		.mode = o->mode,
+		.color = o->color,
+		.label = xstrdup(o->label),
+		.error = xstrdup(o->error),
+		.position = -1,
+	};
+	const char *show = detail_value(o, "slideshow");
+	if (show != NULL && show[0] == '{') {
+		const char *pos = json_member(show, "position");
+		if (pos != NULL) {
+			s->position = strtol(pos, NULL, 10);
+		}
+		s->directory = json_string_member(show, "directory");
+	}
+}
+
+static bool same_string(const char *a, const char *b) {
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static const struct seen *find_seen(const struct watch *w, const char *name) {
+	for (size_t i = 0; i < w->n_seen; i++) {
+		if (strcmp(w->seen[i].name, name) == 0) {
+			return &w->seen[i];
+		}
+	}
+	return NULL;
+}
+
+static void print_event(const struct watch *w, const struct watch_event *ev) {
+	if (w->opts->json) {
+		fputs("{\"output\":", stdout);
+		print_json_string(ev->output);
+		fputs(",\"event\":", stdout);
+		print_json_string(ev->event);
+		printf(",\"kind\":\"%s\",\"state\":\"%s\",\"file\":", kind_name(ev->kind),
+			state_name(ev->state));
+		print_json_string(ev->file);
+		if (ev->has_mode) {
+			printf(",\"color\":\"#%06" PRIx32 "\"", ev->color & 0xffffff);
+		}
+		if (ev->position >= 0) {
+			printf(",\"position\":%ld", ev->position);
+		}
+		fputs(",\"error\":", stdout);
+		print_json_string(ev->error);
+		puts("}");
+	} else {
+		printf("%s %s %s", ev->output, ev->event, kind_name(ev->kind));
+		if (ev->file != NULL) {
+			printf(" %s", ev->file);
+		} else if (ev->has_mode) {
+			printf(" #%06" PRIx32, ev->color & 0xffffff);
+		}
+		if (strcmp(ev->event, "error") == 0 && ev->error != NULL) {
+			printf(": %s", ev->error);
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+static void add_event(struct watch *w, const char *event, const struct seen *s) {
+	struct watch_event ev = {
+		.output = xstrdup(s->name),
+		.event = xstrdup(event),
+		.file = xstrdup(s->label),
+		.error = xstrdup(s->error),
+		.kind = s->kind,
+		.state = s->state,
+		.color = s->color,
+		.has_mode = s->has_mode,
+		.position = s->position,
+	};
+	print_event(w, &ev);
+	if (w->opts->exec == NULL) {
+		watch_event_finish(&ev);
+		return;
+	}
+	struct watch_event *queue = realloc(w->queue, (w->n_queue + 1) * sizeof(*queue));
+	if (queue == NULL) {
+		die_oom();
+	}
+	w->queue = queue;
+	w->queue[w->n_queue++] = ev;
+}
+
+/* The changes from what an output showed to what it shows; prev is NULL for a new output. */
+static void output_changes(struct watch *w, const struct seen *prev, const struct seen *cur) {
+	bool shows = cur->kind != ZVEIL_CONTROL_STATUS_V1_KIND_NONE &&
+		cur->kind != ZVEIL_CONTROL_STATUS_V1_KIND_OFF;
+	bool changed = prev == NULL || prev->kind != cur->kind ||
+		!same_string(prev->label, cur->label) || prev->has_mode != cur->has_mode ||
+		(cur->has_mode && (prev->mode != cur->mode || prev->color != cur->color));
+	bool step = prev != NULL && cur->position >= 0 && prev->position >= 0 &&
+		prev->position != cur->position && same_string(prev->directory, cur->directory);
+	if (changed || step) {
+		if (!shows) {
+			if (prev != NULL) {
+				add_event(w, "off", cur);
+			}
+		} else {
+			add_event(w, step ? "step" : "shown", cur);
+		}
+	}
+	if (cur->error != NULL && (prev == NULL || !same_string(prev->error, cur->error))) {
+		add_event(w, "error", cur);
+	}
+	if (prev == NULL || !shows || prev->state == cur->state ||
+			cur->state == ZVEIL_CONTROL_STATUS_V1_STATE_OFF) {
+		return;
+	}
+	if (cur->state == ZVEIL_CONTROL_STATUS_V1_STATE_HIDDEN) {
+		add_event(w, "hidden", cur);
+	} else if (prev->state == ZVEIL_CONTROL_STATUS_V1_STATE_HIDDEN) {
+		add_event(w, "visible", cur);
+	} else if (cur->state == ZVEIL_CONTROL_STATUS_V1_STATE_PAUSED) {
+		add_event(w, "paused", cur);
+	} else if (prev->state == ZVEIL_CONTROL_STATUS_V1_STATE_PAUSED) {
+		add_event(w, "resumed", cur);
+	}
+}
+
+/* A new description: its changes from the last become events; the first is the baseline. */
+static void watch_description(struct watch *w, const struct status *status) {
+	const char *only = w->opts->output;
+	struct seen *seen = calloc(status->n_outputs + 1, sizeof(*seen));
+	if (seen == NULL) {
+		die_oom();
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < status->n_outputs; i++) {
+		if (only == NULL || strcmp(only, status->outputs[i].name) == 0) {
+			seen_from_status(&seen[n++], &status->outputs[i]);
+		}
+	}
+	if (!w->baseline && w->opts->current) {
+		for (size_t i = 0; i < n; i++) {
+			add_event(w, "current", &seen[i]);
+		}
+	} else if (w->baseline) {
+		for (size_t i = 0; i < n; i++) {
+			output_changes(w, find_seen(w, seen[i].name), &seen[i]);
+		}
+		for (size_t i = 0; i < w->n_seen; i++) {
+			bool present = false;
+			for (size_t j = 0; j < n && !present; j++) {
+				present = strcmp(seen[j].name, w->seen[i].name) == 0;
+			}
+			if (!present) {
+				struct seen gone = { .name = w->seen[i].name, .position = -1 };
+				add_event(w, "gone", &gone);
+			}
+		}
+	}
+	for (size_t i = 0; i < w->n_seen; i++) {
+		seen_finish(&w->seen[i]);
+	}
+	free(w->seen);
+	w->seen = seen;
+	w->n_seen = n;
+	w->baseline = true;
+}
+
+static void set_env(const char *name, const char *value) {
+	if (value != NULL) {
+		setenv(name, value, 1);
+	} else {
+		unsetenv(name);
+	}
+}
+
+/* Starts the command for the oldest event waiting; veilctl goes on reading meanwhile. */
+static void spawn_next(struct watch *w) {
+	if (w->child != 0 || w->n_queue == 0) {
+		return;
+	}
+	struct watch_event ev = w->queue[0];
+	memmove(w->queue, w->queue + 1, (w->n_queue - 1) * sizeof(*w->queue));
+	w->n_queue--;
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "veilctl: cannot run the command for %s %s: %s\n", ev.output,
+			ev.event, strerror(errno));
+		watch_event_finish(&ev);
+		return;
+	}
+	if (pid == 0) {
+		char color[16] = "";
+		if (ev.has_mode) {
+			snprintf(color, sizeof(color), "#%06" PRIx32, ev.color & 0xffffff);
+		}
+		set_env("VEIL_OUTPUT", ev.output);
+		set_env("VEIL_EVENT", ev.event);
+		set_env("VEIL_KIND", kind_name(ev.kind));
+		set_env("VEIL_STATE", state_name(ev.state));
+		set_env("VEIL_FILE", ev.file != NULL ? ev.file : "");
+		set_env("VEIL_COLOR", ev.has_mode ? color : NULL);
+		set_env("VEIL_ERROR", ev.error);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", w->opts->exec, (char *)NULL);
+		fprintf(stderr, "veilctl: cannot run /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	watch_event_finish(&ev);
+	w->child = pid;
+	w->child_fd = (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Reaps the command if it ended; true if it did. */
+static bool reap_child(struct watch *w) {
+	if (w->child == 0) {
+		return false;
+	}
+	int wstatus;
+	pid_t pid = waitpid(w->child, &wstatus, WNOHANG);
+	if (pid == 0 || (pid < 0 && errno == EINTR)) {
+		return false;
+	}
+	if (pid > 0 && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
+		fprintf(stderr, "veilctl: the command exited with status %d\n",
+			WEXITSTATUS(wstatus));
+	} else if (pid > 0 && WIFSIGNALED(wstatus)) {
+		fprintf(stderr, "veilctl: the command was killed by signal %d\n",
+			WTERMSIG(wstatus));
+	}
+	if (w->child_fd >= 0) {
+		close(w->child_fd);
+	}
+	w->child = 0;
+	w->child_fd = -1;
+	return true;
+}
+
+/*
+ * Reads descriptions, never blocked by the command: the compositor's messages are read while
+ * it runs (a client that stops reading would fill the compositor's buffer for it).
+ */
+static int run_watch(struct client *client, const struct options *opts) {
+	signal(SIGPIPE, SIG_IGN);
+	connect_compositor(client);
+	struct zveil_control_status_v1 *proxy =
+		zveil_control_manager_v1_get_status(client->manager);
+	if (proxy == NULL) {
+		die_oom();
+	}
+	struct status status = {0};
+	zveil_control_status_v1_add_listener(proxy, &status_listener, &status);
+	struct watch w = { .opts = opts, .child_fd = -1 };
+
+	int ret = EXIT_SUCCESS;
+	int handled = 0;
+	struct wl_display *display = client->display;
+	while (!status.failed) {
+		while (wl_display_prepare_read(display) != 0) {
+			if (wl_display_dispatch_pending(display) < 0) {
+				ret = connection_lost(display);
+				goto out;
+			}
+		}
+		if (wl_display_flush(display) < 0 && errno != EAGAIN) {
+			wl_display_cancel_read(display);
+			ret = connection_lost(display);
+			goto out;
+		}
+		struct pollfd fds[2] = {
+			{ .fd = wl_display_get_fd(display), .events = POLLIN },
+			{ .fd = w.child_fd, .events = POLLIN },
+		};
+		/* Without a pidfd (old kernels), the command's end is looked for 10 times a second. */
+		int timeout = w.child != 0 && w.child_fd < 0 ? 100 : -1;
+		if (poll(fds, 2, timeout) < 0 && errno != EINTR) {
+			wl_display_cancel_read(display);
+			fprintf(stderr, "veilctl: poll: %s\n", strerror(errno));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+			if (wl_display_read_events(display) < 0) {
+				ret = connection_lost(display);
+				goto out;
+			}
+		} else {
+			wl_display_cancel_read(display);
+		}
+		if (wl_display_dispatch_pending(display) < 0) {
+			ret = connection_lost(display);
+			goto out;
+		}
+		if (status.descriptions != handled) {
+			handled = status.descriptions;
+			/* Later, the output may go (a "gone" event) and come back. */
+			if (!w.baseline && opts->output != NULL &&
+					!has_output(&status, opts->output)) {
+				fprintf(stderr, "veilctl: there is no output named '%s'\n",
+					opts->output);
+				ret = EXIT_REFUSED;
+				goto out;
+			}
+			watch_description(&w, &status);
+		}
+		reap_child(&w);
+		spawn_next(&w);
+	}
+	fprintf(stderr, "veilctl: %s\n", status.message);
+	ret = EXIT_REFUSED;
+
+out:
+	/* The command running finishes; those waiting are not run. */
+	if (w.child != 0) {
+		int wstatus;
+		while (waitpid(w.child, &wstatus, 0) < 0 && errno == EINTR) {
+		}
+		if (w.child_fd >= 0) {
+			close(w.child_fd);
+		}
+	}
+	for (size_t i = 0; i < w.n_queue; i++) {
+		watch_event_finish(&w.queue[i]);
+	}
+	free(w.queue);
+	for (size_t i = 0; i < w.n_seen; i++) {
+		seen_finish(&w.seen[i]);
+	}
+	free(w.seen);
+	zveil_control_status_v1_destroy(proxy);
+	status_clear(&status);
+	free(status.message);
+	return ret;
+}
+
 int main(int argc, char *argv[]) {
 	struct options opts = {0};
 	parse_args(argc, argv, &opts);
 
 	struct client client = {0};
-	int ret = opts.action == ACTION_STATUS ?
-		run_status(&client, &opts) : run_command(&client, &opts);
+	int ret;
+	if (opts.action == ACTION_STATUS) {
+		ret = run_status(&client, &opts);
+	} else if (opts.action == ACTION_WATCH) {
+		ret = run_watch(&client, &opts);
+	} else {
+		ret = run_command(&client, &opts);
+	}
 	if (client.manager != NULL) {
 		zveil_control_manager_v1_destroy(client.manager);
 	}

@@ -32,7 +32,10 @@
 #if WLR_HAS_VULKAN_RENDERER
 #include <wlr/render/vulkan.h>
 #endif
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "compat.h"
 #include "tinywl.h"
@@ -45,6 +48,54 @@
 /* Outputs made by create_output get the size of those that WLR_HEADLESS_OUTPUTS makes. */
 #define CREATED_OUTPUT_WIDTH 1280
 #define CREATED_OUTPUT_HEIGHT 720
+
+/* Makes dir and its parents that are missing, 0700 as the XDG base directories want. */
+static bool make_dirs(char *dir) {
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0') {
+			continue;
+		}
+		char c = *p;
+		*p = '\0';
+		bool ok = mkdir(dir, 0700) == 0 || errno == EEXIST;
+		*p = c;
+		if (!ok || c == '\0') {
+			return ok;
+		}
+	}
+}
+
+/*
+ * What the user sets at run time is kept in $XDG_STATE_HOME/veil/veil-tinywl.json (the default
+ * $HOME/.local/state), for `output <name> veil restore` at the next start.
+ */
+static void keep_state(struct veil_scene *veil) {
+	const char *state_home = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char dir[4096];
+	int n;
+	if (state_home != NULL && state_home[0] == '/') {
+		n = snprintf(dir, sizeof(dir), "%s/veil", state_home);
+	} else if (home != NULL && home[0] == '/') {
+		n = snprintf(dir, sizeof(dir), "%s/.local/state/veil", home);
+	} else {
+		wlr_log(WLR_ERROR, "neither XDG_STATE_HOME nor HOME is set: wallpapers set at run "
+			"time are not kept");
+		return;
+	}
+	if (n < 0 || (size_t)n + sizeof("/veil-tinywl.json") > sizeof(dir)) {
+		wlr_log(WLR_ERROR, "the state directory's name is too long: wallpapers set at run "
+			"time are not kept");
+		return;
+	}
+	if (!make_dirs(dir)) {
+		wlr_log(WLR_ERROR, "cannot make %s: %s: wallpapers set at run time are not kept",
+			dir, strerror(errno));
+		return;
+	}
+	strcat(dir, "/veil-tinywl.json");
+	veil_scene_set_state_path(veil, dir);
+}
 
 /* Hides privileged globals (veil's control) from the clients their filters refuse. */
 static bool filter_global(const struct wl_client *client, const struct wl_global *global,
@@ -251,6 +302,7 @@ bool server_init(struct tw_server *server) {
 		wlr_log(WLR_ERROR, "cannot create the veil scene");
 		return false;
 	}
+	keep_state(server->veil);
 	/* veilctl's protocol, for this user's unsandboxed clients (veil's default filter). */
 	/* `span`: one wallpaper across the outputs of this layout. */
 	veil_scene_set_output_layout(server->veil, server->output_layout);

@@ -177,6 +177,16 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int argc, char *argv[], char **message);
 
 /*
+ * The file in which veil keeps what each output was told to show, for `output <name> veil
+ * restore [FALLBACK...]` after a restart: $XDG_STATE_HOME/veil/<compositor>.json, say, its
+ * directory made by the compositor. veil reads it once, on its own thread, when given, and
+ * writes it there when a setting changes (at most once a second, atomically: a temporary file,
+ * fsync, rename). A file that cannot be read or written is logged and changes nothing else.
+ * NULL stops keeping one. Returns false when out of memory.
+ */
+bool veil_scene_set_state_path(struct veil_scene *scene, const char *path);
+
+/*
  * The compositor tells veil whether the machine runs on battery (it follows UPower, say), for
  * `veil battery ...`. From the first call on, veil stops reading the power supply itself (sysfs
  * power_supply, at most once a minute and only while a video is shown and some output has a

@@ -445,6 +445,9 @@ class Compositor:
             'WLR_HEADLESS_OUTPUTS': str(self.outputs_count),
             'WLR_LIBINPUT_NO_DEVICES': '1',
         })
+        # veil-tinywl keeps what is set in $XDG_STATE_HOME/veil: this compositor's own, not
+        # the home of whoever runs the tests (test-state.py gives one that outlives a run).
+        env['XDG_STATE_HOME'] = os.path.join(self.runtime, 'state')
         # A value of None takes the variable out.
         for key, value in self.extra_env.items():
             if value is None:

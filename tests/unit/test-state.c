@@ -1,0 +1,192 @@
+/*
+ * veil_state_parse and veil_state_command (module/state_read.c): what the writer writes comes
+ * back as the command it was; every kind of bad file is refused with a reason; and
+ * `veil restore [FALLBACK...]` parses. Prints one line per failure and a summary.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "module/command.h"
+#include "module/state.h"
+#include "check.h"
+
+static struct json_object *parse(const char *text, char **why) {
+	return veil_state_parse(text, strlen(text), why);
+}
+
+static void refused(const char *text, size_t len, const char *reason) {
+	char *why = NULL;
+	struct json_object *outputs = veil_state_parse(text, len, &why);
+	CHECK(outputs == NULL && why != NULL && strstr(why, reason) != NULL,
+		"'%.60s': %s (wanted: %s)", text, why != NULL ? why : "(accepted)", reason);
+	json_object_put(outputs);
+	free(why);
+}
+
+#define REFUSED(text, reason) refused(text, strlen(text), reason)
+
+static void test_round_trip(void) {
+	char *why = NULL;
+	struct json_object *outputs = parse("{\"version\":1,\"outputs\":{"
+		"\"HDMI-A-1\":{\"mode\":\"fit\",\"color\":\"#102030\","
+		"\"file\":{\"path\":\"/w/$HOME/~a b.png\",\"size\":10,\"mtime_ns\":5},"
+		"\"transition\":{\"kind\":\"grow\",\"ms\":1200,\"at\":[\"50%\",\"100%\"]},"
+		"\"span\":true,\"loopfade_ms\":300},"
+		"\"*\":{\"mode\":\"fill\",\"color\":\"#000000\",\"slideshow\":{\"directory\":\"/w\","
+		"\"file\":\"/w/2.png\",\"position\":2,\"order\":\"shuffle\",\"recursive\":true,"
+		"\"every\":30,\"seen\":[\"/w/1.png\",\"/w/2.png\"]},"
+		"\"transition\":{\"kind\":\"wipe\",\"ms\":300,\"from\":\"top\"}},"
+		"\"DP-1\":{\"mode\":\"solid_color\",\"color\":\"#abcdef\"},"
+		"\"DP-2\":{\"off\":true},"
+		"\"DP-3\":{\"mode\":\"fill\",\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},"
+		"\"dark\":\"/$d/d.png\",\"transition\":{\"kind\":\"fade\",\"ms\":400,"
+		"\"ease\":\"cubic-bezier(0.2,0.9,0.3,1)\"}}}}", &why);
+	CHECK(outputs != NULL, "%s", why != NULL ? why : "");
+	free(why);
+	if (outputs == NULL) {
+		return;
+	}
+	struct json_object *entry;
+	struct veil_command cmd;
+	json_object_object_get_ex(outputs, "HDMI-A-1", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	/* The path as written, not expanded as the user's words would be. */
+	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/w/$HOME/~a b.png") == 0 &&
+		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030 && cmd.span &&
+		cmd.loopfade_ms == 300 && cmd.has_transition &&
+		cmd.transition.kind == VEIL_TRANSITION_GROW && cmd.transition.ms == 1200 &&
+		cmd.transition.at_y.value == 100 && cmd.transition.at_y.percent, "%s", cmd.path);
+	veil_command_finish(&cmd);
+
+	json_object_object_get_ex(outputs, "*", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/w") == 0 && cmd.has_slideshow &&
+		cmd.slideshow.order == VEIL_SLIDESHOW_SHUFFLE && cmd.slideshow.recursive &&
+		cmd.slideshow.every_s == 30 && cmd.transition.kind == VEIL_TRANSITION_WIPE &&
+		cmd.transition.side == VEIL_SIDE_TOP);
+	veil_command_finish(&cmd);
+
+	json_object_object_get_ex(outputs, "DP-1", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode == VEIL_MODE_SOLID_COLOR &&
+		cmd.color == 0xabcdef && cmd.path == NULL);
+	veil_command_finish(&cmd);
+
+	json_object_object_get_ex(outputs, "DP-2", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0 && cmd.kind == VEIL_COMMAND_OFF);
+	veil_command_finish(&cmd);
+
+	/* The dark picture as written, and the transition's curve. */
+	json_object_object_get_ex(outputs, "DP-3", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.dark_path != NULL &&
+		strcmp(cmd.dark_path, "/$d/d.png") == 0 && cmd.transition.kind == VEIL_TRANSITION_FADE &&
+		cmd.transition.ease.kind == VEIL_EASE_BEZIER && cmd.transition.ease.x1 == 0.2 &&
+		cmd.transition.ease.y2 == 1.0, "%s", cmd.dark_path != NULL ? cmd.dark_path : "no dark");
+	veil_command_finish(&cmd);
+	json_object_put(outputs);
+}
+
+/* Types right, values the parser refuses: refused when turned into a command. */
+static void test_values(void) {
+	static const char *const entries[] = {
+		"{\"mode\":\"sideways\",\"file\":{\"path\":\"/a.png\"}}",
+		"{\"mode\":\"fill\",\"color\":\"red\",\"file\":{\"path\":\"/a.png\"}}",
+		"{\"mode\":\"fill\",\"file\":{\"path\":\"/a.png\"},"
+			"\"transition\":{\"kind\":\"explode\",\"ms\":1}}",
+		"{\"mode\":\"fill\",\"file\":{\"path\":\"/a.png\"},"
+			"\"transition\":{\"kind\":\"fade\",\"ms\":99999999}}",
+		"{\"mode\":\"fill\",\"slideshow\":{\"directory\":\"/w\",\"every\":-5}}",
+		"{\"mode\":\"fill\",\"slideshow\":{\"directory\":\"/w\",\"order\":\"chaos\"}}",
+		"{\"mode\":\"fill\"}",
+	};
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		char text[512], *why = NULL;
+		snprintf(text, sizeof(text), "{\"version\":1,\"outputs\":{\"X\":%s}}", entries[i]);
+		struct json_object *outputs = parse(text, &why);
+		CHECK(outputs != NULL, "%s: %s", entries[i], why);
+		free(why);
+		why = NULL;
+		struct json_object *entry;
+		struct veil_command cmd;
+		if (outputs != NULL && json_object_object_get_ex(outputs, "X", &entry)) {
+			CHECK(veil_state_command(entry, &cmd, &why) < 0 && why != NULL, "%s",
+				entries[i]);
+		}
+		free(why);
+		json_object_put(outputs);
+	}
+}
+
+static void test_refused(void) {
+	REFUSED("", "empty");
+	REFUSED("not json", "not whole JSON");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"mode\":\"fi", "ends too early");
+	REFUSED("{\"version\":1,\"outputs\":{}} trailing", "follows");
+	refused("{\"version\":1,\0\"outputs\":{}}", 26, "NUL");
+	REFUSED("[1,2]", "no version");
+	REFUSED("{\"version\":\"1\",\"outputs\":{}}", "no version");
+	REFUSED("{\"version\":2,\"outputs\":{}}", "version 2");
+	REFUSED("{\"version\":1,\"outputs\":[]}", "outputs");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":[]}}", "not an object");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"mode\":1}}}", "wrong type");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"file\":{\"path\":\"a.png\"}}}}",
+		"absolute");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"file\":{\"path\":\"/a\",\"size\":-1}}}}",
+		"size");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"file\":{\"path\":\"/a\\u0000b\"}}}}",
+		"absolute");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"slideshow\":{\"directory\":\"/w\","
+		"\"seen\":[1]}}}}", "seen");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"transition\":{\"at\":[\"1\"]}}}}", "at");
+	REFUSED("{\"version\":1,\"outputs\":{\"\":{}}}", "name");
+
+	/* Deep nesting stops at the tokenizer's depth, without recursion to the bottom. */
+	size_t depth = 100000;
+	char *deep = malloc(2 * depth + 1);
+	memset(deep, '[', depth);
+	memset(deep + depth, ']', depth);
+	deep[2 * depth] = '\0';
+	refused(deep, 2 * depth, "too deep");
+	free(deep);
+
+	size_t big = VEIL_STATE_MAX_SIZE + 10;
+	char *huge = malloc(big);
+	memset(huge, ' ', big);
+	refused(huge, big, "larger");
+	free(huge);
+}
+
+static void test_restore_words(void) {
+	struct veil_command cmd;
+	char *message = NULL;
+	CHECK(veil_command_parse(2, (char *[]){ "veil", "restore" }, &cmd, &message) == 0 &&
+		cmd.kind == VEIL_COMMAND_RESTORE && cmd.fallback == NULL);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(5, (char *[]){ "veil", "restore", "/a.png", "fit", "#010203" },
+		&cmd, &message) == 0 && cmd.kind == VEIL_COMMAND_RESTORE && cmd.fallback != NULL &&
+		strcmp(cmd.fallback->path, "/a.png") == 0 && cmd.fallback->mode == VEIL_MODE_FIT &&
+		cmd.fallback->color == 0x010203);
+	veil_command_finish(&cmd);
+	CHECK(cmd.fallback == NULL && cmd.path == NULL);
+	CHECK(veil_command_parse(4, (char *[]){ "veil", "restore", "#102030", "solid_color" },
+		&cmd, &message) == 0 && cmd.fallback != NULL &&
+		cmd.fallback->mode == VEIL_MODE_SOLID_COLOR);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(3, (char *[]){ "veil", "restore", "next" }, &cmd, &message) ==
+		-EINVAL && message != NULL && strstr(message, "fallback") != NULL, "%s", message);
+	free(message);
+	message = NULL;
+	CHECK(veil_command_parse(4, (char *[]){ "veil", "restore", "restore", "/a.png" }, &cmd,
+		&message) < 0, "a restore in a restore");
+	free(message);
+}
+
+int main(void) {
+	test_round_trip();
+	test_values();
+	test_refused();
+	test_restore_words();
+	return check_summary("state");
+}
