@@ -16,6 +16,7 @@
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/wlr_check.h"
 #include "util/worker.h"
 
 struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
@@ -276,7 +277,7 @@ void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *rend
 }
 
 struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_renderer *renderer) {
-	if (display == NULL) {
+	if (display == NULL || !veil_wlroots_check()) {
 		return NULL;
 	}
 	char *why = NULL;
