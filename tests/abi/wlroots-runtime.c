@@ -25,6 +25,7 @@ typedef void (*destroy_func)(struct veil_scene *);
 
 static char refusal[512];
 
+__attribute__((format(printf, 2, 0)))
 static void log_line(enum wlr_log_importance importance, const char *fmt, va_list args) {
 	char line[512];
 	vsnprintf(line, sizeof(line), fmt, args);

@@ -67,6 +67,8 @@ check "pkg-config --variable=wlroots veil is $wlroots" \
 	test "$(pkg-config --variable=wlroots veil)" = "$wlroots"
 check "veil.pc requires wlroots-$wlroots" \
 	grep -qx "wlroots-$wlroots" <(pkg-config --print-requires veil)
+check "veil.pc names no private requirement (GStreamer and the decoders stay libveil's)" \
+	test -z "$(pkg-config --print-requires-private veil)"
 check "pkg-config --variable=veil_decoder veil names the installed helper" \
 	test "$(pkg-config --variable=veil_decoder veil)" = "$helper"
 for page in man1/veilctl.1 man5/veil.5 man8/veil-decoder.8; do
