@@ -17,6 +17,7 @@
 #include "module/scene.h"
 #include "module/slideshow.h"
 #include "module/state.h"
+#include "module/wlr_check.h"
 #include "util/worker.h"
 
 struct veil_setting *veil_setting_ref(struct veil_setting *setting) {
@@ -291,7 +292,7 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 
 struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 		struct wlr_renderer *renderer, const struct veil_scene_options *given) {
-	if (display == NULL) {
+	if (display == NULL || !veil_wlroots_check()) {
 		return NULL;
 	}
 	/* A compositor built against an older veil.h passes fewer fields: the rest stay 0. */

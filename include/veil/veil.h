@@ -20,6 +20,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <veil/version.h>
+#include <wlr/version.h>
+
+/*
+ * veil's functions take wlroots' types (outputs, scene trees, the renderer), whose layout
+ * changes with each wlroots minor version: a compositor built against another wlroots than the
+ * libveil it links would pass structures veil reads wrongly. `pkg-config --variable=wlroots veil`
+ * names the one this libveil was built for; veil_scene_create() also refuses, at run time, a
+ * process whose wlroots is another one.
+ */
+#if WLR_VERSION_MAJOR != VEIL_WLR_VERSION_MAJOR || WLR_VERSION_MINOR != VEIL_WLR_VERSION_MINOR
+#error "this veil was built for another wlroots version than <wlr/version.h>'s: build the compositor against the wlroots `pkg-config --variable=wlroots veil` names, or rebuild veil against this one"
+#endif
+
 struct wl_display;
 struct wlr_output;
 struct wlr_output_layout;
@@ -40,6 +54,8 @@ struct veil_scene;
 /*
  * Creates the wallpaper state of a compositor. The event loop is the display's; the renderer
  * decides which frame formats veil produces (data pointers for pixman, dmabufs for a GPU).
+ * Returns NULL, with a line in wlroots' log, when the wlroots the process runs is not the one
+ * veil was built for (VEIL_WLR_VERSION_MINOR).
  * veil_scene_destroy() must be called before the renderer is destroyed; when the display is
  * destroyed first, veil releases what it holds and leaves an empty handle to destroy. The thread
  * that creates the scene is the compositor's: every other function here must be called on it.
