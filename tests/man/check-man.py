@@ -90,7 +90,10 @@ def main():
         rendered[page] = plain(out)
 
     text = rendered.get('veil.5.scd', '')
-    found = set(re.findall(r'[A-Za-z_]+', text))
+    # Words as the parser takes them: letters, '_' and '-' ("cubic-bezier"), and each part of
+    # a hyphenated word on its own too.
+    tokens = re.findall(r'[A-Za-z_][A-Za-z_-]*', text)
+    found = set(tokens) | {part for t in tokens for part in t.split('-') if part}
     found_lower = {w.lower() for w in found}
     words = parser_words(word_files)
     check(len(words) >= 20, f'{len(words)} words read from the parser: the reading works')
