@@ -161,6 +161,9 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "decoder", json_object_new_string(info->decoder));
 		json_object_object_add(obj, "original_size",
 			size_object(info->original_width, info->original_height));
+		if (info->colour[0] != '\0') {
+			json_object_object_add(obj, "colour", json_object_new_string(info->colour));
+		}
 	}
 	/* Where it is decoded, and why in the compositor's process when it was not asked for. */
 	const char *reason = state->source->ctx->in_process_reason;

@@ -1,0 +1,399 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <drm_fourcc.h>
+#include "veil-config.h"
+#include "decode/colour.h"
+#if VEIL_HAVE_LCMS2
+#include <lcms2.h>
+#endif
+
+static void say(struct veil_colour_result *result, bool fell_back, const char *fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(result->said, sizeof(result->said), fmt, args);
+	va_end(args);
+	result->fell_back = fell_back;
+}
+
+bool veil_colour_set_icc(struct veil_image_colour *colour, const void *data, size_t len) {
+	free(colour->icc);
+	colour->icc = NULL;
+	colour->icc_len = 0;
+	if (data == NULL || len == 0) {
+		return true;
+	}
+	colour->icc_len = len;
+	if (len > VEIL_COLOUR_MAX_ICC) {
+		return true;
+	}
+	colour->icc = malloc(len);
+	if (colour->icc == NULL) {
+		colour->icc_len = 0;
+		return false;
+	}
+	memcpy(colour->icc, data, len);
+	return true;
+}
+
+/* pread() until len bytes or the end of the file (as veil_still_pread(), not linked here). */
+static ssize_t read_at(int fd, void *buf, size_t len, off_t offset) {
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, offset + (off_t)done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			return -errno;
+		}
+		if (n == 0) {
+			break;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* APP2 segments: "ICC_PROFILE\0", the chunk's number (from 1), the number of chunks. */
+static const char icc_marker[12] = "ICC_PROFILE";
+#define JPEG_MAX_SEGMENTS 4096
+
+int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
+	uint8_t head[4];
+	if (read_at(fd, head, 2, 0) != 2 || head[0] != 0xff || head[1] != 0xd8) {
+		return 0;
+	}
+	/* Where each chunk's bytes are in the file, by its number. */
+	off_t chunk_offset[256] = {0};
+	size_t chunk_len[256] = {0};
+	int chunks = 0;
+	off_t offset = 2;
+	for (int segments = 0; segments < JPEG_MAX_SEGMENTS; segments++) {
+		if (read_at(fd, head, 2, offset) != 2 || head[0] != 0xff) {
+			break;
+		}
+		uint8_t marker = head[1];
+		if (marker == 0xff) {
+			offset++; /* a fill byte */
+			continue;
+		}
+		if (marker == 0xd9 || marker == 0xda) {
+			break; /* the end, or the first scan: no profile comes after */
+		}
+		if (marker == 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+			offset += 2;
+			continue;
+		}
+		if (read_at(fd, head, 2, offset + 2) != 2) {
+			break;
+		}
+		size_t len = (size_t)head[0] << 8 | head[1];
+		if (len < 2) {
+			break;
+		}
+		uint8_t app2[14];
+		if (marker == 0xe2 && len >= 2 + sizeof(app2) &&
+				read_at(fd, app2, sizeof(app2), offset + 4) ==
+				(ssize_t)sizeof(app2) &&
+				memcmp(app2, icc_marker, sizeof(icc_marker)) == 0) {
+			uint8_t seq = app2[12];
+			if (seq > 0 && chunk_len[seq] == 0) {
+				chunk_offset[seq] = offset + 4 + (off_t)sizeof(app2);
+				chunk_len[seq] = len - 2 - sizeof(app2);
+				chunks++;
+			}
+		}
+		offset += 2 + (off_t)len;
+	}
+	if (chunks == 0) {
+		return 0;
+	}
+	/* The chunks in their order; a missing one leaves a profile lcms2 will refuse. */
+	size_t total = 0;
+	for (int i = 1; i < 256; i++) {
+		total += chunk_len[i];
+	}
+	free(colour->icc);
+	colour->icc = NULL;
+	colour->icc_len = total;
+	if (total > VEIL_COLOUR_MAX_ICC) {
+		return 0;
+	}
+	uint8_t *icc = malloc(total > 0 ? total : 1);
+	if (icc == NULL) {
+		colour->icc_len = 0;
+		return -ENOMEM;
+	}
+	size_t at = 0;
+	for (int i = 1; i < 256; i++) {
+		if (chunk_len[i] == 0) {
+			continue;
+		}
+		ssize_t n = read_at(fd, icc + at, chunk_len[i], chunk_offset[i]);
+		if (n < 0) {
+			free(icc);
+			colour->icc_len = 0;
+			return (int)n;
+		}
+		at += (size_t)n;
+	}
+	colour->icc = icc;
+	colour->icc_len = at;
+	return 0;
+}
+
+#if VEIL_HAVE_LCMS2
+
+/* What lcms2 complained of last, on this conversion's own context. */
+struct lcms_errors {
+	char text[64];
+};
+
+static void lcms_error(cmsContext ctx, cmsUInt32Number code, const char *text) {
+	(void)code;
+	struct lcms_errors *errors = cmsGetContextUserData(ctx);
+	if (errors != NULL && errors->text[0] == '\0') {
+		snprintf(errors->text, sizeof(errors->text), "%s", text);
+	}
+}
+
+/* ITU-T H.273 colour primaries: R, G, B and white, x and y. */
+struct cicp_primaries {
+	uint8_t code;
+	const char *name;
+	double xy[8];
+};
+
+static const struct cicp_primaries primaries_table[] = {
+	{ 1, "BT.709", { 0.640, 0.330, 0.300, 0.600, 0.150, 0.060, 0.3127, 0.3290 } },
+	{ 4, "BT.470M", { 0.670, 0.330, 0.210, 0.710, 0.140, 0.080, 0.310, 0.316 } },
+	{ 5, "BT.601 625", { 0.640, 0.330, 0.290, 0.600, 0.150, 0.060, 0.3127, 0.3290 } },
+	{ 6, "BT.601 525", { 0.630, 0.340, 0.310, 0.595, 0.155, 0.070, 0.3127, 0.3290 } },
+	{ 7, "SMPTE 240M", { 0.630, 0.340, 0.310, 0.595, 0.155, 0.070, 0.3127, 0.3290 } },
+	{ 9, "BT.2020", { 0.708, 0.292, 0.170, 0.797, 0.131, 0.046, 0.3127, 0.3290 } },
+	{ 11, "DCI-P3", { 0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.314, 0.351 } },
+	{ 12, "Display P3", { 0.680, 0.320, 0.265, 0.690, 0.150, 0.060, 0.3127, 0.3290 } },
+};
+
+static const struct cicp_primaries *find_primaries(uint8_t code) {
+	if (code == 2) {
+		code = 1; /* unspecified: BT.709's, sRGB's own */
+	}
+	for (size_t i = 0; i < sizeof(primaries_table) / sizeof(primaries_table[0]); i++) {
+		if (primaries_table[i].code == code) {
+			return &primaries_table[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A transfer function as lcms2's parametric curve of type 4 (Y = (aX + b)^g above d, cX
+ * below); its name in the status, "" for sRGB's own. false for ones veil does not convert.
+ */
+static bool find_transfer(uint8_t code, double params[5], const char **name) {
+	static const double srgb[5] = { 2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045 };
+	static const double bt709[5] = { 1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081 };
+	switch (code) {
+	case 2: /* unspecified */
+	case 13:
+		memcpy(params, srgb, sizeof(srgb));
+		*name = "";
+		return true;
+	case 1:
+	case 6:
+	case 14:
+	case 15:
+		memcpy(params, bt709, sizeof(bt709));
+		*name = ", BT.709 transfer";
+		return true;
+	case 4:
+	case 5:
+	case 8: {
+		double gamma = code == 4 ? 2.2 : code == 5 ? 2.8 : 1.0;
+		double pure[5] = { gamma, 1, 0, 0, 0 };
+		memcpy(params, pure, sizeof(pure));
+		*name = code == 4 ? ", gamma 2.2" : code == 5 ? ", gamma 2.8" : ", linear";
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static cmsHPROFILE rgb_profile(cmsContext ctx, const double xy[8], const double curve[5]) {
+	cmsCIExyY white = { xy[6], xy[7], 1.0 };
+	cmsCIExyYTRIPLE rgb = {
+		{ xy[0], xy[1], 1.0 }, { xy[2], xy[3], 1.0 }, { xy[4], xy[5], 1.0 },
+	};
+	cmsToneCurve *tone = cmsBuildParametricToneCurve(ctx, 4, curve);
+	if (tone == NULL) {
+		return NULL;
+	}
+	cmsToneCurve *curves[3] = { tone, tone, tone };
+	cmsHPROFILE profile = cmsCreateRGBProfileTHR(ctx, &white, &rgb, curves);
+	cmsFreeToneCurve(tone);
+	return profile;
+}
+
+/* Whether an ICC profile calls itself sRGB: its description, without building a transform. */
+static bool describe_icc(cmsHPROFILE profile, char *name, size_t size) {
+	name[0] = '\0';
+	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", name,
+		(cmsUInt32Number)size);
+	/* A description is text from the file: keep what prints, as JSON will carry it. */
+	for (char *c = name; *c != '\0'; c++) {
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\') {
+			*c = '?';
+		}
+	}
+	return strncmp(name, "sRGB", 4) == 0;
+}
+
+static void convert(struct veil_image *image, struct veil_colour_result *result) {
+	struct veil_image_colour *colour = &image->colour;
+	struct lcms_errors errors = {0};
+	cmsContext ctx = cmsCreateContext(NULL, &errors);
+	if (ctx == NULL) {
+		say(result, true, "not converted: out of memory (sRGB assumed)");
+		return;
+	}
+	cmsSetLogErrorHandlerTHR(ctx, lcms_error);
+	cmsHPROFILE in = NULL, out = NULL;
+	cmsHTRANSFORM transform = NULL;
+	char from[64] = "";
+
+	if (colour->has_cicp) {
+		const struct cicp_primaries *primaries = find_primaries(colour->cicp_primaries);
+		double curve[5];
+		const char *transfer_name = NULL;
+		if (colour->cicp_primaries == 1 || colour->cicp_primaries == 2) {
+			if (colour->cicp_transfer == 13 || colour->cicp_transfer == 2) {
+				say(result, false, "sRGB (CICP)");
+				goto out;
+			}
+		}
+		if (colour->cicp_transfer == 16 || colour->cicp_transfer == 18) {
+			say(result, false, "%s %s (CICP): HDR, not converted (sRGB assumed)",
+				primaries != NULL ? primaries->name : "?",
+				colour->cicp_transfer == 16 ? "PQ" : "HLG");
+			goto out;
+		}
+		if (primaries == NULL || !find_transfer(colour->cicp_transfer, curve,
+				&transfer_name)) {
+			say(result, true, "CICP %u/%u/%u not supported (sRGB assumed)",
+				colour->cicp_primaries, colour->cicp_transfer, colour->cicp_matrix);
+			goto out;
+		}
+		snprintf(from, sizeof(from), "%s%s (CICP)", primaries->name, transfer_name);
+		in = rgb_profile(ctx, primaries->xy, curve);
+	} else if (colour->icc_len > 0) {
+		if (colour->icc == NULL) {
+			say(result, true, "ICC profile of %zu bytes, larger than veil reads "
+				"(sRGB assumed)", colour->icc_len);
+			goto out;
+		}
+		in = cmsOpenProfileFromMemTHR(ctx, colour->icc, (cmsUInt32Number)colour->icc_len);
+		if (in == NULL) {
+			say(result, true, "ICC profile unusable: %s (sRGB assumed)",
+				errors.text[0] != '\0' ? errors.text : "not a profile");
+			goto out;
+		}
+		char name[40];
+		if (describe_icc(in, name, sizeof(name))) {
+			say(result, false, "sRGB (ICC)");
+			goto out;
+		}
+		if (cmsGetColorSpace(in) != cmsSigRgbData) {
+			say(result, true, "ICC profile \"%s\" is not an RGB profile (sRGB assumed)",
+				name);
+			goto out;
+		}
+		snprintf(from, sizeof(from), "%s (ICC)", name[0] != '\0' ? name : "unnamed");
+	} else if (colour->srgb) {
+		say(result, false, "sRGB");
+		goto out;
+	} else if (colour->has_gamma || colour->has_chromaticities) {
+		/* PNG's gAMA and cHRM; either alone means sRGB's primaries, or a 2.2 gamma. */
+		const double *xy = colour->has_chromaticities ? colour->chromaticities :
+			find_primaries(1)->xy;
+		double gamma = colour->has_gamma ? colour->gamma : 1 / 2.2;
+		if (gamma <= 0.01 || gamma > 10) {
+			say(result, true, "gAMA of %g unusable (sRGB assumed)", gamma);
+			goto out;
+		}
+		double curve[5] = { 1 / gamma, 1, 0, 0, 0 };
+		snprintf(from, sizeof(from), "%s%s", colour->has_gamma ? "gAMA" : "",
+			colour->has_chromaticities ? (colour->has_gamma ? "+cHRM" : "cHRM") : "");
+		in = rgb_profile(ctx, xy, curve);
+	} else {
+		say(result, false, "none (sRGB assumed)");
+		goto out;
+	}
+	if (in == NULL) {
+		say(result, true, "%s unusable: %s (sRGB assumed)", from,
+			errors.text[0] != '\0' ? errors.text : "no profile made");
+		goto out;
+	}
+
+	out = cmsCreate_sRGBProfileTHR(ctx);
+	cmsUInt32Number format = image->drm_format == DRM_FORMAT_ARGB8888 ?
+		TYPE_BGRA_8_PREMUL : TYPE_BGRA_8;
+	if (out != NULL) {
+		transform = cmsCreateTransformTHR(ctx, in, format, out, format, INTENT_PERCEPTUAL,
+			cmsFLAGS_COPY_ALPHA);
+	}
+	if (transform == NULL) {
+		say(result, true, "%s unusable: %s (sRGB assumed)", from,
+			errors.text[0] != '\0' ? errors.text : "no transform");
+		goto out;
+	}
+	cmsDoTransformLineStride(transform, image->data, image->data,
+		(cmsUInt32Number)image->width, (cmsUInt32Number)image->height,
+		(cmsUInt32Number)image->stride, (cmsUInt32Number)image->stride, 0, 0);
+	say(result, false, "%s -> sRGB", from);
+
+out:
+	if (transform != NULL) {
+		cmsDeleteTransform(transform);
+	}
+	if (in != NULL) {
+		cmsCloseProfile(in);
+	}
+	if (out != NULL) {
+		cmsCloseProfile(out);
+	}
+	cmsDeleteContext(ctx);
+}
+
+#endif
+
+static bool says_nothing(const struct veil_image_colour *colour) {
+	return !colour->has_cicp && colour->icc_len == 0 && !colour->has_gamma &&
+		!colour->has_chromaticities;
+}
+
+void veil_colour_to_srgb(struct veil_image *image, struct veil_colour_result *result) {
+	*result = (struct veil_colour_result){0};
+	struct veil_image_colour *colour = &image->colour;
+	/* The common case costs two comparisons: no profile, or PNG's sRGB chunk alone. */
+	if (says_nothing(colour)) {
+		say(result, false, colour->srgb ? "sRGB" : "none (sRGB assumed)");
+	} else if (image->data == NULL || image->mapped_size > 0 || image->release != NULL ||
+			(image->drm_format != DRM_FORMAT_ARGB8888 &&
+			image->drm_format != DRM_FORMAT_XRGB8888)) {
+		say(result, true, "not converted: pixels not writable (sRGB assumed)");
+	} else {
+#if VEIL_HAVE_LCMS2
+		convert(image, result);
+#else
+		say(result, false, "not converted: veil built without lcms2 (sRGB assumed)");
+#endif
+	}
+	free(colour->icc);
+	*colour = (struct veil_image_colour){0};
+}
