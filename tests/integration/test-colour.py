@@ -162,6 +162,28 @@ hostile = {
 for name, icc in hostile.items():
     files[name] = jpeg_insert_icc(plain_jpg, os.path.join(media, name), icc)
 
+# HEIC (libheif, heif-enc): nclx code points of Display P3 beside a twin tagged BT.709/sRGB, and
+# the P3 PNG's ICC profile (heif-enc takes it over) beside a twin of the plain PNG.
+heic = {}
+if 'heif' in vt.still_decoders() and vt.have_encoder('heif-enc'):
+    def heif_enc(name, src, *args):
+        path = os.path.join(media, name)
+        r = subprocess.run(['heif-enc', '-q', '95', *args, '-o', path, src],
+                           capture_output=True, timeout=300)
+        if r.returncode != 0:
+            raise vt.Failure(f'heif-enc {name}: {r.stderr.decode(errors="replace")}')
+        os.chmod(path, 0o644)
+        return path
+    nclx = ['--transfer_characteristic', '13', '--matrix_coefficients', '1']
+    heic['bt709.heic'] = heif_enc('bt709.heic', plain_png, '--colour_primaries', '1', *nclx)
+    heic['p3-nclx.heic'] = heif_enc('p3-nclx.heic', plain_png, '--colour_primaries', '12',
+                                    *nclx)
+    heic['plain.heic'] = heif_enc('plain.heic', plain_png)
+    heic['p3-icc.heic'] = heif_enc('p3-icc.heic', files['p3.png'])
+    files.update(heic)
+else:
+    vt._say('# HEIC: no libheif or no heif-enc, not tested')
+
 with t.case('the files carry their profiles'):
     for name in ('p3.png', 'adobe.png', 'srgb.png'):
         kinds = [k for k, _ in png_chunks(files[name])]
@@ -172,6 +194,14 @@ with t.case('the files carry their profiles'):
         desc = magick(files[name], '-format', '%[icc:description]', 'info:').decode()
         t.check(desc.strip() == 'sP3', f'{name} carries the P3 profile', desc)
     t.check(jpeg_has_icc(files['huge.jpg']), 'huge.jpg has APP2 ICC segments')
+    if heic:
+        info = subprocess.run(['heif-info', heic['p3-nclx.heic']], capture_output=True,
+                              timeout=60).stdout.decode(errors='replace')
+        t.check(re.search(r'colour primaries: 12\b', info) is not None,
+                'p3-nclx.heic has nclx primaries 12', info)
+        info = subprocess.run(['heif-info', heic['p3-icc.heic']], capture_output=True,
+                              timeout=60).stdout.decode(errors='replace')
+        t.check('color profile: prof' in info, 'p3-icc.heic has an ICC profile', info)
 
 decoders = vt.still_decoders()
 
@@ -244,6 +274,18 @@ with t.compositor(outputs=1) as c:
                      if files[name] in ln and 'colour:' in ln]
             t.check(len(lines) == 1, f'{name}: one log line names the file',
                     '\n'.join(lines) or vt._tail(c.log_path))
+    # HEIC: veil's own decode of each twin is the pixels its tagged file is converted from.
+    for twin, tagged, colour in [('bt709.heic', 'p3-nclx.heic', 'Display P3 (CICP) -> sRGB'),
+                                 ('plain.heic', 'p3-icc.heic', 'sP3 (ICC) -> sRGB')]:
+        if not heic:
+            break
+        with t.case(twin):
+            v, twin_pixels = show(files[twin], twin)
+            if v is not None:
+                t.check(status_colour(v) == 'sRGB (CICP)', f'{twin}: colour "sRGB (CICP)"',
+                        str(status_colour(v)))
+        if twin_pixels is not None:
+            case(tagged, converted(twin_pixels, P3, tagged.replace('.', '-')), colour)
     t.check(c.responsive(), 'the compositor still answers')
 
 t.finish()
