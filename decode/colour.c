@@ -392,6 +392,43 @@ static void shaper_run(const struct shaper *s, uint8_t *data, int width, int hei
 	}
 }
 
+/*
+ * Premultiplied pixels: each colour divided by its alpha, converted, multiplied again (lcms2's
+ * TYPE_BGRA_8_PREMUL gave a premultiplied (0, 0, 2) at alpha 128 a blue of 128 here).
+ * lcms2's transform when s is NULL (t then set), else the tables. Opaque pixels go straight
+ * through; transparent ones are left alone.
+ */
+static void run_premultiplied(const struct shaper *s, cmsHTRANSFORM t, uint8_t *data,
+		int width, int height, int stride) {
+	for (int y = 0; y < height; y++) {
+		uint8_t *p = data + (size_t)y * (size_t)stride;
+		for (int x = 0; x < width; x++, p += 4) {
+			unsigned a = p[3];
+			if (a == 0) {
+				continue;
+			}
+			uint8_t px[4] = { p[0], p[1], p[2], 0xff };
+			if (a < 255) {
+				for (int c = 0; c < 3; c++) {
+					unsigned v = (p[c] * 255u + a / 2) / a;
+					px[c] = (uint8_t)(v > 255 ? 255 : v);
+				}
+			}
+			if (s != NULL) {
+				uint8_t r = px[2], g = px[1], b = px[0];
+				px[2] = shaper_channel(s, 0, r, g, b);
+				px[1] = shaper_channel(s, 1, r, g, b);
+				px[0] = shaper_channel(s, 2, r, g, b);
+			} else {
+				cmsDoTransform(t, px, px, 1);
+			}
+			for (int c = 0; c < 3; c++) {
+				p[c] = a == 255 ? px[c] : (uint8_t)((px[c] * a + 127) / 255);
+			}
+		}
+	}
+}
+
 static void convert(struct veil_image *image, struct veil_colour_result *result) {
 	struct veil_image_colour *colour = &image->colour;
 	struct lcms_errors errors = {0};
@@ -479,10 +516,14 @@ static void convert(struct veil_image *image, struct veil_colour_result *result)
 	}
 
 	out = cmsCreate_sRGBProfileTHR(ctx);
-	if (out != NULL && image->drm_format == DRM_FORMAT_XRGB8888) {
+	bool premultiplied = image->drm_format == DRM_FORMAT_ARGB8888;
+	if (out != NULL) {
 		struct shaper *shaper = malloc(sizeof(*shaper));
 		bool built = shaper != NULL && shaper_build(shaper, in, out);
-		if (built) {
+		if (built && premultiplied) {
+			run_premultiplied(shaper, NULL, image->data, image->width, image->height,
+				image->stride);
+		} else if (built) {
 			shaper_run(shaper, image->data, image->width, image->height, image->stride);
 		}
 		free(shaper);
@@ -492,24 +533,26 @@ static void convert(struct veil_image *image, struct veil_colour_result *result)
 		}
 	}
 	/*
-	 * Opaque pixels in place: the fourth byte is left as it is, without lcms2's copy of it
-	 * (which costs 70 % more). Premultiplied ones are divided and multiplied again by lcms2
-	 * (four times the cost; only pictures with transparency).
+	 * Other profiles (LUTs) through lcms2's transform, the fourth byte left as it is in place
+	 * (cmsFLAGS_COPY_ALPHA costs 20 to 70 % more).
 	 */
-	bool premultiplied = image->drm_format == DRM_FORMAT_ARGB8888;
-	cmsUInt32Number format = premultiplied ? TYPE_BGRA_8_PREMUL : TYPE_BGRA_8;
 	if (out != NULL) {
-		transform = cmsCreateTransformTHR(ctx, in, format, out, format, INTENT_PERCEPTUAL,
-			premultiplied ? cmsFLAGS_COPY_ALPHA : 0);
+		transform = cmsCreateTransformTHR(ctx, in, TYPE_BGRA_8, out, TYPE_BGRA_8,
+			INTENT_PERCEPTUAL, 0);
 	}
 	if (transform == NULL) {
 		say(result, true, "%s unusable: %s (sRGB assumed)", from,
 			errors.text[0] != '\0' ? errors.text : "no transform");
 		goto out;
 	}
-	cmsDoTransformLineStride(transform, image->data, image->data,
-		(cmsUInt32Number)image->width, (cmsUInt32Number)image->height,
-		(cmsUInt32Number)image->stride, (cmsUInt32Number)image->stride, 0, 0);
+	if (premultiplied) {
+		run_premultiplied(NULL, transform, image->data, image->width, image->height,
+			image->stride);
+	} else {
+		cmsDoTransformLineStride(transform, image->data, image->data,
+			(cmsUInt32Number)image->width, (cmsUInt32Number)image->height,
+			(cmsUInt32Number)image->stride, (cmsUInt32Number)image->stride, 0, 0);
+	}
 	say(result, false, "%s -> sRGB", from);
 
 out:
