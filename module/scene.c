@@ -436,6 +436,7 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	setting->transition = cmd->transition;
 	setting->span = cmd->span;
 	setting->loopfade_ms = cmd->loopfade_ms;
+	setting->nearest = cmd->nearest;
 	setting->source = source;
 
 	/* Errors of the commands before are void; the layout below may record new ones. */

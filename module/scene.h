@@ -36,6 +36,7 @@ struct veil_setting {
 	struct veil_transition_spec transition;
 	bool span; /* one picture across the outputs that use this setting (module/span.c) */
 	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
+	bool nearest; /* `filter nearest`: the buffer nodes scale without smoothing */
 };
 
 struct veil_scene {
@@ -276,6 +277,7 @@ struct veil_output_state {
 	float transition_progress; /* 0 to 1 */
 	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
+	bool nearest; /* the shown setting's `filter nearest` */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

@@ -72,6 +72,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->mode = setting->mode;
 		state->color = setting->color & 0xffffff;
 		state->loopfade_ms = setting->loopfade_ms;
+		state->nearest = setting->nearest;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -258,6 +259,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	json_object_object_add(obj, "filter",
+		json_object_new_string(state.nearest ? "nearest" : "linear"));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
 	return obj;
