@@ -16,7 +16,7 @@
 static const char usage[] =
 	"`veil <file> [mode] [#rrggbb] [span] [transition <fade|wipe|grow|slide|none> [<ms>] ...] "
 	"[loopfade <ms>] [filter linear|nearest]`";
-static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
+static const char modes[] = "stretch, fill, fit, center, tile, integer or solid_color";
 
 static const struct {
 	const char *name;

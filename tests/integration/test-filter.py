@@ -4,6 +4,7 @@
 output by veil-tinywl (pixman), captured with grim. With `filter nearest` every output pixel
 must be the picture's pixel under it (numpy's 8x8 repeat of the picture, exact); with `filter
 linear`, and with no filter word, the renderer smooths (most pixels differ from the repeat).
+Mode `integer`: a 250x130 picture 7 times as large, centred, unsmoothed, the colour around.
 """
 import os
 import sys
@@ -50,6 +51,23 @@ with t.compositor(outputs=1) as c:
                 differ = (np.abs(shot.astype(int) - repeated).max(axis=2) > 8).mean()
                 t.check(differ > 0.5, 'most pixels differ from the 8x8 repeat (smoothed)',
                         f'{differ:.1%} differ')
+
+    # `integer`: 250x130 fits 7 times (1750x910), centred at 85,85, the colour around,
+    # unsmoothed: numpy's 7x7 repeat of each pixel.
+    small = rng.integers(0, 256, (130, 250, 3), dtype=np.uint8)
+    small_path = vt.write_png(os.path.join(t.media, 'random-250x130.png'), small)
+    with t.case('integer'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(small_path)} integer #ff00ff')
+        if t.check(ok, '`integer #ff00ff` accepted', err):
+            v = c.wait_veil(OUT, 'shown', file=small_path, mode='integer')
+            t.check(v.get('color') == '#ff00ff', 'status color #ff00ff', str(v.get('color')))
+            shot = c.settled_screenshot(OUT)
+            vt.write_png(t.path('shot-integer.png'), shot)
+            expected = np.zeros((H, W, 3), np.uint8)
+            expected[:, :] = (255, 0, 255)
+            expected[85:85 + 910, 85:85 + 1750] = np.repeat(np.repeat(small, 7, axis=0), 7,
+                                                            axis=1)
+            t.compare(shot, expected, 'integer', tolerance=0, ignore_border=0)
 
     with t.case('a bad filter is refused'):
         ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} stretch filter lanczos')

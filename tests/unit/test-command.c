@@ -503,7 +503,7 @@ static void test_errors(void) {
 	expect_error(ARGV("veil", "fit", "#123456"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "#123456"), -EINVAL, "`veil #123456 solid_color`");
 	expect_error(ARGV("veil", "a.png", "filll"), -EINVAL,
-		"Unknown mode 'filll': expected stretch, fill, fit, center, tile or solid_color");
+		"Unknown mode 'filll': expected stretch, fill, fit, center, tile, integer or solid_color");
 	expect_error(ARGV("veil", "#123456", "solid"), -EINVAL, "Unknown mode 'solid'");
 	expect_error(ARGV("veil", "a.png", "solid-color"), -EINVAL, "Unknown mode 'solid-color'");
 	expect_error(ARGV("veil", "a.png", "#12345"), -EINVAL,
