@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "decode/gst.h"
+#include "decode/colour.h"
 #include "decode/image.h"
 #include "decode/task_pool.h"
 #include "util/message.h"
@@ -926,6 +927,15 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	gst_object_unref(limit_sink);
 
 	ret = run(pipeline, sink, load, image, message);
+	/*
+	 * A JPEG's ICC profile: GStreamer's jpegdec hands none over (no tag, no meta), so its APP2
+	 * segments are read from the file here (nothing for other formats).
+	 */
+	if (ret == 0 && veil_colour_read_jpeg_icc(fd, &image->colour) == -ENOMEM) {
+		veil_image_finish(image);
+		veil_message_set(message, "out of memory for the JPEG file's colour profile");
+		ret = -ENOMEM;
+	}
 
 out:
 	/*

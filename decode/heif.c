@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <wlr/util/log.h>
+#include "decode/colour.h"
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
@@ -270,6 +271,42 @@ static void convert(const uint8_t *src, size_t src_stride, bool alpha, bool prem
 	}
 }
 
+/*
+ * The primary image's colour: its ICC profile ('colr' prof or rICC), else its nclx code points.
+ * false when out of memory.
+ */
+static bool read_colour(const struct heif_image_handle *handle,
+		struct veil_image_colour *colour) {
+	size_t len = heif_image_handle_get_raw_color_profile_size(handle);
+	if (len > 0) {
+		if (len > VEIL_COLOUR_MAX_ICC) {
+			colour->icc_len = len; /* refused, by its length alone */
+			return true;
+		}
+		uint8_t *icc = malloc(len);
+		if (icc == NULL) {
+			return false;
+		}
+		struct heif_error err = heif_image_handle_get_raw_color_profile(handle, icc);
+		if (err.code == heif_error_Ok) {
+			colour->icc = icc;
+			colour->icc_len = len;
+			return true;
+		}
+		free(icc);
+	}
+	struct heif_color_profile_nclx *nclx = NULL;
+	struct heif_error err = heif_image_handle_get_nclx_color_profile(handle, &nclx);
+	if (err.code == heif_error_Ok && nclx != NULL) {
+		colour->has_cicp = true;
+		colour->cicp_primaries = (uint8_t)nclx->color_primaries;
+		colour->cicp_transfer = (uint8_t)nclx->transfer_characteristics;
+		colour->cicp_matrix = (uint8_t)nclx->matrix_coefficients;
+	}
+	heif_nclx_color_profile_free(nclx);
+	return true;
+}
+
 int veil_heif_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -333,6 +370,11 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 		.data = pixels,
 	};
 	pixels = NULL;
+	if (!read_colour(handle, &image->colour)) {
+		veil_image_finish(image);
+		veil_message_set(message, "out of memory for the %s file's colour profile", format);
+		ret = -ENOMEM;
+	}
 
 out:
 	veil_pixels_free(pixels);

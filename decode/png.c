@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include "decode/colour.h"
 #include "decode/image.h"
 #include "util/message.h"
 #include "util/pixels.h"
@@ -48,7 +49,49 @@ struct png_load {
 	uint8_t *pixels;
 	png_bytep *rows;
 	char error[256]; /* libpng's message for the error that ended decoding */
+	struct veil_image_colour colour;
 };
+
+/*
+ * What the file says of its colour, in the order PNG's third edition ranks it: cICP, iCCP,
+ * sRGB, then gAMA and cHRM. false when out of memory.
+ */
+static bool read_colour(png_structp png, png_infop info, struct veil_image_colour *colour) {
+#ifdef PNG_cICP_SUPPORTED
+	png_byte primaries, transfer, matrix, full_range;
+	if (png_get_cICP(png, info, &primaries, &transfer, &matrix, &full_range) != 0 &&
+			matrix == 0) {
+		colour->has_cicp = true;
+		colour->cicp_primaries = primaries;
+		colour->cicp_transfer = transfer;
+		colour->cicp_matrix = matrix;
+		return true;
+	}
+#endif
+	png_charp name;
+	int compression;
+	png_bytep profile;
+	png_uint_32 len;
+	if (png_get_iCCP(png, info, &name, &compression, &profile, &len) != 0) {
+		return veil_colour_set_icc(colour, profile, len);
+	}
+	int intent;
+	if (png_get_sRGB(png, info, &intent) != 0) {
+		colour->srgb = true;
+		return true;
+	}
+	double gamma;
+	if (png_get_gAMA(png, info, &gamma) != 0) {
+		colour->has_gamma = true;
+		colour->gamma = gamma;
+	}
+	double *xy = colour->chromaticities;
+	if (png_get_cHRM(png, info, &xy[6], &xy[7], &xy[0], &xy[1], &xy[2], &xy[3], &xy[4],
+			&xy[5]) != 0) {
+		colour->has_chromaticities = true;
+	}
+	return true;
+}
 
 static ssize_t read_some(struct reader *reader, void *dst, size_t len) {
 	while (true) {
@@ -191,6 +234,10 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	}
 
 	png_read_info(png, info);
+	if (!read_colour(png, info, &load->colour)) {
+		veil_message_set(message, "out of memory for the PNG file's colour profile");
+		return -ENOMEM;
+	}
 	png_uint_32 width, height;
 	int bit_depth, color_type, interlace;
 	png_get_IHDR(png, info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
@@ -240,8 +287,10 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 		.stride = (int)stride,
 		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
 		.data = load->pixels,
+		.colour = load->colour,
 	};
 	load->pixels = NULL;
+	load->colour = (struct veil_image_colour){0};
 	return 0;
 }
 
@@ -344,12 +393,16 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	/* The header was checked, but libpng sees every IHDR it reads, whatever we peeked at. */
 	png_set_user_limits(load->png, VEIL_IMAGE_MAX_SIDE, VEIL_IMAGE_MAX_SIDE);
 	/*
-	 * Skips every chunk but IHDR, PLTE, tRNS, IDAT and IEND: we ignore colour profiles, gamma
-	 * and text anyway, and libpng would otherwise keep up to 1000 text chunks, each inflated to
-	 * up to the malloc limit below, which stays for chunks that get through regardless.
+	 * Skips every chunk but IHDR, PLTE, tRNS, IDAT and IEND (and the colour chunks below): we
+	 * ignore text, and libpng would otherwise keep up to 1000 text chunks, each inflated to up
+	 * to the malloc limit below, which stays for chunks that get through regardless.
 	 */
 #ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
 	png_set_keep_unknown_chunks(load->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+	/* ... but the colour chunks (decode/colour.c). */
+	static const png_byte colour_chunks[] = "iCCP\0sRGB\0gAMA\0cHRM\0cICP";
+	png_set_keep_unknown_chunks(load->png, PNG_HANDLE_CHUNK_AS_DEFAULT, colour_chunks,
+		(int)(sizeof(colour_chunks) / 5));
 #endif
 	png_set_chunk_malloc_max(load->png, 8 * 1024 * 1024);
 
@@ -361,6 +414,7 @@ out:
 	}
 	free(load->rows);
 	veil_pixels_free(load->pixels);
+	free(load->colour.icc);
 	free(load);
 	return ret;
 }

@@ -53,8 +53,10 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 
 int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
 		int cover_height, struct veil_image *image, int *original_width, int *original_height,
-		const struct veil_still_decoder **used, int *shrink_error, char **message) {
+		const struct veil_still_decoder **used, int *shrink_error,
+		struct veil_colour_result *colour, char **message) {
 	*shrink_error = 0;
+	*colour = (struct veil_colour_result){0};
 	int ret = decoder->load(fd, image, message);
 	if (ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
 		/*
@@ -81,6 +83,8 @@ int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cove
 	if (cover_width > 0 && cover_height > 0) {
 		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height);
 	}
+	/* After the shrink: the conversion's cost goes with the pixels kept, not the file's. */
+	veil_colour_to_srgb(image, colour);
 	return 0;
 }
 

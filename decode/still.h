@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "decode/colour.h"
 #include "decode/sniff.h"
 #include "util/image.h"
 
@@ -40,12 +41,14 @@ const struct veil_still_decoder *veil_still_decoder_gst(void);
  * The whole decode of a still, the same in the compositor's process and in veil-decoder:
  * decoder->load (GStreamer's when a "PNG" turns out to be none), then, when cover_width and
  * cover_height are > 0, veil_image_shrink_to_cover() (the image is kept whole when that fails,
- * *shrink_error then negative). *used is the decoder that ran; original_* the decoded size.
- * 0, or a negative errno with a sentence in *message.
+ * *shrink_error then negative), then veil_colour_to_srgb() on the pixels kept (what it did in
+ * *colour). *used is the decoder that ran; original_* the decoded size. 0, or a negative errno
+ * with a sentence in *message.
  */
 int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
 	int cover_height, struct veil_image *image, int *original_width, int *original_height,
-	const struct veil_still_decoder **used, int *shrink_error, char **message);
+	const struct veil_still_decoder **used, int *shrink_error,
+	struct veil_colour_result *colour, char **message);
 
 
 /* pread() until len bytes or the end of the file; the count read, or a negative errno. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <tiffio.h>
+#include "decode/colour.h"
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
@@ -299,6 +300,15 @@ int veil_tiff_load(int fd, struct veil_image *image, char **message) {
 		.data = raster,
 	};
 	raster = NULL;
+	/* The first directory's embedded ICC profile (decode/colour.c). */
+	uint32_t icc_len = 0;
+	void *icc = NULL;
+	if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_len, &icc) == 1 &&
+			!veil_colour_set_icc(&image->colour, icc, icc_len)) {
+		veil_image_finish(image);
+		veil_message_set(message, "out of memory for the TIFF file's colour profile");
+		ret = -ENOMEM;
+	}
 
 out:
 	veil_pixels_free(turned_pixels);

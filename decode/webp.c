@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <webp/decode.h>
 #include <webp/demux.h>
+#include "decode/colour.h"
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
@@ -138,6 +139,24 @@ static int load_first_frame(const uint8_t *data, size_t len, uint8_t *pixels, in
 	return ret;
 }
 
+/* The ICCP chunk of an extended WebP, through libwebpdemux. false when out of memory. */
+static bool read_colour(const uint8_t *data, size_t len, struct veil_image_colour *colour) {
+	WebPData webp_data = { .bytes = data, .size = len };
+	WebPDemuxer *demux = WebPDemux(&webp_data);
+	if (demux == NULL) {
+		return true;
+	}
+	bool ok = true;
+	WebPChunkIterator chunk;
+	if ((WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS) & ICCP_FLAG) != 0 &&
+			WebPDemuxGetChunk(demux, "ICCP", 1, &chunk)) {
+		ok = veil_colour_set_icc(colour, chunk.chunk.bytes, chunk.chunk.size);
+		WebPDemuxReleaseChunkIterator(&chunk);
+	}
+	WebPDemuxDelete(demux);
+	return ok;
+}
+
 int veil_webp_load(int fd, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -199,6 +218,11 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 		.frames = frames,
 	};
 	pixels = NULL;
+	if (!read_colour(data, len, &image->colour)) {
+		veil_image_finish(image);
+		veil_message_set(message, "out of memory for the WebP file's colour profile");
+		ret = -ENOMEM;
+	}
 
 out:
 	veil_pixels_free(pixels);

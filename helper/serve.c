@@ -221,11 +221,14 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 
 	struct veil_image image = {0};
 	int original_width = 0, original_height = 0, shrink_error = 0;
+	struct veil_colour_result colour;
 	const struct veil_still_decoder *used = decoder;
 	ret = veil_still_decode(decoder, fd, request->cover_width, request->cover_height, &image,
-		&original_width, &original_height, &used, &shrink_error, &message);
+		&original_width, &original_height, &used, &shrink_error, &colour, &message);
 	struct veil_wire_reply reply = { .status = ret };
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", used->name);
+	snprintf(reply.colour, sizeof(reply.colour), "%s", colour.said);
+	reply.colour_fallback = colour.fell_back;
 	int pixels = -1;
 	if (ret == 0) {
 		if (shrink_error < 0) {

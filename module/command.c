@@ -15,8 +15,8 @@
 
 static const char usage[] =
 	"`veil <file> [mode] [#rrggbb] [dark <file>] [span] [transition <fade|wipe|grow|slide|random|"
-	"none> [<ms>] ...] [loopfade <ms>]`";
-static const char modes[] = "stretch, fill, fit, center, tile or solid_color";
+	"none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest]`";
+static const char modes[] = "stretch, fill, fit, center, tile, integer or solid_color";
 
 static const struct {
 	const char *name;
@@ -569,15 +569,35 @@ static int parse_loopfade(const char *word, int *ms, char **message) {
 	return 0;
 }
 
+/* `filter linear|nearest`: how the renderer scales the picture. */
+static int parse_filter(const char *word, bool *nearest, char **message) {
+	if (strcasecmp(word, "nearest") == 0 || strcasecmp(word, "linear") == 0) {
+		*nearest = strcasecmp(word, "nearest") == 0;
+		return 0;
+	}
+	veil_message_set(message, "Invalid filter '%s': expected linear or nearest", word);
+	return -EINVAL;
+}
+
 /*
- * The options that end a SET, in either order: `loopfade <ms>` (the last two words) and
- * `transition <kind> ...` (the last `transition` word among the last eleven: a file name may have
- * the word in it elsewhere). Shortens *argc to the words before them.
+ * The options that end a SET, in any order: `filter linear|nearest` and `loopfade <ms>` (each
+ * the last two words) and `transition <kind> ...` (the last `transition` word among the last
+ * eleven: a file name may have the word in it elsewhere). Shortens *argc to the words before
+ * them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
-	bool has_loopfade = false;
-	for (int round = 0; round < 2; round++) {
+	bool has_loopfade = false, has_filter = false;
+	for (int round = 0; round < 3; round++) {
 		int n = *argc;
+		if (!has_filter && n >= 4 && strcasecmp(argv[n - 2], "filter") == 0) {
+			int ret = parse_filter(argv[n - 1], &parsed->nearest, message);
+			if (ret < 0) {
+				return ret;
+			}
+			has_filter = true;
+			*argc = n - 2;
+			continue;
+		}
 		if (!has_loopfade && n >= 4 && strcasecmp(argv[n - 2], "loopfade") == 0) {
 			int ret = parse_loopfade(argv[n - 1], &parsed->loopfade_ms, message);
 			if (ret < 0) {

@@ -123,6 +123,8 @@ struct veil_command {
 	bool from_slideshow;
 	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
 	int loopfade_ms;
+	/* SET: `filter nearest`, the renderer scales without smoothing (`filter linear`: false). */
+	bool nearest;
 	int fps; /* FPS: the cap, 0 for `fps off` */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */

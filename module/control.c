@@ -129,6 +129,8 @@ static uint32_t mode_to_protocol(enum veil_mode mode) {
 		return ZVEIL_CONTROL_MANAGER_V1_MODE_TILE;
 	case VEIL_MODE_SOLID_COLOR:
 		return ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR;
+	case VEIL_MODE_INTEGER:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_INTEGER;
 	}
 	return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
 }
@@ -149,6 +151,9 @@ static bool mode_from_protocol(uint32_t mode, enum veil_mode *out) {
 		return true;
 	case ZVEIL_CONTROL_MANAGER_V1_MODE_TILE:
 		*out = VEIL_MODE_TILE;
+		return true;
+	case ZVEIL_CONTROL_MANAGER_V1_MODE_INTEGER:
+		*out = VEIL_MODE_INTEGER;
 		return true;
 	}
 	return false; /* solid_color has a request of its own */

@@ -375,8 +375,14 @@ static void place_frame(struct veil_output *output, const struct veil_geometry_i
 	}
 	int i = 0;
 	struct veil_node *node;
+	/* `filter nearest`, and `integer`'s whole-number scales: no smoothing. */
+	bool nearest = output->setting != NULL && (output->setting->nearest ||
+		output->setting->mode == VEIL_MODE_INTEGER);
+	enum wlr_scale_filter_mode filter = nearest ? WLR_SCALE_FILTER_NEAREST :
+		WLR_SCALE_FILTER_BILINEAR;
 	wl_list_for_each(node, &output->nodes, link) {
 		const struct veil_tile *t = &tiles[i++];
+		wlr_scene_buffer_set_filter_mode(node->buffer, filter);
 		struct wlr_fbox src = {
 			.x = t->src_x, .y = t->src_y, .width = t->src_width, .height = t->src_height,
 		};

@@ -447,6 +447,7 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 	setting->transition = cmd->transition;
 	setting->span = cmd->span;
 	setting->loopfade_ms = cmd->loopfade_ms;
+	setting->nearest = cmd->nearest;
 	setting->source = source;
 	return setting;
 }
@@ -612,7 +613,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		if (cmd->mode == VEIL_MODE_SOLID_COLOR) {
 			break;
 		}
-		bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE;
+		bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE ||
+			cmd->mode == VEIL_MODE_INTEGER;
 		/* Across outputs, a still is decoded for the whole layout rather than one output. */
 		int max_width = scene->ctx.max_output_width;
 		int max_height = scene->ctx.max_output_height;

@@ -41,6 +41,7 @@ struct veil_setting {
 	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
 	 */
 	struct veil_setting *dark;
+	bool nearest; /* `filter nearest`: the buffer nodes scale without smoothing */
 };
 
 struct veil_scene {
@@ -291,6 +292,7 @@ struct veil_output_state {
 	float transition_eased; /* the progress drawn: transition_progress through the curve */
 	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
+	bool nearest; /* the shown setting's `filter nearest` */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

@@ -148,7 +148,8 @@ static void mark_bad(struct veil_slideshow *show, const char *path) {
 }
 
 static bool full_size(const struct veil_slideshow *show) {
-	return show->step.mode == VEIL_MODE_CENTER || show->step.mode == VEIL_MODE_TILE;
+	return show->step.mode == VEIL_MODE_CENTER || show->step.mode == VEIL_MODE_TILE ||
+		show->step.mode == VEIL_MODE_INTEGER;
 }
 
 /*

@@ -74,6 +74,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->mode = setting->mode;
 		state->color = setting->color & 0xffffff;
 		state->loopfade_ms = setting->loopfade_ms;
+		state->nearest = setting->nearest;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -163,6 +164,9 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "decoder", json_object_new_string(info->decoder));
 		json_object_object_add(obj, "original_size",
 			size_object(info->original_width, info->original_height));
+		if (info->colour[0] != '\0') {
+			json_object_object_add(obj, "colour", json_object_new_string(info->colour));
+		}
 	}
 	/* Where it is decoded, and why in the compositor's process when it was not asked for. */
 	const char *reason = state->source->ctx->in_process_reason;
@@ -265,6 +269,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	veil_state_status(output, obj);
+	json_object_object_add(obj, "filter",
+		json_object_new_string(state.nearest ? "nearest" : "linear"));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */

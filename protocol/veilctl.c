@@ -51,7 +51,8 @@ static const char usage[] =
 	"\n"
 	"Without -o, a command is for every output (those without a setting of their own).\n"
 	"FILE - reads the file open on standard input. MODE is stretch, fill (the default),\n"
-	"fit, center, tile or solid_color; the colour fills the bars of fit and center.\n"
+	"fit, center, tile, integer or solid_color; the colour fills the bars of fit, center\n"
+	"and integer.\n"
 	"OPTIONs are the words that follow them in the compositor's own command\n"
 	"`output NAME veil FILE ...`, such as transition fade 300.\n"
 	"\n"
@@ -492,6 +493,8 @@ static uint32_t mode_to_protocol(enum veil_mode mode) {
 		return ZVEIL_CONTROL_MANAGER_V1_MODE_TILE;
 	case VEIL_MODE_SOLID_COLOR:
 		return ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR;
+	case VEIL_MODE_INTEGER:
+		return ZVEIL_CONTROL_MANAGER_V1_MODE_INTEGER;
 	case VEIL_MODE_FILL:
 		break;
 	}
@@ -766,7 +769,7 @@ static const char *state_name(uint32_t state) {
 
 static const char *mode_name(uint32_t mode) {
 	static const char *const names[] = {
-		"stretch", "fill", "fit", "center", "tile", "solid_color",
+		"stretch", "fill", "fit", "center", "tile", "solid_color", "integer",
 	};
 	return mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "unknown";
 }

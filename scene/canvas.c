@@ -43,6 +43,14 @@ static struct placement place(const struct veil_geometry_in *in) {
 	case VEIL_MODE_TILE:
 		/* From the canvas's top-left corner. */
 		return (struct placement){ c->x, c->y, 1.0, 1.0 };
+	case VEIL_MODE_INTEGER: {
+		/* Whole logical pixels per frame pixel, the most that fit, at least 1; centred. */
+		double k = fmax(1.0, floor(fmin(c->width / iw, c->height / ih)));
+		return (struct placement){
+			c->x + (int)(c->width / 2.0 - iw * k / 2.0),
+			c->y + (int)(c->height / 2.0 - ih * k / 2.0), k, k,
+		};
+	}
 	case VEIL_MODE_SOLID_COLOR:
 		break;
 	}

@@ -178,6 +178,23 @@ static struct span fit_span(int out, double size, int frame, int cover, float sc
 	return (struct span){ l0, l1, 0, frame };
 }
 
+/*
+ * `integer`: the largest whole number of physical pixels per frame pixel that fits the output
+ * (at least 1), the same on both axes.
+ */
+static int integer_factor(int out_w, int out_h, int frame_w, int frame_h) {
+	int k = out_w / frame_w < out_h / frame_h ? out_w / frame_w : out_h / frame_h;
+	return k > 1 ? k : 1;
+}
+
+/* One axis of `integer`: centred as center's, k physical pixels for each frame pixel. */
+static struct span integer_span(int out, int frame, int k, int cover, float scale) {
+	struct span s = center_span(out, frame * k, cover, scale);
+	s.src0 /= k;
+	s.src1 /= k;
+	return s;
+}
+
 static int count_tiles(int frame, int cover, float scale) {
 	int n = 0;
 	for (int l = 0; l < cover; l = tile_span(l, frame, cover, scale).l1) {
@@ -277,6 +294,12 @@ int veil_geometry_compute(const struct veil_geometry_in *in, struct veil_tile *t
 		break;
 	case VEIL_MODE_TILE:
 		return compute_tiles(in, cover_w, cover_h, tiles, max);
+	case VEIL_MODE_INTEGER: {
+		int k = integer_factor(ow, oh, iw, ih);
+		x = integer_span(ow, iw, k, cover_w, scale);
+		y = integer_span(oh, ih, k, cover_h, scale);
+		break;
+	}
 	case VEIL_MODE_SOLID_COLOR:
 		return 0;
 	}

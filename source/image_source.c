@@ -26,6 +26,7 @@ struct image_source {
 	int original_width, original_height;
 	/* The library that decoded it: "libpng", "libheif", ..., "libwebp (first of 12 frames)". */
 	char decoder[64];
+	char colour[VEIL_COLOUR_TEXT]; /* "Display P3 (ICC) -> sRGB", "sRGB", ... */
 	struct image_load *load; /* the decode still to come back, NULL once it did */
 };
 
@@ -49,6 +50,7 @@ struct image_load {
 	struct veil_image pixels;
 	int original_width, original_height;
 	char decoder_name[32];
+	struct veil_colour_result colour;
 	int frames; /* of an animation shown as a still */
 };
 
@@ -66,7 +68,7 @@ static void load_run(struct veil_job *job) {
 		load->ret = veil_decoder_run(load->spare, load->decoder->kind, load->fd,
 			load->cover_width, load->cover_height, &load->pixels, &load->original_width,
 			&load->original_height, load->decoder_name, sizeof(load->decoder_name),
-			&load->message);
+			&load->colour, &load->message);
 		load->frames = load->pixels.frames;
 		return;
 	}
@@ -75,7 +77,7 @@ static void load_run(struct veil_job *job) {
 	int shrink_error = 0;
 	load->ret = veil_still_decode(load->decoder, load->fd, load->cover_width,
 		load->cover_height, &load->pixels, &load->original_width, &load->original_height,
-		&used, &shrink_error, &load->message);
+		&used, &shrink_error, &load->colour, &load->message);
 	snprintf(load->decoder_name, sizeof(load->decoder_name), "%s", used->name);
 	load->frames = load->pixels.frames;
 	if (shrink_error < 0) {
@@ -111,6 +113,10 @@ static void load_done(struct veil_job *job) {
 			load->frames);
 	} else {
 		snprintf(image->decoder, sizeof(image->decoder), "%s", load->decoder_name);
+	}
+	snprintf(image->colour, sizeof(image->colour), "%s", load->colour.said);
+	if (load->colour.fell_back) {
+		wlr_log(WLR_ERROR, "veil: %s: colour: %s", image->base.path, load->colour.said);
 	}
 	image->original_width = load->original_width;
 	image->original_height = load->original_height;
@@ -151,6 +157,7 @@ static void image_source_get_info(struct veil_source *source, struct veil_source
 		return;
 	}
 	snprintf(info->decoder, sizeof(info->decoder), "%s", image->decoder);
+	snprintf(info->colour, sizeof(info->colour), "%s", image->colour);
 	info->original_width = image->original_width;
 	info->original_height = image->original_height;
 }

@@ -29,6 +29,7 @@ enum veil_source_kind {
 struct veil_source_info {
 	const char *state; /* "loading", and for a video "playing", "paused" or "stopped" */
 	char decoder[64]; /* "" while unknown */
+	char colour[96]; /* a still's colour, what was done to it (decode/colour.h); "" if none */
 	bool hardware;
 	int original_width, original_height; /* of a still's file; 0 when unknown */
 	/* A video's counters: frames taken, samples dropped, loops, wake-ups of the compositor. */

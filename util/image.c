@@ -36,6 +36,7 @@ void veil_image_finish(struct veil_image *image) {
 	} else {
 		veil_image_data_free(image->data, image->mapped_size);
 	}
+	free(image->colour.icc);
 	*image = (struct veil_image){0};
 }
 
@@ -146,6 +147,8 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
 		veil_pixels_free(scaled.data);
 		return ret;
 	}
+	scaled.colour = image->colour;
+	image->colour = (struct veil_image_colour){0};
 	veil_image_finish(image);
 	*image = scaled;
 	return 0;

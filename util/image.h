@@ -11,6 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * What a decoder read of a still's colour from its file (decode/colour.c turns the pixels into
+ * sRGB by it). All zero: nothing said, sRGB assumed.
+ */
+struct veil_image_colour {
+	uint8_t *icc; /* malloc()ed: the embedded ICC profile, icc_len bytes; owned by the image */
+	size_t icc_len;
+	bool srgb; /* the file says sRGB outright (PNG's sRGB chunk) */
+	/* CICP (ITU-T H.273) code points: an AVIF's or HEIC's nclx, a PNG's cICP. */
+	bool has_cicp;
+	uint8_t cicp_primaries, cicp_transfer, cicp_matrix;
+	/* PNG's gAMA (the encoding's gamma, 0.45455 for 2.2) and cHRM (x, y of W, R, G, B). */
+	bool has_gamma, has_chromaticities;
+	double gamma;
+	double chromaticities[8];
+};
+
 struct veil_image {
 	int width, height;
 	int stride; /* bytes per row */
@@ -33,6 +50,8 @@ struct veil_image {
 	 * number of frames, the pixels being the first. Scaling keeps only the pixels.
 	 */
 	int frames;
+	/* A still's colour as its decoder read it, until decode/colour.c uses it up. */
+	struct veil_image_colour colour;
 };
 
 /* Refuse images larger than this before allocating anything. */

@@ -11,6 +11,7 @@ static const char *const mode_names[] = {
 	[VEIL_MODE_CENTER] = "center",
 	[VEIL_MODE_TILE] = "tile",
 	[VEIL_MODE_SOLID_COLOR] = "solid_color",
+	[VEIL_MODE_INTEGER] = "integer",
 };
 
 #define N_MODES (sizeof(mode_names) / sizeof(mode_names[0]))

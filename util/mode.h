@@ -12,6 +12,8 @@ enum veil_mode {
 	VEIL_MODE_CENTER,
 	VEIL_MODE_TILE,
 	VEIL_MODE_SOLID_COLOR,
+	/* The largest whole-number scale that fits (at least 1), centred, nearest-neighbour. */
+	VEIL_MODE_INTEGER,
 };
 
 /* "fill" etc. to a mode, case-insensitively; false for anything else. */

@@ -49,7 +49,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 4u
+#define VEIL_WIRE_VERSION 5u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -116,6 +116,12 @@ struct veil_wire_reply {
 	/* Its YUV matrix (0 BT.601, 1 BT.709, 2 BT.2020) and range (1: full), for the GPU. */
 	int32_t matrix, full_range;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
+	/*
+	 * A still's colour, what was done to it (NUL-terminated: "Display P3 (ICC) -> sRGB"), and
+	 * 1 when the file's profile could not be used (shown as sRGB; colour says why).
+	 */
+	char colour[96];
+	int32_t colour_fallback;
 	/*
 	 * NUL-terminated, when status < 0; with a video's frame, the elements that work on its
 	 * frames (factory names, space-separated: "qtdemux h264parse avdec_h264 ...").

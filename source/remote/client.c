@@ -280,14 +280,19 @@ fail:
 }
 
 int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
-		int *original_height, char *decoder, size_t size, bool *answered, char **message) {
+		int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
+		bool *answered, char **message) {
 	*image = (struct veil_image){0};
+	*colour = (struct veil_colour_result){0};
 	struct veil_wire_reply reply;
 	int fds[VEIL_WIRE_MAX_FDS];
 	int nfds;
 	int ret = receive_checked(sock, ms, false, &reply, fds, &nfds, decoder, size, answered,
 		message);
 	if (ret == 0) {
+		/* Text from the helper, as untrusted as the rest: what prints, quotes and all. */
+		copy_field(colour->said, sizeof(colour->said), reply.colour, sizeof(reply.colour));
+		colour->fell_back = reply.colour_fallback != 0;
 		ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height,
 			message);
 	}
@@ -435,7 +440,8 @@ fail:
 
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
 		int cover_width, int cover_height, struct veil_image *image, int *original_width,
-		int *original_height, char *decoder, size_t size, char **message) {
+		int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
+		char **message) {
 	*image = (struct veil_image){0};
 	snprintf(decoder, size, "veil-decoder");
 	struct veil_wire_request request = {
@@ -453,7 +459,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 	}
 	bool answered;
 	int ret = veil_decoder_receive(helper.sock, ms, image, original_width, original_height,
-		decoder, size, &answered, message);
+		decoder, size, colour, &answered, message);
 	veil_decoder_name_timeout(spare, ret, message);
 	/*
 	 * A helper that answered exits by itself (its monitor, after the reply); one that

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "source/remote/frame_pool.h"
 #include "wire/wire.h"
+#include "decode/colour.h"
 #include "decode/sniff.h"
 #include "util/image.h"
 
@@ -40,7 +41,8 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
  */
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
 	int cover_width, int cover_height, struct veil_image *image, int *original_width,
-	int *original_height, char *decoder, size_t size, char **message);
+	int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
+	char **message);
 
 /*
  * The reply of a helper on sock, within ms: every field checked against what veil itself would
@@ -48,7 +50,8 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
  * when a whole message came (a helper that has not answered is still running, or dead).
  */
 int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *original_width,
-	int *original_height, char *decoder, size_t size, bool *answered, char **message);
+	int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
+	bool *answered, char **message);
 
 /* An animation's frame as the helper describes it, checked: 0 <= index < frames, delay >= 1. */
 struct veil_decoder_frame {

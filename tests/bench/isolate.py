@@ -129,8 +129,8 @@ b.close()
 fd = os.open(path, os.O_RDONLY)
 # magic, version, op (decode), kind (PNG), anim (none), the size to cover, nothing released,
 # a video's playing and fps, no dmabuf formats, no memory (struct veil_wire_request, wire.h
-# version 4: 140 bytes)
-a.sendmsg([struct.pack('<IIIIIiiI64xii32xi', 0x6c696576, 4, 0, 1, 0, 1920, 1080, 0, 0, 0,
+# version 5: 140 bytes)
+a.sendmsg([struct.pack('<IIIIIiiI64xii32xi', 0x6c696576, 5, 0, 1, 0, 1920, 1080, 0, 0, 0,
                        -1)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
 msg, anc, _, _ = a.recvmsg(512, socket.CMSG_SPACE(16))

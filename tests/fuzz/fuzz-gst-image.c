@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <gst/gst.h>
+#include "decode/colour.h"
 #include "fuzz-image-check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -48,6 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
+		fuzz_check_image(&image);
+		/* A JPEG's APP2 profile through lcms2. */
+		struct veil_colour_result colour;
+		veil_colour_to_srgb(&image, &colour);
+		FUZZ_CHECK(colour.said[0] != '\0', "no word on the colour");
 		fuzz_check_image(&image);
 	}
 	veil_image_finish(&image);

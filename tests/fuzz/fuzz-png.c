@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include "decode/colour.h"
 #include "fuzz-image-check.h"
 
 #define PIPE_MAX 65536
@@ -66,6 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		/* A small output of another shape: every decoded image is shrunk. */
 		int r = veil_image_shrink_to_cover(&image, 7 + (int)(size % 23), 5 + (int)(size % 17));
 		FUZZ_CHECK(r == 0, "shrink_to_cover failed: %d", r);
+		fuzz_check_image(&image);
+		/* The file's colour chunks (iCCP, cICP, gAMA, cHRM) through lcms2. */
+		struct veil_colour_result colour;
+		veil_colour_to_srgb(&image, &colour);
+		FUZZ_CHECK(colour.said[0] != '\0', "no word on the colour");
 		fuzz_check_image(&image);
 	}
 	veil_image_finish(&image);

@@ -48,6 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			FUZZ_CHECK(message == NULL, "%s: success with a message '%s'", decoder->name,
 				message);
 			fuzz_check_image(&image);
+			/* The embedded profile or CICP through lcms2. */
+			struct veil_colour_result colour;
+			veil_colour_to_srgb(&image, &colour);
+			FUZZ_CHECK(colour.said[0] != '\0', "%s: no word on the colour", decoder->name);
+			fuzz_check_image(&image);
 		}
 		free(message);
 		veil_image_finish(&image);

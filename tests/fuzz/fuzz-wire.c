@@ -160,8 +160,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		ret = veil_decoder_receive_frame(sv[0], 5000, pool, &image, &width, &height, &frame,
 			&answered, &message);
 	} else {
+		struct veil_colour_result colour;
 		ret = veil_decoder_receive(sv[0], 5000, &image, &width, &height, decoder,
-			sizeof(decoder), &answered, &message);
+			sizeof(decoder), &colour, &answered, &message);
 	}
 	close(sv[0]);
 	close(sv[1]);

@@ -363,9 +363,95 @@ def command_seeds():
         write('command', name, b'\x00'.join(words))
 
 
+# --- colour profiles (decode/colour.c), into the png, gst-image and stills corpora ---
+
+def icc_profile():
+    """
+    A small RGB matrix-shaper ICC profile written here (v2 header, desc, wtpt, the three
+    colourants and one gamma curve shared by the three channels): what lcms2 parses.
+    """
+    def s15(v):
+        return struct.pack('>i', round(v * 65536))
+
+    def xyz(x, y, z):
+        return b'XYZ \0\0\0\0' + s15(x) + s15(y) + s15(z)
+    desc_text = b'veil seed P3\0'
+    tags = [(b'desc', b'desc\0\0\0\0' + struct.pack('>I', len(desc_text)) + desc_text +
+             b'\0' * 79),
+            (b'wtpt', xyz(0.9642, 1.0, 0.8249)),
+            (b'rXYZ', xyz(0.5151, 0.2412, -0.0011)),
+            (b'gXYZ', xyz(0.2920, 0.6922, 0.0419)),
+            (b'bXYZ', xyz(0.1571, 0.0666, 0.7841)),
+            (b'rTRC', b'curv\0\0\0\0' + struct.pack('>IH', 1, 0x0233))]
+    table, body = b'', b''
+    offset = 128 + 4 + 12 * (len(tags) + 2)
+    for sig, data in tags:
+        data += b'\0' * (-len(data) % 4)
+        table += sig + struct.pack('>II', offset + len(body), len(data))
+        if sig == b'rTRC':
+            trc = (offset + len(body), len(data))
+        body += data
+    for sig in (b'gTRC', b'bTRC'):
+        table += sig + struct.pack('>II', *trc)
+    size = offset + len(body)
+    header = (struct.pack('>I', size) + b'lcms' + bytes([2, 0x10, 0, 0]) + b'mntr' +
+              b'RGB ' + b'XYZ ' + b'\0' * 12 + b'acsp' + b'\0' * 28 + s15(0.9642) + s15(1.0) +
+              s15(0.8249) + b'\0' * 48)
+    return header + struct.pack('>I', len(tags) + 2) + table + body
+
+
+def colour_seeds():
+    icc = icc_profile()
+    cut = icc[:len(icc) // 2]
+    write('png', 'rgb8-iccp.png', png(6, 5, 2, 8, extra=[
+        (b'iCCP', b'seed\x00\x00' + zlib.compress(icc))]))
+    write('png', 'rgba8-iccp-cut.png', png(6, 5, 6, 8, extra=[
+        (b'iCCP', b'seed\x00\x00' + zlib.compress(cut))]))
+    write('png', 'rgb8-cicp-p3.png', png(6, 5, 2, 8, extra=[(b'cICP', bytes([12, 13, 0, 1]))]))
+    write('png', 'rgb8-cicp-pq.png', png(6, 5, 2, 8, extra=[(b'cICP', bytes([9, 16, 0, 1]))]))
+    write('png', 'rgb8-gama-chrm.png', png(6, 5, 2, 8, extra=[
+        (b'gAMA', struct.pack('>I', 55555)),
+        (b'cHRM', struct.pack('>8I', 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000))]))
+
+    def app2(profile, parts=2):
+        step = -(-len(profile) // parts)
+        out = b''
+        for n in range(parts):
+            body = (b'ICC_PROFILE\0' + bytes([n + 1, parts]) +
+                    profile[n * step:(n + 1) * step])
+            out += b'\xff\xe2' + struct.pack('>H', len(body) + 2) + body
+        return out
+    jpeg = os.path.join(CORPUS, 'gst-image', 'jpeg-444.jpg')
+    if os.path.exists(jpeg):
+        with open(jpeg, 'rb') as f:
+            data = f.read()
+        write('gst-image', 'jpeg-icc.jpg', data[:2] + app2(icc) + data[2:])
+        write('gst-image', 'jpeg-icc-cut.jpg', data[:2] + app2(cut, 1) + data[2:])
+    # A 2x2 RGB TIFF, uncompressed, with the profile as tag 34675.
+    e = '<'
+    pixels = bytes(range(12))
+    entries = [(256, 3, 2), (257, 3, 2), (258, 3, 8), (259, 3, 1), (262, 3, 2), (273, 4, 0),
+               (277, 3, 3), (278, 3, 2), (279, 4, 12), (34675, 7, len(icc))]
+    ifd_size = 2 + 12 * len(entries) + 4
+    pix_at = 8 + ifd_size
+    icc_at = pix_at + len(pixels)
+    ifd = struct.pack(e + 'H', len(entries))
+    for tag, typ, value in entries:
+        if tag == 273:
+            value = pix_at
+        if tag == 34675:
+            ifd += struct.pack(e + 'HHII', tag, typ, value, icc_at)
+        elif typ == 3:
+            ifd += struct.pack(e + 'HHIHH', tag, typ, 1, value, 0)
+        else:
+            ifd += struct.pack(e + 'HHII', tag, typ, 1, value)
+    ifd += struct.pack(e + 'I', 0)
+    write('stills', 'rgb8-icc.tiff', b'II*\x00' + struct.pack(e + 'I', 8) + ifd + pixels + icc)
+
+
 if __name__ == '__main__':
     makers = {'png': png_seeds, 'gst': gst_seeds, 'stills': stills_seeds,
-              'command': command_seeds}
+              'command': command_seeds, 'colour': colour_seeds}
     for name in sys.argv[1:] or makers:
         makers[name]()
     for kind in sorted(os.listdir(CORPUS)):

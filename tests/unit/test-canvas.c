@@ -190,8 +190,33 @@ static void test_bad(void) {
 	CHECK(compute(VEIL_MODE_TILE, 1, 1, &canvas, &a, few, 4) == 800 * 600);
 }
 
+/*
+ * integer across two 1920x1080 outputs side by side: 250x130 fits 8 times on the 3840x1080
+ * canvas (2000x1040 from 920,20); each output shows its half, 8 logical pixels a frame pixel.
+ */
+static void test_integer(void) {
+	struct veil_canvas canvas = { .x = 0, .y = 0, .width = 3840, .height = 1080 };
+	struct out a = { 0, 0, 1920, 1080, 1.0f };
+	struct out b = { 1920, 0, 1920, 1080, 1.0f };
+	struct veil_tile t;
+	CHECK(compute(VEIL_MODE_INTEGER, 250, 130, &canvas, &a, &t, 1) == 1);
+	CHECK(t.x == 920 && t.y == 20 && t.width == 1000 && t.height == 1040, "%d,%d %dx%d",
+		t.x, t.y, t.width, t.height);
+	CHECK(t.src_x == 0 && t.src_width == 125 && t.src_y == 0 && t.src_height == 130,
+		"%g,%g %gx%g", t.src_x, t.src_y, t.src_width, t.src_height);
+	CHECK(compute(VEIL_MODE_INTEGER, 250, 130, &canvas, &b, &t, 1) == 1);
+	CHECK(t.x == 0 && t.y == 20 && t.width == 1000 && t.height == 1040, "%d,%d %dx%d",
+		t.x, t.y, t.width, t.height);
+	CHECK(t.src_x == 125 && t.src_width == 125, "%g %g", t.src_x, t.src_width);
+	/* Larger than the canvas: 1x, centred and cropped as center is. */
+	CHECK(compute(VEIL_MODE_INTEGER, 5000, 2000, &canvas, &a, &t, 1) == 1);
+	CHECK(t.x == 0 && t.width == 1920 && t.src_x == 580 && t.src_width == 1920,
+		"%d %d %g %g", t.x, t.width, t.src_x, t.src_width);
+}
+
 int main(void) {
 	test_pairs();
+	test_integer();
 	test_outside();
 	test_bad();
 	return check_summary("canvas");

@@ -266,6 +266,26 @@ static void test_transition_options(void) {
 		"Invalid loopfade duration '10001'");
 	expect_error(ARGV("veil", "v.mp4", "loopfade", "x"), -EINVAL, "Invalid loopfade duration");
 	expect_error(ARGV("veil", "pause", "loopfade", "100"), -EINVAL, "takes no arguments");
+
+	/* filter, among loopfade and the transition in any order. */
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "stretch", "filter", "nearest"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.nearest && cmd.mode == VEIL_MODE_STRETCH && strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "filter", "Nearest", "transition", "fade",
+		"loopfade", "10"), &cmd, NULL) == 0);
+	CHECK(cmd.nearest && cmd.has_transition && cmd.loopfade_ms == 10 &&
+		strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "filter", "linear"),
+		&cmd, NULL) == 0);
+	CHECK(!cmd.nearest && cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill"), &cmd, NULL) == 0);
+	CHECK(!cmd.nearest, "linear unless asked");
+	veil_command_finish(&cmd);
+	expect_error(ARGV("veil", "a.png", "filter", "lanczos"), -EINVAL,
+		"Invalid filter 'lanczos': expected linear or nearest");
 	free(message);
 }
 
@@ -640,14 +660,14 @@ static void test_forms(void) {
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
 		"[dark <file>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
-		"[loopfade <ms>]`");
+		"[loopfade <ms>] [filter linear|nearest]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fit", "#123456"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "#123456"), -EINVAL, "`veil #123456 solid_color`");
 	expect_error(ARGV("veil", "a.png", "filll"), -EINVAL,
-		"Unknown mode 'filll': expected stretch, fill, fit, center, tile or solid_color");
+		"Unknown mode 'filll': expected stretch, fill, fit, center, tile, integer or solid_color");
 	expect_error(ARGV("veil", "#123456", "solid"), -EINVAL, "Unknown mode 'solid'");
 	expect_error(ARGV("veil", "a.png", "solid-color"), -EINVAL, "Unknown mode 'solid-color'");
 	expect_error(ARGV("veil", "a.png", "#12345"), -EINVAL,

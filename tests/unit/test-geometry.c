@@ -397,9 +397,9 @@ static void run_case(enum veil_mode mode, int ow, int oh, int iw, int ih, float 
 static void test_names(void) {
 	begin_case("mode names");
 	static const char *const names[] = {
-		"stretch", "fill", "fit", "center", "tile", "solid_color",
+		"stretch", "fill", "fit", "center", "tile", "solid_color", "integer",
 	};
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		enum veil_mode m = (enum veil_mode)-1;
 		check(veil_mode_from_name(names[i], &m) && m == (enum veil_mode)i, "%s", names[i]);
 		check(veil_mode_name((enum veil_mode)i) != NULL &&
@@ -414,7 +414,7 @@ static void test_names(void) {
 		check(!veil_mode_from_name(bad[i], &m) && m == VEIL_MODE_TILE, "accepts '%s'", bad[i]);
 	}
 	check(!veil_mode_from_name(NULL, &m), "accepts NULL");
-	check(veil_mode_name((enum veil_mode)6) == NULL, "names mode 6");
+	check(veil_mode_name((enum veil_mode)7) == NULL, "names mode 7");
 	check(veil_mode_name((enum veil_mode)-1) == NULL, "names mode -1");
 	end_case();
 }
@@ -510,8 +510,8 @@ static void test_hostile(void) {
 	check(veil_geometry_compute(&in, &t, 1) == -EINVAL, "-NaN scale");
 
 	in = good;
-	in.mode = (enum veil_mode)6;
-	check(veil_geometry_compute(&in, &t, 1) == -EINVAL, "mode 6");
+	in.mode = (enum veil_mode)7;
+	check(veil_geometry_compute(&in, &t, 1) == -EINVAL, "mode 7");
 	in.mode = (enum veil_mode)-1;
 	check(veil_geometry_compute(&in, &t, 1) == -EINVAL, "mode -1");
 	check(veil_geometry_compute(&good, &t, -1) == -EINVAL, "max -1");
@@ -553,8 +553,43 @@ static void test_hostile(void) {
 	end_case();
 }
 
+/* `integer`: the largest whole-number scale that fits, centred, whole frame pixels per node. */
+static void check_integer(int ow, int oh, float scale, int iw, int ih, int x, int y, int w,
+		int h, double sx, double sy, double sw, double sh) {
+	begin_case("integer %dx%d on %dx%d at %g", iw, ih, ow, oh, scale);
+	struct veil_geometry_in in = {
+		.mode = VEIL_MODE_INTEGER, .image_width = iw, .image_height = ih,
+		.output_width = ow, .output_height = oh, .scale = scale,
+	};
+	struct veil_tile t;
+	check(veil_geometry_compute(&in, &t, 1) == 1, "one node");
+	check(t.x == x && t.y == y && t.width == w && t.height == h,
+		"box %d,%d %dx%d, expected %d,%d %dx%d", t.x, t.y, t.width, t.height, x, y, w, h);
+	check(t.src_x == sx && t.src_y == sy && t.src_width == sw && t.src_height == sh,
+		"source %g,%g %gx%g, expected %g,%g %gx%g", t.src_x, t.src_y, t.src_width,
+		t.src_height, sx, sy, sw, sh);
+	end_case();
+}
+
+static void test_integer(void) {
+	/* 7x (1750x910) fits 1920x1080, not 8x (2000x1040): 85 pixels around. */
+	check_integer(1920, 1080, 1, 250, 130, 85, 85, 1750, 910, 0, 0, 250, 130);
+	/* Exactly 8x: the whole output. */
+	check_integer(1920, 1080, 1, 240, 135, 0, 0, 1920, 1080, 0, 0, 240, 135);
+	/* Larger than the output: 1x, cropped at the centre as center crops. */
+	check_integer(1920, 1080, 1, 3000, 2000, 0, 0, 1920, 1080, 540, 460, 1920, 1080);
+	/* Taller than wide: the height decides (1080 / 100 = 10x, 10 x 16 = 160 wide). */
+	check_integer(1920, 1080, 1, 16, 100, 880, 40, 160, 1000, 0, 0, 16, 100);
+	/*
+	 * At scale 2 (3840x2160 physical): 15x is 3750x1950 physical from 45,105, an odd
+	 * physical edge the scene cannot reach; moved a pixel to 44,104 (logical 22,52).
+	 */
+	check_integer(3840, 2160, 2, 250, 130, 22, 52, 1875, 975, 0, 0, 250, 130);
+}
+
 int main(void) {
 	test_names();
+	test_integer();
 	test_logical_size();
 	test_hostile();
 

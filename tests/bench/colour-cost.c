@@ -1,0 +1,131 @@
+/*
+ * What a still's colour profile costs the thread that decodes it (docs/measurements.md, "Colour
+ * profiles"): for each file, the whole decode as veil runs it (veil_still_decode(), shrunk to
+ * cover 1920x1080, the conversion included) and, apart, veil_colour_to_srgb() alone on the
+ * decoded pixels. Run by hand:
+ *
+ *     tools/devroot build-colour/tests/bench/colour-cost [rounds] FILE...
+ *
+ * Prints each file's median and best milliseconds of the thread's CPU time over the rounds (21
+ * unless given) and what the status would say of its colour.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "decode/colour.h"
+#include "decode/sniff.h"
+#include "decode/still.h"
+#include "util/pixels.h"
+
+#define MAX_ROUNDS 201
+
+/* This thread's CPU time: what the decoding thread spends, whatever else the machine runs. */
+static double now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int compare(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, double *ms, int rounds) {
+	qsort(ms, (size_t)rounds, sizeof(*ms), compare);
+	printf("  %-28s median %8.2f ms  best %8.2f ms\n", what, ms[rounds / 2], ms[0]);
+}
+
+static int bench(const char *path, int rounds) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	const struct veil_still_decoder *decoder =
+		veil_still_decoder_find(veil_media_sniff(fd, NULL), NULL);
+	if (decoder == NULL) {
+		fprintf(stderr, "%s: no still decoder\n", path);
+		close(fd);
+		return -1;
+	}
+	double decode_ms[MAX_ROUNDS], convert_ms[MAX_ROUNDS];
+	struct veil_colour_result colour = {0};
+	int width = 0, height = 0;
+	for (int i = 0; i < rounds; i++) {
+		struct veil_image image = {0};
+		const struct veil_still_decoder *used;
+		int shrink_error;
+		char *message = NULL;
+		double t0 = now_ms();
+		int ret = veil_still_decode(decoder, fd, 1920, 1080, &image, &width, &height, &used,
+			&shrink_error, &colour, &message);
+		decode_ms[i] = now_ms() - t0;
+		if (ret < 0) {
+			fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
+			free(message);
+			close(fd);
+			return -1;
+		}
+		veil_image_finish(&image);
+	}
+	/* The conversion alone: the decoder's pixels and colour, converted on a fresh copy. */
+	struct veil_image decoded = {0};
+	char *message = NULL;
+	if (decoder->load(fd, &decoded, &message) < 0) {
+		fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
+		free(message);
+		close(fd);
+		return -1;
+	}
+	veil_image_shrink_to_cover(&decoded, 1920, 1080);
+	size_t size = (size_t)decoded.stride * (size_t)decoded.height;
+	for (int i = 0; i < rounds; i++) {
+		struct veil_image copy = decoded;
+		copy.data = veil_pixels_alloc(size);
+		memcpy(copy.data, decoded.data, size);
+		copy.colour.icc = NULL;
+		if (decoded.colour.icc != NULL) {
+			copy.colour.icc = malloc(decoded.colour.icc_len);
+			memcpy(copy.colour.icc, decoded.colour.icc, decoded.colour.icc_len);
+		}
+		struct veil_colour_result result;
+		double t0 = now_ms();
+		veil_colour_to_srgb(&copy, &result);
+		convert_ms[i] = now_ms() - t0;
+		veil_image_finish(&copy);
+	}
+	printf("%s: %dx%d kept at %dx%d, colour \"%s\"\n", path, width, height, decoded.width,
+		decoded.height, colour.said);
+	report("veil_still_decode", decode_ms, rounds);
+	report("veil_colour_to_srgb alone", convert_ms, rounds);
+	veil_image_finish(&decoded);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char *argv[]) {
+	int first = 1, rounds = 21;
+	if (argc > 2 && atoi(argv[1]) > 0) {
+		rounds = atoi(argv[1]);
+		first = 2;
+	}
+	if (rounds > MAX_ROUNDS) {
+		rounds = MAX_ROUNDS;
+	}
+	if (first >= argc) {
+		fprintf(stderr, "usage: %s [rounds] FILE...\n", argv[0]);
+		return 2;
+	}
+	int status = 0;
+	for (int i = first; i < argc; i++) {
+		if (bench(argv[i], rounds) < 0) {
+			status = 1;
+		}
+	}
+	return status;
+}
