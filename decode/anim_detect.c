@@ -7,6 +7,7 @@
 #include "decode/still.h"
 #include "util/image.h"
 #include "util/message.h"
+#include "util/read.h"
 
 /*
  * Which files are animations veil plays, from their first bytes only (the compositor thread
@@ -139,7 +140,7 @@ enum veil_anim_format veil_anim_detect(int fd) {
 	if (head == NULL) {
 		return VEIL_ANIM_NONE;
 	}
-	ssize_t n = veil_still_pread(fd, head, HEAD_LEN, 0);
+	ssize_t n = veil_read_at(fd, head, HEAD_LEN, 0);
 	enum veil_anim_format format = VEIL_ANIM_NONE;
 	size_t len = n > 0 ? (size_t)n : 0;
 	if (is_gif(head, len) && (contains(head, len, "NETSCAPE2.0") ||
@@ -157,7 +158,7 @@ enum veil_anim_format veil_anim_detect(int fd) {
 
 int veil_anim_check(int fd, enum veil_anim_format format, char **message) {
 	uint8_t head[32];
-	ssize_t n = veil_still_pread(fd, head, sizeof(head), 0);
+	ssize_t n = veil_read_at(fd, head, sizeof(head), 0);
 	if (n < 0) {
 		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		return (int)n;

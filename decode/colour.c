@@ -7,6 +7,7 @@
 #include <drm_fourcc.h>
 #include "veil-config.h"
 #include "decode/colour.h"
+#include "util/read.h"
 #if VEIL_HAVE_LCMS2
 #include <lcms2.h>
 #endif
@@ -39,32 +40,13 @@ bool veil_colour_set_icc(struct veil_image_colour *colour, const void *data, siz
 	return true;
 }
 
-/* pread() until len bytes or the end of the file (as veil_still_pread(), not linked here). */
-static ssize_t read_at(int fd, void *buf, size_t len, off_t offset) {
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, offset + (off_t)done);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			break;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 /* APP2 segments: "ICC_PROFILE\0", the chunk's number (from 1), the number of chunks. */
 static const char icc_marker[12] = "ICC_PROFILE";
 #define JPEG_MAX_SEGMENTS 4096
 
 int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
 	uint8_t head[4];
-	if (read_at(fd, head, 2, 0) != 2 || head[0] != 0xff || head[1] != 0xd8) {
+	if (veil_read_at(fd, head, 2, 0) != 2 || head[0] != 0xff || head[1] != 0xd8) {
 		return 0;
 	}
 	/* Where each chunk's bytes are in the file, by its number. */
@@ -73,7 +55,7 @@ int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
 	int chunks = 0;
 	off_t offset = 2;
 	for (int segments = 0; segments < JPEG_MAX_SEGMENTS; segments++) {
-		if (read_at(fd, head, 2, offset) != 2 || head[0] != 0xff) {
+		if (veil_read_at(fd, head, 2, offset) != 2 || head[0] != 0xff) {
 			break;
 		}
 		uint8_t marker = head[1];
@@ -88,7 +70,7 @@ int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
 			offset += 2;
 			continue;
 		}
-		if (read_at(fd, head, 2, offset + 2) != 2) {
+		if (veil_read_at(fd, head, 2, offset + 2) != 2) {
 			break;
 		}
 		size_t len = (size_t)head[0] << 8 | head[1];
@@ -97,7 +79,7 @@ int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
 		}
 		uint8_t app2[14];
 		if (marker == 0xe2 && len >= 2 + sizeof(app2) &&
-				read_at(fd, app2, sizeof(app2), offset + 4) ==
+				veil_read_at(fd, app2, sizeof(app2), offset + 4) ==
 				(ssize_t)sizeof(app2) &&
 				memcmp(app2, icc_marker, sizeof(icc_marker)) == 0) {
 			uint8_t seq = app2[12];
@@ -133,7 +115,7 @@ int veil_colour_read_jpeg_icc(int fd, struct veil_image_colour *colour) {
 		if (chunk_len[i] == 0) {
 			continue;
 		}
-		ssize_t n = read_at(fd, icc + at, chunk_len[i], chunk_offset[i]);
+		ssize_t n = veil_read_at(fd, icc + at, chunk_len[i], chunk_offset[i]);
 		if (n < 0) {
 			free(icc);
 			colour->icc_len = 0;

@@ -13,6 +13,7 @@
 #include "decode/still.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * AVIF and HEIC through libheif, which reads the file through a heif_reader over the fd (pread:
@@ -54,7 +55,7 @@ static int reader_read(void *dst, size_t size, void *data) {
 		reader->over_budget = true;
 		return -1;
 	}
-	ssize_t n = veil_still_pread(reader->fd, dst, size, (off_t)reader->position);
+	ssize_t n = veil_read_at(reader->fd, dst, size, (off_t)reader->position);
 	if (n < 0) {
 		reader->error = (int)-n;
 		return -1;
@@ -109,7 +110,7 @@ static const char *missing_plugin(const char *format) {
 /* What a person calls the file: AVIF or HEIC, from its brand. */
 static const char *format_name(int fd) {
 	uint8_t head[12];
-	if (veil_still_pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+	if (veil_read_at(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
 		return "HEIF";
 	}
 	heif_brand2 brand = heif_read_main_brand(head, (int)sizeof(head));

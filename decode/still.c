@@ -8,6 +8,7 @@
 #include "decode/image.h"
 #include "decode/still.h"
 #include "util/message.h"
+#include "util/read.h"
 
 /*
  * One decoder a kind. A kind whose library this build lacks falls back to GStreamer when
@@ -88,24 +89,6 @@ int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cove
 	return 0;
 }
 
-ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset) {
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, offset + (off_t)done);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			break;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, size_t *len,
 		char **message) {
 	*data = NULL;
@@ -131,7 +114,7 @@ int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, s
 		veil_message_set(message, "out of memory reading a %zu-byte file", size);
 		return -ENOMEM;
 	}
-	ssize_t n = veil_still_pread(fd, buf, size, 0);
+	ssize_t n = veil_read_at(fd, buf, size, 0);
 	if (n < 0) {
 		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		free(buf);

@@ -51,9 +51,6 @@ int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cove
 	struct veil_colour_result *colour, char **message);
 
 
-/* pread() until len bytes or the end of the file; the count read, or a negative errno. */
-ssize_t veil_still_pread(int fd, void *buf, size_t len, off_t offset);
-
 /*
  * The whole file into a malloc()ed buffer, refused (-EFBIG) over max bytes; what names the
  * format in messages ("WebP file").

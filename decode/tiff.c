@@ -12,6 +12,7 @@
 #include "decode/still.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * TIFF through libtiff's RGBA interface (TIFFRGBAImage), which reads every layout libtiff knows
@@ -46,7 +47,7 @@ static tmsize_t file_read(thandle_t handle, void *buf, tmsize_t size) {
 		file->over_budget = true;
 		return -1;
 	}
-	ssize_t n = veil_still_pread(file->fd, buf, (size_t)size, (off_t)file->position);
+	ssize_t n = veil_read_at(file->fd, buf, (size_t)size, (off_t)file->position);
 	if (n < 0) {
 		file->error = (int)-n;
 		return -1;

@@ -12,6 +12,7 @@
 #include "decode/still.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). An
@@ -93,7 +94,7 @@ int veil_webp_check(int fd, char **message) {
 		return -err;
 	}
 	uint8_t head[HEADER_LEN];
-	ssize_t n = veil_still_pread(fd, head, sizeof(head), 0);
+	ssize_t n = veil_read_at(fd, head, sizeof(head), 0);
 	if (n < 0) {
 		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		return (int)n;
