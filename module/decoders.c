@@ -152,22 +152,22 @@ void veil_decoders_init(struct veil_scene *scene, const struct veil_scene_option
 	if (video != NULL) {
 		videos = strcmp(video, "inprocess") == 0 ? VEIL_VIDEO_INPROCESS : VEIL_VIDEO_PROCESS;
 	}
-	if (decoding == VEIL_DECODING_IN_PROCESS) {
-		wlr_log(WLR_INFO, "veil: wallpapers are decoded in the compositor's process, as "
-			"the compositor asked");
-		return;
-	}
+	if (decoding != VEIL_DECODING_IN_PROCESS) {
 #if VEIL_DECODER_PROCESS
-	if (start_spare(scene, options)) {
-		scene->ctx.video_place = video_place_resolved(videos);
-		return;
-	}
+		if (start_spare(scene, options)) {
+			scene->ctx.video_place = video_place_resolved(videos);
+			return;
+		}
 #else
-	(void)videos;
-	scene->ctx.in_process_reason = veil_message("veil was built without veil-decoder");
-	wlr_log(WLR_ERROR, "veil: veil was built without veil-decoder (-Ddecoder_process=false): "
-		"decoding in the compositor's process");
+		(void)videos;
+		scene->ctx.in_process_reason = veil_message("veil was built without veil-decoder");
+		wlr_log(WLR_ERROR, "veil: veil was built without veil-decoder "
+			"(-Ddecoder_process=false): decoding in the compositor's process");
 #endif
+	}
+	/* Chosen (the options, VEIL_DECODER=inprocess), or the helper cannot run: said as always. */
+	wlr_log(WLR_INFO, "veil: still images are decoded in the compositor's process");
+	wlr_log(WLR_INFO, "veil: videos are played in the compositor's process");
 }
 
 void veil_decoders_finish(struct veil_scene *scene) {
