@@ -575,8 +575,9 @@ static int parse_filter(const char *word, bool *nearest, char **message) {
 		*nearest = strcasecmp(word, "nearest") == 0;
 		return 0;
 	}
-	veil_message_set(message, "Invalid filter '%s': expected linear or nearest", word);
-	return -EINVAL;
+	char shown[VEIL_QUOTE_SIZE];
+	return veil_message_fail(message, -EINVAL, "Invalid filter '%s': expected linear or nearest",
+		veil_message_quote(shown, word));
 }
 
 /*

@@ -198,6 +198,9 @@ void veil_decoder_name_timeout(const struct veil_helper_spare *spare, int ret,
 		return;
 	}
 	/* Every wait on a helper is a part of its time limit: the limit is what the user is told. */
+	if (message != NULL) {
+		free(*message); /* the receive's own words, without the limit */
+	}
 	int ms = veil_helper_spare_timeout_ms(spare);
 	if (ms % 1000 == 0) {
 		veil_message_set(message, "decoder took longer than %d s", ms / 1000);

@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		}
 		enum veil_mode mode;
 		if (veil_mode_from_name(argv[i], &mode)) {
-			FUZZ_CHECK(mode >= VEIL_MODE_STRETCH && mode <= VEIL_MODE_SOLID_COLOR,
+			FUZZ_CHECK(mode >= VEIL_MODE_STRETCH && mode <= VEIL_MODE_INTEGER,
 				"mode %d", (int)mode);
 		}
 	}
@@ -115,8 +115,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
-		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_SCHEME,
+		FUZZ_CHECK(cmd.kind >= VEIL_COMMAND_SET && cmd.kind <= VEIL_COMMAND_RESTORE,
 			"kind %d", (int)cmd.kind);
+		/* `restore FALLBACK...`: the fallback is a setting of its own, a file or a colour. */
+		const struct veil_command *fallback = cmd.fallback;
+		if (fallback != NULL) {
+			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_RESTORE && fallback->kind == VEIL_COMMAND_SET,
+				"fallback of kind %d for kind %d", (int)fallback->kind, (int)cmd.kind);
+			FUZZ_CHECK(fallback->mode == VEIL_MODE_SOLID_COLOR ? fallback->path == NULL :
+				fallback->path != NULL && fallback->path[0] != '\0' &&
+				strlen(fallback->path) < PATH_MAX && !has_control(fallback->path),
+				"fallback path for mode %d", (int)fallback->mode);
+		}
 		if (cmd.dark_path != NULL) {
 			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
 				!cmd.has_slideshow, "dark for kind %d mode %d", (int)cmd.kind,
