@@ -551,6 +551,30 @@ int veil_slideshow_move(struct veil_scene *scene, const char *name, int directio
 	return 0;
 }
 
+/*
+ * What the status and the state file both say of a show: its directory, the file given, its
+ * position (and, with count, how many pictures it has), its order, recursive and every.
+ */
+static struct json_object *show_object(struct veil_slideshow *show, const char *file,
+		bool count) {
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "directory", json_object_new_string(show->dir));
+	json_object_object_add(obj, "file", file != NULL ? json_object_new_string(file) : NULL);
+	int position, n;
+	veil_slide_order_position(&show->order, show->slides, show->n_slides, show->current.path,
+		&position, &n);
+	json_object_object_add(obj, "position", json_object_new_int(position));
+	if (count) {
+		json_object_object_add(obj, "count", json_object_new_int(n));
+	}
+	json_object_object_add(obj, "order",
+		json_object_new_string(veil_slideshow_order_name(show->step.slideshow.order)));
+	json_object_object_add(obj, "recursive",
+		json_object_new_boolean(show->step.slideshow.recursive));
+	json_object_object_add(obj, "every", json_object_new_int(show->step.slideshow.every_s));
+	return obj;
+}
+
 struct json_object *veil_slideshow_status(struct veil_output *output) {
 	struct veil_slideshow *show = find_show(output->scene, output->output->name);
 	if (show == NULL && output->setting != NULL) {
@@ -567,20 +591,7 @@ struct json_object *veil_slideshow_status(struct veil_output *output) {
 	if (show == NULL) {
 		return NULL;
 	}
-	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "directory", json_object_new_string(show->dir));
-	json_object_object_add(obj, "file", show->current.path != NULL ?
-		json_object_new_string(show->current.path) : NULL);
-	int position, count;
-	veil_slide_order_position(&show->order, show->slides, show->n_slides, show->current.path,
-		&position, &count);
-	json_object_object_add(obj, "position", json_object_new_int(position));
-	json_object_object_add(obj, "count", json_object_new_int(count));
-	json_object_object_add(obj, "order",
-		json_object_new_string(veil_slideshow_order_name(show->step.slideshow.order)));
-	json_object_object_add(obj, "recursive",
-		json_object_new_boolean(show->step.slideshow.recursive));
-	json_object_object_add(obj, "every", json_object_new_int(show->step.slideshow.every_s));
+	struct json_object *obj = show_object(show, show->current.path, true);
 	const char *state = show->empty ? "empty" : show->step_wanted ? "loading" :
 		show->deferred ? "deferred" : "waiting";
 	json_object_object_add(obj, "state", json_object_new_string(state));
@@ -625,19 +636,8 @@ struct json_object *veil_slideshow_state(struct veil_scene *scene, const char *n
 	if (show == NULL) {
 		return NULL;
 	}
-	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "directory", json_object_new_string(show->dir));
 	const char *file = show->current.path != NULL ? show->current.path : show->resume_path;
-	json_object_object_add(obj, "file", file != NULL ? json_object_new_string(file) : NULL);
-	int position, count;
-	veil_slide_order_position(&show->order, show->slides, show->n_slides, show->current.path,
-		&position, &count);
-	json_object_object_add(obj, "position", json_object_new_int(position));
-	json_object_object_add(obj, "order",
-		json_object_new_string(veil_slideshow_order_name(show->step.slideshow.order)));
-	json_object_object_add(obj, "recursive",
-		json_object_new_boolean(show->step.slideshow.recursive));
-	json_object_object_add(obj, "every", json_object_new_int(show->step.slideshow.every_s));
+	struct json_object *obj = show_object(show, file, false);
 	if (show->step.slideshow.order == VEIL_SLIDESHOW_SHUFFLE) {
 		/* The shuffle's sequence so far, the picture on screen last. */
 		struct json_object *seen = json_object_new_array();

@@ -901,15 +901,22 @@ static bool has_output(const struct status *status, const char *name) {
 	return false;
 }
 
-static int run_status(struct client *client, const struct options *opts) {
+/* Connects and asks for the status object, whose descriptions go into status. */
+static struct zveil_control_status_v1 *open_status(struct client *client,
+		struct status *status) {
 	connect_compositor(client);
 	struct zveil_control_status_v1 *proxy =
 		zveil_control_manager_v1_get_status(client->manager);
 	if (proxy == NULL) {
 		die_oom();
 	}
+	zveil_control_status_v1_add_listener(proxy, &status_listener, status);
+	return proxy;
+}
+
+static int run_status(struct client *client, const struct options *opts) {
 	struct status status = {0};
-	zveil_control_status_v1_add_listener(proxy, &status_listener, &status);
+	struct zveil_control_status_v1 *proxy = open_status(client, &status);
 
 	int ret = EXIT_SUCCESS;
 	int printed = 0;
@@ -1289,14 +1296,8 @@ static bool reap_child(struct watch *w) {
  */
 static int run_watch(struct client *client, const struct options *opts) {
 	signal(SIGPIPE, SIG_IGN);
-	connect_compositor(client);
-	struct zveil_control_status_v1 *proxy =
-		zveil_control_manager_v1_get_status(client->manager);
-	if (proxy == NULL) {
-		die_oom();
-	}
 	struct status status = {0};
-	zveil_control_status_v1_add_listener(proxy, &status_listener, &status);
+	struct zveil_control_status_v1 *proxy = open_status(client, &status);
 	struct watch w = { .opts = opts, .child_fd = -1 };
 
 	int ret = EXIT_SUCCESS;
