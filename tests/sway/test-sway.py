@@ -369,7 +369,9 @@ def drive(t, sway, swaymsg_built, sanitized):
                     f'{OUT} goes on showing its wallpaper, alone', json.dumps(v))
 
         with t.case('workspaces'):
+            start = time.monotonic()
             workspaces(t, c, img_png, expect_img)
+            say(f'# workspaces: {time.monotonic() - start:.1f} s')
 
         with t.case('reload'):
             ok, err = c.msg('reload')
