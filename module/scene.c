@@ -249,6 +249,7 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->span = setting->span;
 	copy->nearest = setting->nearest;
 	copy->full_size = setting->full_size;
+	copy->video = setting->video;
 	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
 			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
 			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||
@@ -487,6 +488,7 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 	if (setting->source == NULL) {
 		return true;
 	}
+	setting->video = setting->source->impl->kind == VEIL_SOURCE_VIDEO;
 	if (fd >= 0) {
 		setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		setting->label = strdup(label != NULL ? label : "(file descriptor)");

@@ -56,6 +56,7 @@ struct veil_setting {
 	int fd;
 	char *label;
 	bool full_size;
+	bool video; /* the file is a video (known once opened, also while parked) */
 	/* The file could not be loaded again: the workspace falls back to the output's setting. */
 	bool failed;
 };

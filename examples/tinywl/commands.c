@@ -215,6 +215,7 @@ static const struct {
 } handlers[] = {
 	{ "create_output", cmd_create_output },
 	{ "exit", cmd_exit },
+	{ "focus", cmd_focus },
 	{ "output", cmd_output },
 	{ "power_source", cmd_power_source },
 	{ "rename", cmd_rename },

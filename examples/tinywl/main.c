@@ -16,7 +16,8 @@
 static const char usage[] =
 	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman]\n"
 	"                   [--decoding default|isolated|inprocess] [--decoder-timeout MS]\n"
-	"                   [--power-supply DIR] [--power-poll MS] [-d|-q] [-h]\n"
+	"                   [--power-supply DIR] [--power-poll MS] [--workspace-pictures N]\n"
+	"                   [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
@@ -33,6 +34,9 @@ static const char usage[] =
 	"  --power-supply DIR, --power-poll MS\n"
 	"              where and how often veil reads whether the machine runs on battery\n"
 	"              (default /sys/class/power_supply, once a minute)\n"
+	"  --workspace-pictures N\n"
+	"              pictures of workspaces an output does not show kept decoded for it\n"
+	"              (default 3; 0 none)\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -41,7 +45,9 @@ static const char usage[] =
 	"The IPC socket is $SWAYSOCK, else $XDG_RUNTIME_DIR/veil-tinywl.<pid>.sock.\n"
 	"Commands (swaymsg, -c): output <name|*> veil ...; output <name|*> mode|resolution\n"
 	"WxH[@Hz] | scale S | transform T | position X Y | enable | disable | power on|off;\n"
-	"output <name> unplug; create_output (a 1280x720 headless output); exit.\n"
+	"output <name> unplug; create_output (a 1280x720 headless output); workspace <name>|\n"
+	"next|prev (on the output under the pointer); rename workspace [<old>] to <new>;\n"
+	"focus output <name> (the pointer to its middle); exit.\n"
 	"Headless: WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=N.\n";
 
 static int handle_terminate_signal(int signal, void *data) {
@@ -118,6 +124,7 @@ int main(int argc, char *argv[]) {
 		{ "decoder-timeout", required_argument, NULL, 'T' },
 		{ "power-supply", required_argument, NULL, 'P' },
 		{ "power-poll", required_argument, NULL, 'p' },
+		{ "workspace-pictures", required_argument, NULL, 'W' },
 		{ 0 },
 	};
 	struct veil_scene_options veil_options = { .size = sizeof(veil_options) };
@@ -161,6 +168,10 @@ int main(int argc, char *argv[]) {
 			break;
 		case 'p':
 			veil_options.power_poll_ms = atoi(optarg);
+			break;
+		case 'W':
+			/* veil's 0 is its default: none is negative there. */
+			veil_options.workspace_pictures = atoi(optarg) > 0 ? atoi(optarg) : -1;
 			break;
 		case 'c':
 			config = optarg;

@@ -228,6 +228,20 @@ struct cmd_result cmd_workspace(struct tw_server *server, int argc, char **argv)
 	return cmd_result_new(CMD_SUCCESS, NULL);
 }
 
+/* `focus output <name>`: the pointer goes to the output's middle, as sway warps it. */
+struct cmd_result cmd_focus(struct tw_server *server, int argc, char **argv) {
+	if (argc != 2 || strcmp(argv[0], "output") != 0) {
+		return cmd_result_new(CMD_INVALID, "Expected `focus output <name>`");
+	}
+	struct tw_output *output = output_by_name(server, argv[1]);
+	struct wlr_box box;
+	if (output == NULL || !output_get_box(output, &box)) {
+		return cmd_result_new(CMD_FAILURE, "There is no lit output named '%s'", argv[1]);
+	}
+	wlr_cursor_warp(server->cursor, NULL, box.x + box.width / 2.0, box.y + box.height / 2.0);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
 /* `rename workspace [<old>] to <new>` */
 struct cmd_result cmd_rename(struct tw_server *server, int argc, char **argv) {
 	if (argc < 3 || strcmp(argv[0], "workspace") != 0) {
