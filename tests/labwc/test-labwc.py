@@ -18,7 +18,10 @@ The labwc patch series (examples/labwc/) built and driven for real.
    global (labwc's global filter); `labwc --reconfigure` with a changed rc.xml, then with a
    file that cannot be shown; `labwc --exit`. A second run has veil_scene_create() fail (an
    LD_PRELOAD library) and labwc must run on without wallpapers.
-4. A third run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
+4. Another run has two workspaces with a <wallpaper workspace=""> each, switched with
+   GoToDesktop keys (wtype): each must show its picture and the status its workspace; renamed,
+   swapped, a missing file, removed (see workspaces()).
+5. A last run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
    "lost" on SIGUSR2, as a GPU reset does) with a video and a still set through veilctl.
    labwc must survive (the series' patch 4 re-creates the renderer from an idle callback;
    labwc 0.20.2 itself aborts, see LABWC_LOST_ABORT), the video restart with a new pipeline
@@ -781,9 +784,11 @@ def workspaces(t, labwc, veilctl, sanitized):
     which workspace the outputs show. Each workspace must show its picture, computed by ffmpeg
     on its own, and veilctl's status the workspace shown and the setting it resolves to. A
     virtual output shows alpha's picture (a `*` setting) but the solid colour on beta (whose
-    setting is HEADLESS-1's). Then reconfigures: beta renamed (in <names> and in its
-    <wallpaper>), a third workspace whose file is missing (the log names it, the workspace
-    shows the output's colour), alpha's wallpaper removed (`veil workspace alpha off`).
+    setting is HEADLESS-1's). Then reconfigures: both renamed (in <names> and in their
+    <wallpaper>), with a setting of veilctl's (-W) for the first, which must follow it; the two
+    names swapped; a third workspace whose file is missing (the log and the status name it,
+    the workspace shows the output's colour); alpha's wallpaper removed (`veil workspace alpha
+    off`).
     """
     wtype = shutil.which('wtype')
     with t.case('workspaces: setup'):
@@ -795,16 +800,21 @@ def workspaces(t, labwc, veilctl, sanitized):
     # beta's picture: the same quadrants mirrored, so every quadrant changes colour class
     beta_png = vt.make_png(os.path.join(media, 'ws-beta-800x600.png'),
                            vt.np.ascontiguousarray(pic[:, ::-1]))
+    # veilctl's, upside down
+    gamma_png = vt.make_png(os.path.join(media, 'ws-gamma-800x600.png'),
+                            vt.np.ascontiguousarray(pic[::-1]))
     solid = '#112233'
     expect_alpha = vt.expect_fill(alpha_png, W, H)
     expect_beta = vt.expect_fill(beta_png, W, H)
+    expect_gamma = vt.expect_fill(gamma_png, W, H)
     expect_solid = vt.expect_solid(solid, W, H)
 
-    def wallpapers(beta='beta', alpha=True, extra=''):
+    def wallpapers(alpha='alpha', beta='beta', extra=''):
+        """rc.xml's: alpha's picture for `*` on <alpha>, beta's for HEADLESS-1 on <beta>"""
         lines = [f'    <wallpaper output="*" mode="solid_color" color="{solid}" />']
         if alpha:
-            lines.append('    <wallpaper output="*" workspace="alpha" mode="fill">'
-                         '~/ws-media/ws-alpha-800x600.png</wallpaper>')
+            lines.append(f'    <wallpaper output="*" workspace="{alpha}" mode="fill">'
+                         f'~/ws-media/ws-alpha-800x600.png</wallpaper>')
         lines.append(f'    <wallpaper output="{OUT}" workspace="{beta}" mode="fill" '
                      f'file="$HOME/ws-media/ws-beta-800x600.png" />')
         return '\n'.join(lines + ([extra] if extra else []))
@@ -825,8 +835,11 @@ def workspaces(t, labwc, veilctl, sanitized):
                                text=True, timeout=60)
             t.check(r.returncode == 0, f'`wtype -k {key}` exits 0', r.stderr.strip())
 
-        def shows(output, workspace, file, setting, setting_workspace):
-            """Waits for the status; checks it; returns it."""
+        def shows(output, workspace, file, setting, setting_workspace, error=()):
+            """
+            Waits for the status; checks it; returns it. error: words that the status's error
+            must hold, () for no error, None for any.
+            """
             want = dict(workspace=workspace, setting_workspace=setting_workspace)
             if file is not None:
                 want['file'] = file
@@ -837,9 +850,16 @@ def workspaces(t, labwc, veilctl, sanitized):
             except vt.Failure as e:
                 t.fail(f'{output} on {workspace}: status {want}', str(e))
                 return None
-            t.check(v.get('setting') == setting and v.get('error') is None,
+            t.check(v.get('setting') == setting,
                     f'{output} on workspace {workspace}: the setting of {setting} for '
                     f'{setting_workspace or "every workspace"} shows', json.dumps(v))
+            if error == ():
+                t.check(v.get('error') is None, f'{output}: no error in the status',
+                        json.dumps(v))
+            elif error is not None:
+                t.check(all(w in (v.get('error') or '') for w in error),
+                        f'{output}: the status\'s error names {", ".join(error)}',
+                        json.dumps(v))
             return v
 
         def picture(output, expected, label):
@@ -894,23 +914,52 @@ def workspaces(t, labwc, veilctl, sanitized):
                 c.check_until(lambda: VIRT not in c.status(),
                               f'VirtualOutputRemove removed {VIRT}')
 
-        with t.case('workspace renamed on reconfigure'):
+        with t.case('workspaces renamed on reconfigure'):
+            # A setting of veilctl's for alpha: HEADLESS-1's beats rc.xml's for *
             press('F8')
             shows(OUT, 'beta', beta_png, OUT, 'beta')
-            write(rc_path, rc_xml(wallpapers(beta='bravo'), desktops_xml('alpha', 'bravo')))
+            rc, _, err = c.ctl('set', '-o', OUT, '-W', 'alpha', gamma_png, 'fill')
+            t.check(rc == 0, f'`veilctl set -o {OUT} -W alpha <image> fill` exits 0', err)
+            # labwc renames both in place; rc.xml's <wallpaper> say the new names
+            write(rc_path, rc_xml(wallpapers(alpha='apple', beta='bravo'),
+                                  desktops_xml('apple', 'bravo')))
             ok, err = c.labwc_cmd('--reconfigure')
             t.check(ok, '`labwc --reconfigure` exits 0', err)
             v = shows(OUT, 'bravo', beta_png, OUT, 'bravo')
             if v:
-                t.check(set(v.get('workspaces') or {}) == {'alpha', 'bravo'},
-                        'the renamed workspace keeps its setting, no other is left',
+                t.check(set(v.get('workspaces') or {}) == {'apple', 'bravo'},
+                        'the renamed workspaces keep their settings, no other is left',
                         json.dumps(v.get('workspaces')))
             picture(OUT, expect_beta, 'ws-renamed')
+            press('F7')
+            shows(OUT, 'apple', gamma_png, OUT, 'apple')
+            picture(OUT, expect_gamma, 'ws-renamed-veilctl')
+
+        with t.case('workspaces swap names on reconfigure'):
+            # [apple, bravo] -> [bravo, apple]: labwc renames apple to bravo while bravo is
+            # there, and then bravo to apple. veilctl's setting stays with its workspace (the
+            # first, now bravo); rc.xml's follow their names.
+            write(rc_path, rc_xml(wallpapers(alpha='bravo', beta='apple'),
+                                  desktops_xml('bravo', 'apple')))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            shows(OUT, 'bravo', gamma_png, OUT, 'bravo')
+            picture(OUT, expect_gamma, 'ws-swapped-veilctl')
+            press('F8')
+            shows(OUT, 'apple', beta_png, OUT, 'apple')
+            picture(OUT, expect_beta, 'ws-swapped-rcxml')
+            rc, _, err = c.ctl('off', '-o', OUT, '-W', 'bravo')
+            t.check(rc == 0, f'`veilctl off -o {OUT} -W bravo` exits 0', err)
+            press('F7')
+            shows(OUT, 'bravo', alpha_png, '*', 'bravo')
+            picture(OUT, expect_alpha, 'ws-veilctl-off')
+            press('F8')
 
         with t.case('a workspace with a bad file'):
             missing = os.path.join(media, 'ws-missing.png')
             bad = (f'    <wallpaper output="*" workspace="charlie" mode="fill">'
                    f'{missing}</wallpaper>')
+            # [bravo, apple] -> [alpha, bravo, charlie]
             write(rc_path, rc_xml(wallpapers(beta='bravo', extra=bad),
                                   desktops_xml('alpha', 'bravo', 'charlie')))
             ok, err = c.labwc_cmd('--reconfigure')
@@ -921,24 +970,24 @@ def workspaces(t, labwc, veilctl, sanitized):
                         for line in lines),
                     'labwc logs the file it cannot show and the workspace', '\n'.join(lines[-3:]))
             press('F9')
-            shows(OUT, 'charlie', None, '*', None)
+            shows(OUT, 'charlie', None, '*', None, error=("'charlie'", missing))
             picture(OUT, expect_solid, 'ws-bad-file-falls-back')
 
         with t.case("a workspace's wallpaper removed"):
             press('F7')
-            shows(OUT, 'alpha', alpha_png, '*', 'alpha')
-            write(rc_path, rc_xml(wallpapers(beta='bravo', alpha=False),
+            shows(OUT, 'alpha', alpha_png, '*', 'alpha', error=None)
+            write(rc_path, rc_xml(wallpapers(alpha=None, beta='bravo'),
                                   desktops_xml('alpha', 'bravo')))
             ok, err = c.labwc_cmd('--reconfigure')
             t.check(ok, '`labwc --reconfigure` exits 0', err)
-            v = shows(OUT, 'alpha', None, '*', None)
+            v = shows(OUT, 'alpha', None, '*', None, error=None)
             if v:
                 t.check(set(v.get('workspaces') or {}) == {'bravo'},
                         "alpha's setting is gone (`veil workspace alpha off`), bravo's stays",
                         json.dumps(v.get('workspaces')))
             picture(OUT, expect_solid, 'ws-removed')
             press('F8')
-            shows(OUT, 'bravo', beta_png, OUT, 'bravo')
+            shows(OUT, 'bravo', beta_png, OUT, 'bravo', error=None)
             picture(OUT, expect_beta, 'ws-removed-bravo-stays')
 
         c.stop('exit')
