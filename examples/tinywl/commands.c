@@ -216,6 +216,7 @@ static const struct {
 	{ "create_output", cmd_create_output },
 	{ "exit", cmd_exit },
 	{ "focus", cmd_focus },
+	{ "move", cmd_move },
 	{ "output", cmd_output },
 	{ "power_source", cmd_power_source },
 	{ "rename", cmd_rename },

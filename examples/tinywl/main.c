@@ -47,7 +47,8 @@ static const char usage[] =
 	"WxH[@Hz] | scale S | transform T | position X Y | enable | disable | power on|off;\n"
 	"output <name> unplug; create_output (a 1280x720 headless output); workspace <name>|\n"
 	"next|prev (on the output under the pointer); rename workspace [<old>] to <new>;\n"
-	"focus output <name> (the pointer to its middle); exit.\n"
+	"focus output <name> (the pointer to its middle); move workspace to output <name>;\n"
+	"exit.\n"
 	"Headless: WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=N.\n";
 
 static int handle_terminate_signal(int signal, void *data) {

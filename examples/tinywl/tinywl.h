@@ -192,6 +192,7 @@ struct cmd_result;
 struct cmd_result cmd_workspace(struct tw_server *server, int argc, char **argv);
 struct cmd_result cmd_rename(struct tw_server *server, int argc, char **argv);
 struct cmd_result cmd_focus(struct tw_server *server, int argc, char **argv);
+struct cmd_result cmd_move(struct tw_server *server, int argc, char **argv);
 struct json_object *json_describe_workspaces(struct tw_server *server);
 
 /* input.c */

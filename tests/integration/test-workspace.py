@@ -182,6 +182,21 @@ with t.compositor(outputs=2) as c:
         switch_and_see(c, 3, flat(COLOURS['base']), 'rename-away')
         switch_and_see(c, 'one', flat(COLOURS['red']), 'rename-back')
 
+    with t.case('moved to another output'):
+        set_ok(c, f'move workspace to output {OTHER}')
+        t.compare(vt.grab(c, OTHER), flat(COLOURS['red']), 'moved-shows-on-other', **EXACT)
+        t.compare(vt.grab(c, OUT), flat(COLOURS['base']), 'left-shows-new', **EXACT)
+        ws = workspaces(c)
+        t.check(ws.get('one', {}).get('output') == OTHER and
+                c.veil(OTHER).get('workspace') == 'one' and c.veil(OUT).get('workspace') != 'one',
+                'the workspace and its wallpaper follow the move', str(ws))
+        set_ok(c, f'focus output {OTHER}')
+        set_ok(c, f'move workspace to output {OUT}')
+        set_ok(c, f'focus output {OUT}')
+        t.compare(vt.grab(c, OUT), flat(COLOURS['red']), 'moved-back', **EXACT)
+        t.compare(vt.grab(c, OTHER), flat(COLOURS['green']), 'other-shows-its-own-again',
+                  **EXACT)
+
     with t.case('slide follows the switch'):
         set_ok(c, f'output * veil workspace 7 {png["green"]} transition slide 4000')
         for frm, side in ((3, 'right'), (8, 'left')):
