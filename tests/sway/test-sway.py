@@ -12,7 +12,9 @@ The sway patch series (examples/sway/) built and driven for real.
 3. The patched sway runs headless (pixman) with a config that starts swaybg (`output bg`) and
    sets a veil wallpaper. The real swaymsg sets images, a video, colours; grim screenshots are
    compared with pictures ffmpeg computed on its own; a fullscreen GStreamer client covers the
-   output and the video must stop decoding; 50 switches; an output comes and goes; a reload;
+   output and the video must stop decoding; 50 switches; an output comes and goes;
+   wallpapers per workspace (`workspace <name> veil`: the first screenshot after each
+   `workspace` switch, get_workspaces, get_outputs, a bad file, a rename); a reload;
    a reload whose config has a failing veil line (the error reaches swaynag, here a script
    that records it); `swaymsg exit`.
 4. `sway -C` with good and bad veil lines (veil_scene_check(): exit status and message).
@@ -366,10 +368,16 @@ def drive(t, sway, swaymsg_built, sanitized):
                     v.get('source', {}).get('outputs') == 1,
                     f'{OUT} goes on showing its wallpaper, alone', json.dumps(v))
 
+        with t.case('workspaces'):
+            workspaces(t, c, img_png, expect_img)
+
         with t.case('reload'):
             ok, err = c.msg('reload')
             t.check(ok, '`reload` accepted', err)
             v = c.wait_veil(OUT, 'shown', file=cfg_png)
+            # `workspaces` left workspace 2's wallpaper: the reload forgets it too.
+            t.check(not v.get('workspaces'), "after a reload, swaymsg's workspace wallpapers "
+                    'are gone', json.dumps(v))
             # HEADLESS-1's own wallpaper, set with swaymsg, would beat the config's `*` one:
             # the reload forgot it, as it forgets a swaymsg `output bg`.
             t.check(v.get('setting') == '*' and v.get('mode') == 'fit',
@@ -495,7 +503,9 @@ def validate(t, sway, env, img_png):
         f'output * veil {vt.quote(img_png)} fit {BARS}',
         f'output {OUT} veil #112233 solid_color',
         'output "Unknown Unknown Unknown" veil off',
-        f'output {OUT} veil pause'])
+        f'output {OUT} veil pause',
+        f'workspace 1 veil {vt.quote(img_png)} fit {BARS}',
+        'workspace "my 2" veil off'])
     rc, out = run_validate(t, sway, good, env)
     t.check(rc == 0, '`sway -C` passes a config with good veil lines', f'exit {rc}: {out[-1500:]}')
 
@@ -517,6 +527,13 @@ def validate(t, sway, env, img_png):
             '`sway -C` fails a veil line whose file is missing, naming both files',
             f'exit {rc}: {out[-1500:]}')
 
+    bad = config_file('validate-ws-missing.conf', [
+        f'workspace 3 veil {vt.quote(missing)} fill'])
+    rc, out = run_validate(t, sway, bad, env)
+    t.check(rc != 0 and missing in out and bad in out,
+            '`sway -C` fails a workspace veil line whose file is missing',
+            f'exit {rc}: {out[-1500:]}')
+
     text = vt.make_text(t.path('validate-not-a-picture.png'))
     bad = config_file('validate-text.conf', [f'output * veil {vt.quote(text)} fill'])
     rc, out = run_validate(t, sway, bad, env)
@@ -529,7 +546,7 @@ def validate(t, sway, env, img_png):
     shutil.copy(img_png, os.path.join(cfgdir, 'pics', 'here.png'))
     good = os.path.join(cfgdir, 'good.conf')
     with open(good, 'w') as f:
-        f.write('output * veil pics/here.png fit\n')
+        f.write('output * veil pics/here.png fit\nworkspace 1 veil pics/here.png\n')
     rc, out = run_validate(t, sway, good, env)
     t.check(rc == 0, '`sway -C` finds a relative file next to the config',
             f'exit {rc}: {out[-1500:]}')
@@ -848,6 +865,96 @@ def covered(t, c, counters):
     a = counters()
     c.check_until(lambda: counters()[1] >= a[1] + 5 and counters()[0] >= a[0] + 5,
                   'the video plays again once the window is gone')
+
+
+WS_RED, WS_BLUE = '#c02028', '#2040c8'  # workspace 1's and 2's wallpapers
+
+
+def workspaces(t, c, img_png, expect_img):
+    """
+    `workspace <name> veil ...` over swaymsg: the wallpaper changes with `workspace 2` in the
+    first frame grim can take after the switch; get_workspaces and get_outputs say what veil
+    resolves; a file that cannot be shown fails naming it and changes nothing; a renamed
+    workspace keeps its wallpaper. Leaves workspace 2's wallpaper for the reload to forget.
+    """
+    red = vt.write_png(t.path('ws-red.png'), vt.expect_solid(WS_RED, 64, 48))
+    blue = vt.write_png(t.path('ws-blue.png'), vt.expect_solid(WS_BLUE, 64, 48))
+
+    def workspace(name):
+        return {w['name']: w for w in c.query('get_workspaces')}.get(name)
+
+    def ws_veil(name, file):
+        w = workspace(name)
+        v = (w or {}).get('veil') or {}
+        return v if v.get('file') == file else None
+
+    def switch(name, colour, what):
+        """Switches and checks the first screenshot (veil has the picture decoded)."""
+        c.wait_until(lambda: decoded(name), f"workspace {name}'s picture decoded")
+        ok, err = c.msg(f'workspace {name}')
+        t.check(ok, f'`workspace {name}` accepted', err)
+        shot = c.screenshot(OUT)
+        t.check(is_solid(shot, colour), f'the first screenshot after `workspace {name}` '
+                f'shows {what}', f'pixel {vt.px(shot[H // 2, W // 2])}')
+        v = c.veil(OUT)
+        t.check(v.get('workspace') == name, f'get_outputs: {OUT} shows workspace {name}',
+                json.dumps(v))
+        return v
+
+    def decoded(name):
+        return ((c.veil(OUT).get('workspaces') or {}).get(name) or {}).get('decoded')
+
+    for name, png in (('1', red), ('2', blue)):
+        ok, err = c.msg(f'workspace {name} veil {vt.quote(png)}')
+        t.check(ok, f'`workspace {name} veil <file>` accepted', err)
+    v = c.wait_veil(OUT, 'shown', file=red)
+    t.check(v.get('workspace') == '1' and v.get('setting_workspace') == '1',
+            f'get_outputs: {OUT} shows workspace 1 and its setting', json.dumps(v))
+    t.check(is_solid(c.settled_screenshot(OUT), WS_RED), 'workspace 1 shows its red at once')
+    w2 = (v.get('workspaces') or {}).get('2') or {}
+    t.check(w2.get('file') == blue and w2.get('setting') == '*',
+            "get_outputs lists workspace 2's setting", json.dumps(v))
+
+    v = switch('2', WS_BLUE, "workspace 2's blue")
+    t.check(v.get('setting_workspace') == '2' and v.get('file') == blue,
+            "get_outputs: workspace 2's setting resolves", json.dumps(v))
+    w = c.check_until(lambda: ws_veil('2', blue), "get_workspaces: workspace 2's veil is blue")
+    t.check(w and w.get('setting') == '*', 'get_workspaces: the setting is *', json.dumps(w))
+    switch('1', WS_RED, "workspace 1's red again")
+    c.check_until(lambda: ws_veil('1', red), "get_workspaces: workspace 1's veil is red")
+
+    missing = '/nonexistent.png'
+    ok, err = c.msg(f'workspace 3 veil {missing}')
+    t.check(not ok and missing in err, '`workspace 3 veil /nonexistent.png` fails naming the '
+            'file', err)
+    v = c.veil(OUT)
+    t.check(v.get('file') == red and '3' not in (v.get('workspaces') or {}),
+            'the failed command changed nothing', json.dumps(v))
+    ok, err = c.msg('workspace 3')
+    t.check(ok, '`workspace 3` accepted', err)
+    c.wait_veil(OUT, 'shown', file=img_png, workspace='3')
+    t.compare(c.settled_screenshot(OUT), expect_img, 'ws3-output-own', **SCALED)
+    w = c.check_until(lambda: ws_veil('3', img_png),
+                      "get_workspaces: workspace 3 resolves to the output's own wallpaper")
+    t.check(w and w.get('setting') == OUT, f'... which is {OUT}\'s setting', json.dumps(w))
+
+    # Workspace 1 is empty and not shown: sway destroyed it. Rename the one shown.
+    switch('1', WS_RED, "workspace 1's red")
+    ok, err = c.msg('rename workspace 1 to one')
+    t.check(ok, '`rename workspace 1 to one` accepted', err)
+    v = c.veil(OUT)
+    t.check(v.get('workspace') == 'one' and v.get('file') == red and
+            'one' in (v.get('workspaces') or {}) and '1' not in (v.get('workspaces') or {}),
+            'the renamed workspace keeps its wallpaper', json.dumps(v))
+    c.check_until(lambda: ws_veil('one', red), 'get_workspaces: workspace one is red')
+    switch('2', WS_BLUE, "workspace 2's blue")
+    switch('one', WS_RED, "the renamed workspace's red")
+    ok, err = c.msg('workspace one veil off')
+    t.check(ok, '`workspace one veil off` accepted', err)
+    v = c.wait_veil(OUT, 'shown', file=img_png)
+    t.check(v.get('setting') == OUT and 'one' not in (v.get('workspaces') or {}),
+            "off: workspace one shows the output's own wallpaper", json.dumps(v))
+    t.compare(c.settled_screenshot(OUT), expect_img, 'ws-off-output-own', **SCALED)
 
 
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
