@@ -49,6 +49,8 @@ SYSTEMS = {
     'b': ('sway, veil', 'sway', 'veil'),
     'c': ('sway, swaybg script', 'sway', 'swaybg'),
     'd': ('sway, no wallpaper', 'sway', 'none'),
+    # The control (not in the default --systems): veil set per output after each switch.
+    'e': ('sway, veil after switch', 'sway', 'veil-after'),
 }
 
 

@@ -3,10 +3,13 @@
 A wallpaper per workspace, switched in the same frame as the workspace: veil-tinywl with three
 workspaces, each with a window of its own colour and a picture of its own (`output * veil
 workspace <ws> <file>`), recorded frame by frame (tests/tools/frame-record: every frame the
-compositor commits) across 20 switches (wslib.py says how). Fails when any recorded frame shows
-a workspace's window over another workspace's picture, or over no picture at all; when a switch
-never shows the new workspace's window over its picture; when the recorder may have missed more
-than a few frames (then the count would say little).
+compositor commits) across 20 switches (wslib.py says how). First the recorder itself: a window
+that draws a counter at every frame callback must be seen at every value. Then the control:
+the same switches with the output's wallpaper set by a command after each switch (veil without
+its workspace words, as a client tool would) must be seen mixed. Fails when any recorded frame
+of veil's workspace switches shows a workspace's window over another workspace's picture, or
+over no picture at all; when a switch never shows the new workspace's window over its picture;
+when the recorder may have missed more than a few frames (then the count would say little).
 
 tests/bench/ws-atomic.py runs the same with 100 switches against sway: veil's words there, and a
 script around swaybg (docs/measurements.md).
@@ -33,6 +36,11 @@ for name, path in tools.items():
 pictures = ws.make_pictures(t.media, (ws.W, ws.H))
 with t.compositor(outputs=1) as c:
     run = ws.Run(c, 'veil', pictures, tools, t.outdir)
+    with t.case('the recorder sees every frame'):
+        n, gaps, repeats, maybe = ws.recorder_sees_every_frame(c, tools, t.outdir)
+        t.check(n == 150 and not gaps and not repeats,
+                f'{n} frames of a window that draws at every frame callback: each shows the '
+                f'counter one higher', f'{len(gaps)} gaps ({gaps[:5]}), {repeats} repeats')
     ready = False
     try:
         with t.case('setup'):

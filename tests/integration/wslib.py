@@ -167,10 +167,10 @@ class Recorder:
 class Window:
     """solid-window of one colour, mapped on the focused workspace; waits until it is drawn."""
 
-    def __init__(self, path, env, colour, log_path, size=WINDOW_SIZE):
+    def __init__(self, path, env, colour, log_path, size=WINDOW_SIZE, extra=()):
         self.log = open(log_path, 'wb')
         self.proc = subprocess.Popen([path, '--color', hexrgb(colour)[1:], '--size',
-                                      f'{size[0]}x{size[1]}', '--app-id', APP_ID],
+                                      f'{size[0]}x{size[1]}', '--app-id', APP_ID] + list(extra),
                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=self.log, text=True, start_new_session=True)
         q = queue.Queue()
@@ -272,7 +272,9 @@ class Run:
     """
     One system's run: set up (c: a started vt.Compositor), then switch() n times, then
     summary(). mode: 'veil' (veil's workspace words), 'swaybg' (the switcher script), 'none' (no
-    wallpaper: the windows only, for the time to the frame).
+    wallpaper: the windows only, for the time to the frame), 'veil-after' (the control: no
+    workspace words, the output's wallpaper set by a command sent after each switch's reply,
+    as a client would: the frames between must be seen mixed).
     """
 
     def __init__(self, c, mode, pictures, tools, outdir, tag=''):
@@ -297,9 +299,14 @@ class Run:
     def setup(self):
         c = self.c
         if self.mode == 'veil':
+            # sway's series spells veil's `veil workspace <ws> ...` its own way, as
+            # `workspace <ws> gaps ...` is spelt.
             for ws in WORKSPACES:
-                self.command(f'output * veil workspace {ws} {vt.quote(self.pictures[ws])} '
-                             f'fill')
+                words = f'{vt.quote(self.pictures[ws])} fill'
+                self.command(f'workspace {ws} veil {words}' if c.is_sway else
+                             f'output * veil workspace {ws} {words}')
+        elif self.mode == 'veil-after':
+            self.command(f'output * veil {vt.quote(self.pictures[WORKSPACES[-1]])} fill')
         boxes = {}
         for ws in WORKSPACES:
             self.command(f'workspace {ws}')
@@ -361,6 +368,8 @@ class Run:
         sent = time.monotonic()
         self.command(f'workspace {new}')
         replied = time.monotonic()
+        if self.mode == 'veil-after':
+            self.command(f'output * veil {vt.quote(self.pictures[new])} fill')
         win = self.recorder.wait_for(lambda f: f[1] >= sent and self.state(f)[0] == new,
                                      since, SETTLE_TIMEOUT)
         both = None
@@ -425,3 +434,42 @@ class Run:
         s['picture_ms'] = [x['picture'] * 1000 for x in self.switches
                            if x['picture'] is not None]
         return s
+
+
+COUNT_RED = 0xa5    # the counting window's red channel (no other colour here has it)
+
+
+def recorder_sees_every_frame(c, tools, outdir, frames=150):
+    """
+    The recorder's own check: solid-window --count draws a new frame at each frame callback,
+    its counter in the green and blue channels; frame-record at the window's middle must see
+    the counter go up by one from each recorded frame to the next. Returns (frames recorded,
+    gaps: [(counter before, after)] where it went up by more than one, repeats: frames where it
+    did not change, frames the recorder counted as maybe missed).
+    """
+    win = Window(tools['solid-window'], c.client_env, (COUNT_RED, 0, 0),
+                 os.path.join(outdir, 'count-window.log'), extra=['--count'])
+    rec = None
+    try:
+        shot = c.screenshot(OUT)
+        box = vt.bbox(shot[..., 0] == COUNT_RED)
+        if box is None:
+            raise vt.Failure('the counting window is not on the screen')
+        pt = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+        rec = Recorder(tools['frame-record'], c.client_env, [pt],
+                       os.path.join(outdir, 'count-record.log'))
+        rec.wait_ready()
+        if rec.wait_for(lambda f: f[0] >= frames, 0, 60.0) is None:
+            raise vt.Failure(f'fewer than {frames} frames recorded in 60 s')
+    finally:
+        if rec is not None:
+            rec.stop()
+        win.stop()
+    with rec.lock:
+        got = [f for f in rec.frames[:frames] if f[4][0][0] == COUNT_RED]
+    values = [(f[4][0][1] << 8) | f[4][0][2] for f in got]
+    gaps = [(a, b) for a, b in zip(values, values[1:]) if (b - a) % 65536 > 1]
+    repeats = sum(1 for a, b in zip(values, values[1:]) if a == b)
+    period = rec.period()
+    maybe = sum(1 for f in got[1:] if f[3] >= period - 0.001)
+    return len(got), gaps, repeats, maybe

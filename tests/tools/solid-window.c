@@ -2,13 +2,17 @@
  * solid-window: an xdg-shell window of one opaque colour, for the tests that need a real
  * client's window of a known colour that does not cover its output.
  *
- *   solid-window --color RRGGBB [--size WxH] [--app-id ID]
+ *   solid-window --color RRGGBB [--size WxH] [--app-id ID] [--count]
  *
  * It draws its default size (--size, 320x240 unless given) when the compositor leaves the size
  * to it (a configure of 0x0, or a floating window on sway), else the size configured. It
  * commits only when configured (no frame loop: an idle window gives the compositor nothing to
  * draw), prints `shown` once the compositor has drawn its first frame (the frame callback of
  * that commit) and runs until SIGTERM or SIGINT, or until the compositor closes it.
+ *
+ * --count: a new frame at each frame callback instead, its colour's green and blue channels a
+ * counter (RR, then the counter's high and low byte), so that a recorder of the output can tell
+ * whether it saw every frame: each frame the compositor draws shows the counter one higher.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
@@ -36,6 +40,9 @@ struct window {
 	struct wl_buffer *buffer;
 	struct wl_callback *first_frame;
 	uint32_t color;
+	bool count;
+	uint32_t counter;
+	struct wl_callback *next_frame;
 	int default_width, default_height;
 	int width, height; /* of the buffer attached, 0 before */
 	int pending_width, pending_height;
@@ -80,6 +87,37 @@ out:
 	return buffer;
 }
 
+static void count_frame_done(void *data, struct wl_callback *callback, uint32_t time);
+
+static const struct wl_callback_listener count_frame_listener = {
+	.done = count_frame_done,
+};
+
+/* The next counter value: a new buffer (the old one is released and destroyed), and the next
+ * frame callback. */
+static void draw_next_count(struct window *win) {
+	win->counter = (win->counter + 1) & 0xffff;
+	win->color = (win->color & 0xff0000) | win->counter;
+	struct wl_buffer *buffer = make_buffer(win, win->width, win->height);
+	if (buffer == NULL) {
+		fprintf(stderr, "solid-window: cannot make a buffer\n");
+		win->closed = true;
+		return;
+	}
+	win->next_frame = wl_surface_frame(win->surface);
+	wl_callback_add_listener(win->next_frame, &count_frame_listener, win);
+	wl_surface_attach(win->surface, buffer, 0, 0);
+	wl_surface_damage_buffer(win->surface, 0, 0, win->width, win->height);
+	wl_surface_commit(win->surface);
+}
+
+static void count_frame_done(void *data, struct wl_callback *callback, uint32_t time) {
+	struct window *win = data;
+	wl_callback_destroy(callback);
+	win->next_frame = NULL;
+	draw_next_count(win);
+}
+
 static void first_frame_done(void *data, struct wl_callback *callback, uint32_t time) {
 	struct window *win = data;
 	wl_callback_destroy(callback);
@@ -87,6 +125,9 @@ static void first_frame_done(void *data, struct wl_callback *callback, uint32_t 
 	win->shown = true;
 	printf("shown %dx%d\n", win->width, win->height);
 	fflush(stdout);
+	if (win->count) {
+		draw_next_count(win);
+	}
 }
 
 static const struct wl_callback_listener first_frame_listener = {
@@ -179,7 +220,8 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static int usage(void) {
-	fprintf(stderr, "usage: solid-window --color RRGGBB [--size WxH] [--app-id ID]\n");
+	fprintf(stderr, "usage: solid-window --color RRGGBB [--size WxH] [--app-id ID] "
+		"[--count]\n");
 	return 2;
 }
 
@@ -188,6 +230,10 @@ int main(int argc, char **argv) {
 	const char *app_id = "veil-solid-window";
 	bool have_color = false;
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--count") == 0) {
+			win.count = true;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			return usage();
 		}
@@ -214,6 +260,9 @@ int main(int argc, char **argv) {
 	}
 	if (!have_color) {
 		return usage();
+	}
+	if (win.count) {
+		win.color &= 0xff0000;
 	}
 
 	sigset_t mask;
