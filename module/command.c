@@ -532,6 +532,7 @@ static int parse_transition(int argc, char *argv[], struct veil_transition_spec 
 					"top|bottom>`", veil_transition_name(spec->kind));
 			}
 			has_side = true;
+			spec->side_given = true;
 			i++;
 		} else if (spec->kind == VEIL_TRANSITION_GROW && !has_at &&
 				strcasecmp(word, "at") == 0) {
@@ -705,7 +706,7 @@ static int parse_restore(int argc, char *argv[], struct veil_command *cmd, char 
 	memcpy(words + 1, argv + 2, (size_t)(argc - 2) * sizeof(*words));
 	int ret = veil_command_parse(argc - 1, words, fallback, message);
 	free(words);
-	if (ret == 0 && fallback->kind != VEIL_COMMAND_SET) {
+	if (ret == 0 && (fallback->kind != VEIL_COMMAND_SET || fallback->workspace != NULL)) {
 		veil_command_finish(fallback);
 		ret = veil_message_fail(message, -EINVAL, "restore's fallback is a file or a colour "
 			"with its words: `veil restore <file> [mode] ...`");
@@ -715,6 +716,51 @@ static int parse_restore(int argc, char *argv[], struct veil_command *cmd, char 
 		return ret;
 	}
 	cmd->fallback = fallback;
+	return 0;
+}
+
+/*
+ * `veil workspace <ws> <words>`: the words of a SET or an OFF, for one workspace. The name is
+ * the compositor's, any bytes but control characters.
+ */
+static int parse_workspace(int argc, char *argv[], struct veil_command *cmd, char **message) {
+	char shown[VEIL_QUOTE_SIZE];
+	static const char use[] = "`veil workspace <name> <file|#rrggbb solid_color|off> ...`";
+	if (argc < 4) {
+		return veil_message_fail(message, -EINVAL, "Missing %s: use %s",
+			argc < 3 ? "workspace name" : "wallpaper", use);
+	}
+	const char *name = argv[2];
+	if (name[0] == '\0' || strlen(name) > VEIL_WORKSPACE_NAME_MAX) {
+		return veil_message_fail(message, -EINVAL, "Invalid workspace name '%s': expected 1 "
+			"to %d bytes", veil_message_quote(shown, name), VEIL_WORKSPACE_NAME_MAX);
+	}
+	if (find_control(name) != NULL) {
+		return veil_message_fail(message, -EINVAL, "Invalid workspace name '%s': it has a "
+			"control character", veil_message_quote(shown, name));
+	}
+	char *workspace = strdup(name);
+	char **words = calloc((size_t)argc - 2, sizeof(*words));
+	if (workspace == NULL || words == NULL) {
+		free(workspace);
+		free(words);
+		return veil_message_fail(message, -ENOMEM, "Out of memory");
+	}
+	words[0] = argv[0];
+	memcpy(words + 1, argv + 3, (size_t)(argc - 3) * sizeof(*words));
+	int ret = veil_command_parse(argc - 2, words, cmd, message);
+	free(words);
+	if (ret == 0 && ((cmd->kind != VEIL_COMMAND_SET && cmd->kind != VEIL_COMMAND_OFF) ||
+			cmd->workspace != NULL)) {
+		veil_command_finish(cmd);
+		ret = veil_message_fail(message, -EINVAL, "Workspace '%s' takes a wallpaper or off: "
+			"use %s", veil_message_quote(shown, name), use);
+	}
+	if (ret < 0) {
+		free(workspace);
+		return ret;
+	}
+	cmd->workspace = workspace;
 	return 0;
 }
 
@@ -745,6 +791,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	}
 	if (strcasecmp(argv[1], "restore") == 0) {
 		return parse_restore(argc, argv, cmd, message);
+	}
+	if (strcasecmp(argv[1], "workspace") == 0) {
+		return parse_workspace(argc, argv, cmd, message);
 	}
 	if (strcasecmp(argv[1], "transition") == 0) {
 		struct veil_transition_spec spec;
@@ -914,6 +963,8 @@ void veil_command_finish(struct veil_command *cmd) {
 	cmd->path = NULL;
 	free(cmd->dark_path);
 	cmd->dark_path = NULL;
+	free(cmd->workspace);
+	cmd->workspace = NULL;
 	if (cmd->fallback != NULL) {
 		veil_command_finish(cmd->fallback);
 		free(cmd->fallback);

@@ -97,6 +97,11 @@ struct veil_transition_spec {
 	struct veil_ease ease;
 	/* A running transition whose kind (and side) `random` picked; never set by the parser. */
 	bool random;
+	/*
+	 * Whether `from` was given: a slide without it, in a workspace setting, comes from the
+	 * side the switch goes to (module/workspace.c).
+	 */
+	bool side_given;
 };
 
 /* `loopfade <ms>`: at most this long. */
@@ -130,7 +135,15 @@ struct veil_command {
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
 	/* RESTORE: the SET shown when nothing can be restored (malloc()ed), NULL for none. */
 	struct veil_command *fallback;
+	/*
+	 * `veil workspace <ws> ...`: the SET or OFF is for that workspace of the outputs named
+	 * (malloc()ed); NULL for the outputs themselves.
+	 */
+	char *workspace;
 };
+
+/* A workspace's name in `veil workspace <ws>`: at most this many bytes. */
+#define VEIL_WORKSPACE_NAME_MAX 255
 
 /*
  * argv[0] is "veil". Returns 0, or a negative errno (-EINVAL for malformed words) and sets

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "module/command.h"
 #include "util/message.h"
 
@@ -35,12 +36,19 @@ int veil_command_parse_media(int argc, char *argv[], struct veil_command *cmd, c
 	if (words == NULL) {
 		return -ENOMEM;
 	}
-	words[0] = "veil";
-	words[1] = placeholder;
-	for (int i = 0; i < argc; i++) {
-		words[i + 2] = argv[i];
+	/* `workspace <ws>` first: the file is that workspace's. */
+	int n = 0, from = 0;
+	words[n++] = "veil";
+	if (argc >= 2 && argv[0] != NULL && strcasecmp(argv[0], "workspace") == 0) {
+		words[n++] = argv[0];
+		words[n++] = argv[1];
+		from = 2;
 	}
-	int ret = veil_command_parse(argc + 2, words, &parsed, message);
+	words[n++] = placeholder;
+	for (int i = from; i < argc; i++) {
+		words[n++] = argv[i];
+	}
+	int ret = veil_command_parse(n, words, &parsed, message);
 	free(words);
 	if (ret < 0) {
 		return ret;

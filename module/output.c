@@ -134,8 +134,12 @@ static void show(struct veil_output *output, struct veil_setting *setting) {
 	/* A change during a transition starts from its end: the last picture alone. */
 	veil_output_end_transition(output);
 	struct veil_transition *transition = NULL;
+	/* A workspace switch says how its picture comes in; else the setting or the default. */
+	bool switching = output->has_switch_transition;
+	output->has_switch_transition = false;
 	if (setting != NULL && !setting->off && shows_something(output)) {
-		struct veil_transition_spec spec = veil_output_resolve_transition(output, setting);
+		struct veil_transition_spec spec = switching ? output->switch_transition :
+			veil_output_resolve_transition(output, setting);
 		if (spec.kind != VEIL_TRANSITION_NONE && spec.ms > 0) {
 			transition = veil_transition_create(output, &spec);
 		}
@@ -196,9 +200,18 @@ static void settle(struct veil_output *output, struct veil_setting *setting) {
 		show(output, setting);
 		return;
 	}
-	wlr_log(WLR_ERROR, "veil: output %s: %s", output->output->name, why);
+	wlr_log(WLR_ERROR, "veil: output %s: %s%s%s%s", output->output->name,
+		setting->workspace != NULL ? "workspace '" : "",
+		setting->workspace != NULL ? setting->workspace : "",
+		setting->workspace != NULL ? "': " : "", why);
 	free(output->error);
 	output->error = why;
+	if (setting->workspace != NULL && setting->source != NULL &&
+			setting->source->error != NULL) {
+		/* The workspace falls back to the output's setting (or keeps what shows). */
+		setting->failed = true;
+		veil_output_update(output);
+	}
 }
 
 static void drop_pending(struct veil_output *output) {
@@ -226,15 +239,34 @@ static void handle_pending_frame(struct wl_listener *listener, void *data) {
 	veil_scene_changed(output->scene);
 }
 
-void veil_output_update(struct veil_output *output) {
-	struct veil_setting *setting = veil_scene_resolve(output->scene, output->output->name);
+/* What resolves for the output now, its source loaded if it was let go. */
+static struct veil_setting *resolve(struct veil_output *output) {
+	struct veil_scene *scene = output->scene;
+	for (;;) {
+		struct veil_setting *setting = veil_scene_resolve(scene, output->output->name,
+			output->workspace);
+		/* A workspace setting that cannot load now is passed over: the next one shows. */
+		if (setting == NULL || setting->workspace == NULL ||
+				veil_workspace_load(scene, setting)) {
+			return setting;
+		}
+	}
+}
+
+static void update(struct veil_output *output, const struct veil_transition_spec *switch_spec) {
+	struct veil_setting *setting = resolve(output);
 	if (setting == (output->pending != NULL ? output->pending : output->setting)) {
 		/* Another output's command: nothing to redo, nothing to damage here. */
 		return;
 	}
 	/* The last command wins: a wallpaper still loading for this output is not wanted now. */
 	drop_pending(output);
+	output->has_switch_transition = switch_spec != NULL;
+	if (switch_spec != NULL) {
+		output->switch_transition = *switch_spec;
+	}
 	if (setting == output->setting) {
+		output->has_switch_transition = false;
 		return;
 	}
 	struct veil_source *source = setting != NULL && !setting->off ? setting->source : NULL;
@@ -245,6 +277,15 @@ void veil_output_update(struct veil_output *output) {
 		return;
 	}
 	settle(output, setting);
+}
+
+void veil_output_update(struct veil_output *output) {
+	update(output, NULL);
+}
+
+void veil_output_update_switch(struct veil_output *output,
+		const struct veil_transition_spec *spec) {
+	update(output, spec);
 }
 
 void veil_output_set_error(struct veil_output *output, const char *error) {
@@ -388,6 +429,7 @@ void veil_output_destroy(struct veil_output *output) {
 	drop_pending(output);
 	set_source(output, NULL);
 	veil_output_cancel_viewing_update(output);
+	veil_workspace_output_finish(output);
 	veil_setting_unref(output->setting);
 	output->setting = NULL;
 	veil_output_release_tiled(output);

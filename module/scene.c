@@ -1,7 +1,9 @@
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wayland-server-core.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_output.h>
@@ -36,12 +38,17 @@ void veil_setting_unref(struct veil_setting *setting) {
 	/* Dropping the source's last reference also cancels a decode still running for it. */
 	veil_source_unref(setting->source);
 	veil_setting_unref(setting->dark);
+	if (setting->fd >= 0) {
+		close(setting->fd);
+	}
+	free(setting->workspace);
+	free(setting->path);
+	free(setting->label);
 	free(setting->name);
 	free(setting);
 }
 
-/* Takes the setting out of the table; outputs that show it keep it until they move on. */
-static void setting_remove(struct veil_setting *setting) {
+void veil_setting_remove(struct veil_setting *setting) {
 	wl_list_remove(&setting->link);
 	wl_list_init(&setting->link);
 	veil_setting_unref(setting);
@@ -114,20 +121,43 @@ void veil_scene_changed(struct veil_scene *scene) {
 	wl_signal_emit_mutable(&scene->events.changed, scene);
 }
 
-static struct veil_setting *find_setting(struct veil_scene *scene, const char *name) {
+static bool same_workspace(const char *a, const char *b) {
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+struct veil_setting *veil_scene_find_setting(struct veil_scene *scene, const char *name,
+		const char *workspace) {
 	struct veil_setting *setting;
 	wl_list_for_each(setting, &scene->settings, link) {
-		if (strcmp(setting->name, name) == 0) {
+		if (strcmp(setting->name, name) == 0 &&
+				same_workspace(setting->workspace, workspace)) {
 			return setting;
 		}
 	}
 	return NULL;
 }
 
-struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name) {
-	struct veil_setting *setting = find_setting(scene, name);
+/* A workspace setting whose file failed to load again counts as none. */
+static struct veil_setting *find_usable(struct veil_scene *scene, const char *name,
+		const char *workspace) {
+	struct veil_setting *setting = veil_scene_find_setting(scene, name, workspace);
+	return setting != NULL && !setting->failed ? setting : NULL;
+}
+
+struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name,
+		const char *workspace) {
+	struct veil_setting *setting = NULL;
+	if (workspace != NULL) {
+		setting = find_usable(scene, name, workspace);
+		if (setting == NULL) {
+			setting = find_usable(scene, "*", workspace);
+		}
+	}
 	if (setting == NULL) {
-		setting = find_setting(scene, "*");
+		setting = veil_scene_find_setting(scene, name, NULL);
+	}
+	if (setting == NULL) {
+		setting = veil_scene_find_setting(scene, "*", NULL);
 	}
 	/* The dark scheme's picture, where the setting has one. */
 	return setting != NULL && scene->dark && setting->dark != NULL ? setting->dark : setting;
@@ -168,7 +198,7 @@ static void scene_finish(struct veil_scene *scene) {
 	}
 	struct veil_setting *setting, *tmp_setting;
 	wl_list_for_each_safe(setting, tmp_setting, &scene->settings, link) {
-		setting_remove(setting);
+		veil_setting_remove(setting);
 	}
 	struct veil_transition_default *dflt, *tmp_dflt;
 	wl_list_for_each_safe(dflt, tmp_dflt, &scene->transition_defaults, link) {
@@ -211,10 +241,21 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 		return NULL;
 	}
 	copy->refs = 1;
+	copy->fd = -1;
 	copy->off = setting->off;
 	copy->mode = setting->mode;
 	copy->color = setting->color;
 	copy->loopfade_ms = setting->loopfade_ms;
+	copy->span = setting->span;
+	copy->nearest = setting->nearest;
+	copy->full_size = setting->full_size;
+	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
+			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
+			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||
+			(setting->fd >= 0 && (copy->fd = fcntl(setting->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+		veil_setting_unref(copy);
+		return NULL;
+	}
 	/* The same picture from a new renderer: no reason to fade. */
 	copy->has_transition = true;
 	copy->transition.kind = VEIL_TRANSITION_NONE;
@@ -260,7 +301,7 @@ static void reopen_sources(struct veil_scene *scene) {
 			continue;
 		}
 		wl_list_insert(&setting->link, &copy->link);
-		setting_remove(setting);
+		veil_setting_remove(setting);
 	}
 	update_outputs(scene);
 	for (size_t i = 0; i < n_pairs; i++) {
@@ -325,6 +366,9 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	}
 	wl_list_init(&scene->ctx.sources);
 	veil_decoders_init(scene, &options);
+	scene->workspace_pictures = options.workspace_pictures == 0 ?
+		VEIL_WORKSPACE_PICTURES_DEFAULT : options.workspace_pictures < 0 ? 0 :
+		options.workspace_pictures;
 	wl_list_init(&scene->outputs);
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
@@ -426,7 +470,36 @@ static void record_error(struct veil_scene *scene, const char *name, const char 
 }
 
 static bool setting_is_wildcard_off(const struct veil_setting *setting) {
-	return setting->off && strcmp(setting->name, "*") == 0;
+	return setting->off && setting->workspace == NULL && strcmp(setting->name, "*") == 0;
+}
+
+/* What a workspace setting (and its dark picture) needs to load its files again. */
+static bool workspace_origin(struct veil_setting *setting, const struct veil_command *cmd,
+		int fd, const char *label) {
+	bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE ||
+		cmd->mode == VEIL_MODE_INTEGER;
+	for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
+		if ((s->workspace = strdup(cmd->workspace)) == NULL) {
+			return false;
+		}
+		s->full_size = full_size;
+	}
+	if (setting->source == NULL) {
+		return true;
+	}
+	if (fd >= 0) {
+		setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		setting->label = strdup(label != NULL ? label : "(file descriptor)");
+		if (setting->fd < 0 || setting->label == NULL) {
+			return false;
+		}
+	} else if ((setting->path = strdup(cmd->path)) == NULL) {
+		return false;
+	}
+	if (setting->dark != NULL && (setting->dark->path = strdup(cmd->dark_path)) == NULL) {
+		return false;
+	}
+	return true;
 }
 
 /* A setting of the command's words showing source (whose reference it takes), or NULL. */
@@ -440,6 +513,7 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 	}
 	wl_list_init(&setting->link);
 	setting->refs = 1;
+	setting->fd = -1;
 	setting->off = cmd->kind == VEIL_COMMAND_OFF;
 	setting->mode = cmd->mode;
 	setting->color = cmd->color;
@@ -458,7 +532,7 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
  */
 static int store_setting(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, struct veil_source *source,
-		struct veil_source *dark) {
+		struct veil_source *dark, int fd, const char *label) {
 	/* Its reference is the table's. */
 	struct veil_setting *setting = setting_create(name, cmd, source);
 	if (setting == NULL) {
@@ -466,6 +540,10 @@ static int store_setting(struct veil_scene *scene, const char *name,
 		return -ENOMEM;
 	}
 	if (dark != NULL && (setting->dark = setting_create(name, cmd, dark)) == NULL) {
+		veil_setting_unref(setting);
+		return -ENOMEM;
+	}
+	if (cmd->workspace != NULL && !workspace_origin(setting, cmd, fd, label)) {
 		veil_setting_unref(setting);
 		return -ENOMEM;
 	}
@@ -482,18 +560,28 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	wl_list_init(&replaced);
 	struct veil_setting *other, *tmp;
 	wl_list_for_each_safe(other, tmp, &scene->settings, link) {
-		/* `output * veil off` turns every output off, whatever it had of its own. */
-		if (strcmp(other->name, name) == 0 || setting_is_wildcard_off(setting)) {
+		/*
+		 * `output * veil off` turns every output off, whatever it had of its own (but
+		 * not the workspaces': they come first, and `veil workspace <ws> off` ends one).
+		 */
+		bool same = strcmp(other->name, name) == 0 &&
+			same_workspace(other->workspace, setting->workspace);
+		if (same || (setting_is_wildcard_off(setting) && other->workspace == NULL)) {
 			wl_list_remove(&other->link);
 			wl_list_insert(&replaced, &other->link);
 		}
 	}
-	wl_list_insert(&scene->settings, &setting->link);
+	if (cmd->workspace != NULL && cmd->kind == VEIL_COMMAND_OFF) {
+		/* `veil workspace <ws> off` ends the workspace's setting: the output's shows. */
+		veil_setting_unref(setting);
+	} else {
+		wl_list_insert(&scene->settings, &setting->link);
+	}
 	update_outputs(scene);
 	/* Outputs that span with others: the canvas changes with who uses the setting. */
 	veil_span_refresh(scene);
 	wl_list_for_each_safe(other, tmp, &replaced, link) {
-		setting_remove(other);
+		veil_setting_remove(other);
 	}
 	return 0;
 }
@@ -605,6 +693,18 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
+		if (cmd->workspace != NULL && fd < 0 && cmd->mode != VEIL_MODE_SOLID_COLOR) {
+			bool directory = false;
+			ret = veil_slideshow_check(cmd, &directory, message);
+			if (ret == 0 && directory) {
+				veil_message_set(message, "'%s' is a directory: a workspace shows one "
+					"picture or video (slideshows are for whole outputs)", cmd->path);
+				ret = -EINVAL;
+			}
+			if (ret < 0) {
+				return ret;
+			}
+		}
 		ret = run_directory(scene, output_name, cmd, fd, label, message);
 		if (ret != 0) {
 			/* A slideshow started (1), or the words were wrong for the path. */
@@ -652,23 +752,36 @@ static int run(struct veil_scene *scene, const char *output_name,
 		}
 		break;
 	}
-	if (!cmd->from_slideshow) {
+	if (!cmd->from_slideshow && cmd->workspace == NULL) {
 		/* What a restore showed is replaced: the status no longer speaks of it. */
 		veil_state_forget(scene, output_name);
 		/* The name's slideshow ends; `output * veil off` ends them all. */
 		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
 	}
-	ret = store_setting(scene, output_name, cmd, source, dark);
+	ret = store_setting(scene, output_name, cmd, source, dark, fd, label);
 	if (ret == -ENOMEM) {
 		veil_message_set(message, "Out of memory");
 	}
+	/* Pictures of workspaces no output is near may go; the new one may be near one. */
+	veil_workspace_trim(scene);
 	return ret;
 }
 
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	int ret = run(scene, output_name, cmd, fd, label, message);
+	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
+		/* Which setting failed: the workspace keeps what it had (or the output's). */
+		char *said = veil_message("Workspace '%s': %s", cmd->workspace, *message);
+		if (said != NULL) {
+			free(*message);
+			*message = said;
+			if (scene != NULL && scene->display != NULL) {
+				record_error(scene, output_name, said);
+			}
+		}
+	}
 	/* Messages name files, whose names need not be UTF-8; replies are JSON. */
 	veil_message_sanitize(*message);
 	return ret;

@@ -42,6 +42,22 @@ struct veil_setting {
 	 */
 	struct veil_setting *dark;
 	bool nearest; /* `filter nearest`: the buffer nodes scale without smoothing */
+	/*
+	 * `veil workspace <ws> ...`: the workspace of the outputs named that this setting is for
+	 * (module/workspace.c); NULL for the outputs whatever workspace they show.
+	 */
+	char *workspace;
+	/*
+	 * A workspace setting's file, for loading it again after its source was let go (parked)
+	 * while no output showed it or was near it: the expanded path, or a descriptor of its own
+	 * (a client's file) with the label the status shows. Unused (NULL, -1) otherwise.
+	 */
+	char *path;
+	int fd;
+	char *label;
+	bool full_size;
+	/* The file could not be loaded again: the workspace falls back to the output's setting. */
+	bool failed;
 };
 
 struct veil_scene {
@@ -64,6 +80,11 @@ struct veil_scene {
 	bool dark;
 	/* The state file (module/state.c); NULL unless the compositor named one. */
 	struct veil_state *state;
+	/*
+	 * Pictures of workspaces an output does not show kept decoded for it, beyond the shown one
+	 * (veil_scene_options.workspace_pictures; module/workspace.c).
+	 */
+	int workspace_pictures;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
@@ -75,6 +96,11 @@ struct veil_scene {
 	struct wl_listener layout_change;
 	struct wl_listener layout_destroy;
 };
+
+/* veil_scene_options.workspace_pictures when the compositor leaves it 0. */
+#define VEIL_WORKSPACE_PICTURES_DEFAULT 3
+/* How many workspaces an output remembers having shown (module/workspace.c). */
+#define VEIL_WORKSPACE_RECENT 16
 
 /* veil's state on one wlr_output, hung on it with an addon. */
 struct veil_output {
@@ -125,6 +151,13 @@ struct veil_output {
 	uint64_t random_state;
 	/* `span`: the canvas the nodes were placed on; all 0 when they were not (module/span.c). */
 	struct veil_canvas canvas;
+	/* The workspace the compositor says the output shows (malloc()ed), NULL for none. */
+	char *workspace;
+	/* Workspaces shown before, the latest first (malloc()ed names; module/workspace.c). */
+	char *recent[VEIL_WORKSPACE_RECENT];
+	/* A workspace switch: how the next picture shown comes in (else the setting's way). */
+	bool has_switch_transition;
+	struct veil_transition_spec switch_transition;
 
 	struct wl_listener source_frame;
 	struct wl_listener source_loop; /* a video's loop seam: loopfade (module/transition.c) */
@@ -218,6 +251,9 @@ void veil_span_finish(struct veil_scene *scene);
 
 /* Shows what the settings say for this output now. */
 void veil_output_update(struct veil_output *output);
+/* The same after a workspace switch, the new picture coming in as spec says. */
+void veil_output_update_switch(struct veil_output *output,
+	const struct veil_transition_spec *spec);
 void veil_output_set_error(struct veil_output *output, const char *error);
 
 struct veil_command;
@@ -236,11 +272,35 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
 	const struct veil_setting *setting);
 
-/* The setting that applies to an output name: its own, else "*", else NULL. */
-struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name);
+/*
+ * The setting that applies to an output name showing a workspace (NULL: none): the output's
+ * for the workspace, else "*"'s for it, else the output's own, else "*"'s, else NULL. A
+ * workspace setting whose file failed to load again is passed over.
+ */
+struct veil_setting *veil_scene_resolve(struct veil_scene *scene, const char *name,
+	const char *workspace);
+/* The setting stored for exactly this name and workspace (NULL: the name's own), or NULL. */
+struct veil_setting *veil_scene_find_setting(struct veil_scene *scene, const char *name,
+	const char *workspace);
+/*
+ * module/workspace.c: a workspace setting's source, loaded again if it was let go; false (and
+ * setting->failed set, the failure logged) when the file cannot be loaded now.
+ */
+bool veil_workspace_load(struct veil_scene *scene, struct veil_setting *setting);
+/*
+ * Keeps decoded what outputs show and the pictures of workspaces near theirs (the neighbours
+ * and the latest shown, veil_scene.workspace_pictures per output), and lets the others go.
+ */
+void veil_workspace_trim(struct veil_scene *scene);
+/* Forgets an output's workspaces (it goes). */
+void veil_workspace_output_finish(struct veil_output *output);
+/* The status's "workspaces": the workspace settings that apply to the output. */
+struct json_object *veil_workspace_status(struct veil_output *output);
 struct veil_setting *veil_setting_ref(struct veil_setting *setting);
 /* NULL is allowed. */
 void veil_setting_unref(struct veil_setting *setting);
+/* Takes the setting out of the table; outputs that show it keep it until they move on. */
+void veil_setting_remove(struct veil_setting *setting);
 /* Emits the scene's changed signal. */
 void veil_scene_changed(struct veil_scene *scene);
 /* Recomputes the largest output size stills are decoded for. */
@@ -273,6 +333,8 @@ struct veil_output_state {
 	enum veil_output_shown shown;
 	const char *loading; /* the file on its way, NULL when none */
 	const char *setting; /* the name of the setting shown ("*" or the output's), or NULL */
+	const char *setting_workspace; /* the workspace that setting is for, or NULL */
+	const char *workspace; /* the workspace the output shows, or NULL */
 	bool has_mode;
 	enum veil_mode mode;
 	uint32_t color; /* 0xRRGGBB */

@@ -90,7 +90,8 @@ static bool visible(const struct veil_slideshow *show) {
 	struct veil_output *output;
 	wl_list_for_each(output, &show->scene->outputs, link) {
 		const struct veil_setting *setting = output->setting;
-		if (setting != NULL && strcmp(setting->name, show->name) == 0 && output->viewing) {
+		if (setting != NULL && setting->workspace == NULL &&
+				strcmp(setting->name, show->name) == 0 && output->viewing) {
 			return true;
 		}
 	}
@@ -534,7 +535,8 @@ int veil_slideshow_move(struct veil_scene *scene, const char *name, int directio
 	} else {
 		show = find_show(scene, name);
 		struct veil_output *output = veil_output_find_name(scene, name);
-		if (show == NULL && output != NULL && output->setting != NULL) {
+		if (show == NULL && output != NULL && output->setting != NULL &&
+				output->setting->workspace == NULL) {
 			/* The output shows the show of "*". */
 			show = find_show(scene, output->setting->name);
 		}
@@ -576,6 +578,10 @@ static struct json_object *show_object(struct veil_slideshow *show, const char *
 }
 
 struct json_object *veil_slideshow_status(struct veil_output *output) {
+	if (output->setting != NULL && output->setting->workspace != NULL) {
+		/* A workspace's picture shows, not the output's show. */
+		return NULL;
+	}
 	struct veil_slideshow *show = find_show(output->scene, output->output->name);
 	if (show == NULL && output->setting != NULL) {
 		show = find_show(output->scene, output->setting->name);

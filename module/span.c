@@ -22,10 +22,11 @@ static bool uses(struct veil_scene *scene, struct wlr_output *wlr_output,
 	 * The setting that resolves for it (also while its first frame loads, so that the canvas
 	 * does not change when it comes), or the one it still shows while another loads.
 	 */
-	if (veil_scene_resolve(scene, wlr_output->name) == setting) {
+	struct veil_output *output = veil_output_find(scene, wlr_output);
+	if (veil_scene_resolve(scene, wlr_output->name,
+			output != NULL ? output->workspace : NULL) == setting) {
 		return true;
 	}
-	struct veil_output *output = veil_output_find(scene, wlr_output);
 	return output != NULL && output->setting == setting;
 }
 

@@ -177,6 +177,10 @@ static struct json_object *snapshot(struct veil_scene *scene) {
 	struct json_object *outputs = json_object_new_object();
 	struct veil_setting *setting;
 	wl_list_for_each_reverse(setting, &scene->settings, link) {
+		/* A workspace's setting comes from the compositor's configuration again. */
+		if (setting->workspace != NULL) {
+			continue;
+		}
 		json_object_object_add(outputs, setting->name, setting_object(scene, setting));
 	}
 	struct json_object *root = json_object_new_object();
@@ -612,7 +616,8 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 	}
 	free(message);
 	struct json_object *show, *paused;
-	struct veil_setting *setting = ret == 0 ? veil_scene_resolve(state->scene, name) : NULL;
+	struct veil_setting *setting = ret == 0 ? veil_scene_resolve(state->scene, name, NULL) :
+		NULL;
 	if (setting != NULL && strcmp(setting->name, name) == 0 && setting->source != NULL &&
 			json_object_object_get_ex(entry, "paused", &paused) &&
 			json_object_get_boolean(paused)) {

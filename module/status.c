@@ -56,6 +56,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		.nodes = output->n_nodes,
 		.frames = output->frames,
 		.error = output->error,
+		.workspace = output->workspace,
 	};
 	if (output->transition != NULL) {
 		state->has_transition = true;
@@ -70,6 +71,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 	const struct veil_setting *setting = output->setting;
 	if (setting != NULL) {
 		state->setting = setting->name;
+		state->setting_workspace = setting->workspace;
 		state->has_mode = !setting->off;
 		state->mode = setting->mode;
 		state->color = setting->color & 0xffffff;
@@ -230,6 +232,10 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		"loading" : shown_names[state.shown]));
 	json_object_object_add(obj, "loading", string_or_null(state.loading));
 	json_object_object_add(obj, "setting", string_or_null(state.setting));
+	/* The workspace shown, the one whose setting shows (or null), every workspace's setting. */
+	json_object_object_add(obj, "workspace", string_or_null(state.workspace));
+	json_object_object_add(obj, "setting_workspace", string_or_null(state.setting_workspace));
+	json_object_object_add(obj, "workspaces", veil_workspace_status(output));
 	if (state.has_mode) {
 		char color[8];
 		snprintf(color, sizeof(color), "#%06x", state.color);

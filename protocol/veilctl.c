@@ -31,7 +31,7 @@
 
 static const char usage[] =
 	"Usage:\n"
-	"  veilctl set [-o NAME] FILE [MODE] [#rrggbb] [OPTION...]\n"
+	"  veilctl set [-o NAME] [-W WORKSPACE] FILE [MODE] [#rrggbb] [OPTION...]\n"
 	"                                                show an image, a video or a directory\n"
 	"  veilctl set [-o NAME] #rrggbb solid_color     show a colour\n"
 	"  veilctl off [-o NAME]                         show no wallpaper\n"
@@ -49,6 +49,8 @@ static const char usage[] =
 	"                                                next, previous, transition fade 300\n"
 	"                                                or scheme dark (the dark pictures)\n"
 	"\n"
+	"With -W WORKSPACE, set and off are for that workspace of the outputs (off ends its\n"
+	"setting: the output's own shows there again).\n"
 	"Without -o, a command is for every output (those without a setting of their own).\n"
 	"FILE - reads the file open on standard input. MODE is stretch, fill (the default),\n"
 	"fit, center, tile, integer or solid_color; the colour fills the bars of fit, center\n"
@@ -71,6 +73,8 @@ enum action {
 struct options {
 	enum action action;
 	const char *output; /* NULL: every output */
+	const char *workspace; /* -W: set and off are for this workspace; NULL: none */
+	const char *color_word; /* set, solid_color: the colour as given */
 	const char *file; /* set, unless solid_color */
 	enum veil_mode mode;
 	uint32_t color;
@@ -208,6 +212,7 @@ static void parse_set(struct options *opts, char **words, int n) {
 			usage_error("solid_color shows a colour, not a file: veilctl set '#203040' "
 				"solid_color");
 		}
+		opts->color_word = words[0];
 		return;
 	}
 	/* The compositor reads the rest as it reads its own command: so does veilctl, first. */
@@ -289,6 +294,13 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 			opts->output = arg + 9;
 		} else if (strncmp(arg, "-o", 2) == 0) {
 			opts->output = arg + 2;
+		} else if (strcmp(arg, "-W") == 0 || strcmp(arg, "--workspace") == 0) {
+			if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+				usage_error("%s needs a workspace's name, such as -W 2", arg);
+			}
+			opts->workspace = argv[++i];
+		} else if (strncmp(arg, "--workspace=", 12) == 0 && arg[12] != '\0') {
+			opts->workspace = arg + 12;
 		} else if (strcmp(arg, "--json") == 0 || strcmp(arg, "-r") == 0) {
 			opts->json = true;
 		} else if (strcmp(arg, "--watch") == 0 || strcmp(arg, "-w") == 0) {
@@ -332,6 +344,9 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	}
 	if ((opts->exec != NULL || opts->current) && opts->action != ACTION_WATCH) {
 		usage_error("--exec and --current go with watch: veilctl watch --exec CMD");
+	}
+	if (opts->workspace != NULL && opts->action != ACTION_SET && opts->action != ACTION_OFF) {
+		usage_error("-W goes with set and off: a workspace has a wallpaper, not a state");
 	}
 	if (opts->action == ACTION_SET) {
 		parse_set(opts, words, n);
@@ -533,9 +548,36 @@ static int run_command(struct client *client, const struct options *opts) {
 
 	struct zveil_control_result_v1 *proxy = NULL;
 	struct wl_array words;
-	words_array(&words, opts->words, opts->n_words);
 	struct stat st;
 	bool directory = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+	if (opts->workspace != NULL) {
+		/* `workspace <ws>` goes before the words: the compositor's parser reads them. */
+		char **ws_words = calloc((size_t)opts->n_words + 4, sizeof(*ws_words));
+		if (ws_words == NULL) {
+			die_oom();
+		}
+		int n = 0;
+		ws_words[n++] = "workspace";
+		ws_words[n++] = (char *)opts->workspace;
+		if (opts->action == ACTION_OFF) {
+			ws_words[n++] = "off";
+		} else if (fd < 0) {
+			ws_words[n++] = (char *)opts->color_word;
+			ws_words[n++] = "solid_color";
+		}
+		for (int i = 0; opts->action == ACTION_SET && fd >= 0 && i < opts->n_words; i++) {
+			ws_words[n++] = opts->words[i];
+		}
+		words_array(&words, ws_words, n);
+		free(ws_words);
+		need_version(client, "a workspace's wallpaper");
+		proxy = fd >= 0 ?
+			zveil_control_manager_v1_set_media(client->manager, opts->output, fd, label,
+				&words) :
+			zveil_control_manager_v1_run(client->manager, opts->output, &words);
+		goto sent;
+	}
+	words_array(&words, opts->words, opts->n_words);
 	switch (opts->action) {
 	case ACTION_SET:
 		if (fd >= 0 && (opts->has_options || directory)) {
@@ -567,6 +609,7 @@ static int run_command(struct client *client, const struct options *opts) {
 	case ACTION_WATCH:
 		abort();
 	}
+sent:
 	wl_array_release(&words);
 	if (proxy == NULL) {
 		die_oom();

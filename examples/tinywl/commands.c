@@ -217,6 +217,8 @@ static const struct {
 	{ "exit", cmd_exit },
 	{ "output", cmd_output },
 	{ "power_source", cmd_power_source },
+	{ "rename", cmd_rename },
+	{ "workspace", cmd_workspace },
 };
 
 /* argv[0] is the command's name; quotes are already gone from the arguments. */

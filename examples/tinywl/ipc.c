@@ -213,10 +213,12 @@ static void handle_message(struct ipc_client *client, uint32_t type, const char 
 			"{\"success\":false,\"error\":\"No bar with that ID\"}");
 		break;
 	case IPC_GET_WORKSPACES:
+		client_send_json(client, type, json_describe_workspaces(server));
+		break;
 	case IPC_GET_MARKS:
 	case IPC_GET_INPUTS:
 	case IPC_GET_SEATS:
-		/* No workspaces, marks, or inputs worth describing. */
+		/* No marks or inputs worth describing. */
 		client_send(client, type, "[]");
 		break;
 	case IPC_GET_TREE:

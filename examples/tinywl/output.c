@@ -33,6 +33,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct tw_server *server = output->server;
 
 	toplevels_leave_output(server, output);
+	workspace_output_removed(output);
 	/* veil's nodes live in our background tree: take them out before the tree goes. */
 	if (server->veil != NULL) {
 		veil_scene_remove_output(server->veil, output->wlr_output);
@@ -53,6 +54,7 @@ static void manage(struct tw_output *output) {
 	if (!veil_scene_add_output(output->server->veil, output->wlr_output, output->background)) {
 		wlr_log(WLR_ERROR, "%s: veil cannot draw on this output", output->wlr_output->name);
 	}
+	workspace_output_added(output);
 }
 
 /* Compares names with their numbers as numbers: HEADLESS-2 before HEADLESS-10. */

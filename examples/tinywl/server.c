@@ -225,6 +225,7 @@ static void log_renderer(struct tw_server *server) {
 bool server_init(struct tw_server *server) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->toplevels);
+	wl_list_init(&server->workspaces);
 
 	server->display = wl_display_create();
 	if (server->display == NULL) {
@@ -349,6 +350,8 @@ void server_finish(struct tw_server *server) {
 	if (server->scene != NULL) {
 		wlr_scene_node_destroy(&server->scene->tree.node);
 	}
+	/* Their trees went with the scene. */
+	workspaces_finish(server);
 	if (server->allocator != NULL) {
 		wlr_allocator_destroy(server->allocator);
 	}

@@ -51,6 +51,8 @@ struct tw_server {
 	bool outputs_ready; // the two listeners above are in place
 	bool started; // the backend has started: new outputs are laid out at once
 
+	struct wl_list workspaces; // tw_workspace.link, in strverscmp() order of names
+
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_list toplevels; // tw_toplevel.link
 	struct wl_listener new_xdg_toplevel;
@@ -102,15 +104,28 @@ struct tw_output {
 	bool pending_mode;
 	bool mode_custom;
 	int mode_width, mode_height, mode_refresh; // refresh in mHz, 0 for the default
+	struct tw_workspace *workspace; // shown, NULL while the output is off
 
 	struct wl_listener frame;
 	struct wl_listener request_state;
 	struct wl_listener destroy;
 };
 
+/* A workspace: its windows' trees, enabled while an output shows it. */
+struct tw_workspace {
+	struct wl_list link; // tw_server.workspaces
+	struct tw_server *server;
+	char *name;
+	struct tw_output *output; // showing it, or NULL
+	struct tw_output *last_output; // where it belongs while hidden (NULL: nowhere yet)
+	struct wlr_scene_tree *windows; // in the window layer
+	struct wlr_scene_tree *fullscreen; // in the fullscreen layer
+};
+
 struct tw_toplevel {
 	struct wl_list link; // tw_server.toplevels
 	struct tw_server *server;
+	struct tw_workspace *workspace; // where it opened; NULL when no output showed one
 	struct wlr_xdg_toplevel *xdg_toplevel;
 	struct wlr_scene_tree *scene_tree;
 	/* The output the toplevel covers while fullscreen, else NULL. */
@@ -163,6 +178,20 @@ struct tw_toplevel *toplevel_at(struct tw_server *server, double lx, double ly,
 void toplevels_arrange(struct tw_server *server);
 /* Returns fullscreen toplevels of a disappearing output to their windowed state. */
 void toplevels_leave_output(struct tw_server *server, struct tw_output *output);
+
+/* workspace.c */
+/* Gives a lit output a workspace (the one it showed before, else a new numbered one). */
+void workspace_output_added(struct tw_output *output);
+/* The output goes dark or away: its workspace is hidden. */
+void workspace_output_removed(struct tw_output *output);
+/* The output under the pointer, else the first lit one; NULL when none is lit. */
+struct tw_output *workspace_focused_output(struct tw_server *server);
+struct tw_workspace *workspace_focused(struct tw_server *server);
+void workspaces_finish(struct tw_server *server);
+struct cmd_result;
+struct cmd_result cmd_workspace(struct tw_server *server, int argc, char **argv);
+struct cmd_result cmd_rename(struct tw_server *server, int argc, char **argv);
+struct json_object *json_describe_workspaces(struct tw_server *server);
 
 /* input.c */
 bool input_init(struct tw_server *server);

@@ -112,6 +112,12 @@ static struct tw_output *fullscreen_target(struct tw_toplevel *toplevel,
 	return output;
 }
 
+/* Where the toplevel's windowed tree goes: its workspace's, else the window layer. */
+static struct wlr_scene_tree *windows_tree(struct tw_toplevel *toplevel) {
+	return toplevel->workspace != NULL ? toplevel->workspace->windows :
+		toplevel->server->window_layer;
+}
+
 static void set_fullscreen(struct tw_toplevel *toplevel, bool fullscreen,
 		struct wlr_output *requested) {
 	struct tw_server *server = toplevel->server;
@@ -121,7 +127,7 @@ static void set_fullscreen(struct tw_toplevel *toplevel, bool fullscreen,
 	if (output == NULL) {
 		if (toplevel->fullscreen_output != NULL) {
 			toplevel->fullscreen_output = NULL;
-			wlr_scene_node_reparent(&toplevel->scene_tree->node, server->window_layer);
+			wlr_scene_node_reparent(&toplevel->scene_tree->node, windows_tree(toplevel));
 			wlr_scene_node_set_position(&toplevel->scene_tree->node,
 				toplevel->saved_x, toplevel->saved_y);
 			wlr_scene_subsurface_tree_set_clip(&toplevel->scene_tree->node, NULL);
@@ -136,7 +142,9 @@ static void set_fullscreen(struct tw_toplevel *toplevel, bool fullscreen,
 		toplevel->saved_x = toplevel->scene_tree->node.x;
 		toplevel->saved_y = toplevel->scene_tree->node.y;
 		/* Above every window and every wallpaper. */
-		wlr_scene_node_reparent(&toplevel->scene_tree->node, server->fullscreen_layer);
+		wlr_scene_node_reparent(&toplevel->scene_tree->node,
+			toplevel->workspace != NULL ? toplevel->workspace->fullscreen :
+			server->fullscreen_layer);
 	}
 	toplevel->fullscreen_output = output;
 	wlr_xdg_toplevel_set_fullscreen(xdg_toplevel, true);
@@ -234,7 +242,10 @@ void toplevel_handle_new(struct wl_listener *listener, void *data) {
 	}
 	toplevel->server = server;
 	toplevel->xdg_toplevel = xdg_toplevel;
-	toplevel->scene_tree = wlr_scene_xdg_surface_create(server->window_layer, xdg_toplevel->base);
+	/* It opens on the focused output's workspace, as in sway. */
+	toplevel->workspace = workspace_focused(server);
+	toplevel->scene_tree = wlr_scene_xdg_surface_create(windows_tree(toplevel),
+		xdg_toplevel->base);
 	if (toplevel->scene_tree == NULL) {
 		free(toplevel);
 		wl_resource_post_no_memory(xdg_toplevel->resource);

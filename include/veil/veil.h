@@ -103,6 +103,13 @@ struct veil_scene_options {
 	 */
 	const char *power_supply_dir;
 	int power_poll_ms;
+	/*
+	 * How many pictures of workspaces an output does not show veil keeps decoded for it, so
+	 * that a switch shows the new one at once: those of the workspaces next to the shown one
+	 * first, then of the latest shown. 0: 3; negative: none (a switch to a workspace whose
+	 * picture is not decoded keeps the old picture until the new one is ready).
+	 */
+	int workspace_pictures;
 };
 
 struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
@@ -191,6 +198,33 @@ void veil_scene_set_output_layout(struct veil_scene *scene, struct wlr_output_la
  */
 int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	int argc, char *argv[], char **message);
+
+/*
+ * ---- Workspaces ----
+ *
+ * `output <name|*> veil workspace <ws> <file|#rrggbb solid_color> [the words of a setting]`
+ * gives a workspace a wallpaper of its own, on the outputs named, and `veil workspace <ws> off`
+ * ends it. The most specific setting shows: the output's for the workspace, "*"'s for it, the
+ * output's own, "*"'s. A `transition` among its words is how the workspace's picture comes in
+ * when the output switches to it (a slide without `from` comes from the right when the new
+ * workspace's name sorts after the old one's, as strverscmp() orders them, else from the left);
+ * without one the switch is instant.
+ *
+ * The compositor says which workspace each output shows. veil changes the output's nodes within
+ * this call, so that the frame that shows the workspace's windows shows its wallpaper: call it
+ * from the code that makes the workspace visible in the scene, before that frame is committed.
+ * NULL: the output shows no workspace (its own setting shows). The picture of the new workspace
+ * is decoded already when it is near (see veil_scene_options.workspace_pictures); otherwise the
+ * output keeps its picture until the new one's first frame is ready.
+ */
+void veil_scene_output_set_workspace(struct veil_scene *scene, struct wlr_output *output,
+	const char *workspace);
+/*
+ * A workspace was renamed: the settings for old_name are now for new_name (replacing any that
+ * new_name had), and outputs that showed old_name show new_name.
+ */
+void veil_scene_rename_workspace(struct veil_scene *scene, const char *old_name,
+	const char *new_name);
 
 /*
  * The file in which veil keeps what each output was told to show, for `output <name> veil

@@ -112,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		FUZZ_CHECK(message != NULL, "failure %d without a message", ret);
 		FUZZ_CHECK(fuzz_message_ok(message, true), "bad message '%s'", message);
 		FUZZ_CHECK(cmd.path == NULL && cmd.dark_path == NULL, "failure left a path");
+		FUZZ_CHECK(cmd.workspace == NULL, "failure left a workspace");
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
 		FUZZ_CHECK(message == NULL, "success with a message '%s'", message);
@@ -126,6 +127,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 				fallback->path != NULL && fallback->path[0] != '\0' &&
 				strlen(fallback->path) < PATH_MAX && !has_control(fallback->path),
 				"fallback path for mode %d", (int)fallback->mode);
+		}
+		/* `workspace <ws> ...`: a SET or an OFF, for a name a person could have typed. */
+		if (cmd.workspace != NULL) {
+			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET || cmd.kind == VEIL_COMMAND_OFF,
+				"workspace for kind %d", (int)cmd.kind);
+			FUZZ_CHECK(cmd.workspace[0] != '\0' &&
+				strlen(cmd.workspace) <= VEIL_WORKSPACE_NAME_MAX &&
+				!has_control(cmd.workspace), "workspace name '%s'", cmd.workspace);
 		}
 		if (cmd.dark_path != NULL) {
 			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&

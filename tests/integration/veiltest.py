@@ -1333,8 +1333,13 @@ def grab(c, output):
 
 # --- a fullscreen client ---
 
+def window_client(c, log_path, colour, w, h):
+    """fullscreen_client() as a window of w x h, where the compositor places it."""
+    return fullscreen_client(c, log_path, colour, w, h, fullscreen=False)
+
+
 @contextlib.contextmanager
-def fullscreen_client(c, log_path, colour, w, h, fmt=None):
+def fullscreen_client(c, log_path, colour, w, h, fmt=None, fullscreen=True):
     """
     GStreamer's `videotestsrc ! waylandsink fullscreen=true` as a client of c: an opaque solid
     colour (an (r, g, b)) at w x h, 10 frames a second, its output in log_path. With fmt (e.g.
@@ -1346,7 +1351,8 @@ def fullscreen_client(c, log_path, colour, w, h, fmt=None):
         f'width={w},height={h},framerate=10/1'
     argv = ['gst-launch-1.0', '-q', 'videotestsrc', 'pattern=solid-color',
             'foreground-color=0xff%02x%02x%02x' % tuple(colour), '!', caps, '!'] + \
-        ([] if fmt else ['videoconvert', '!']) + ['waylandsink', 'fullscreen=true']
+        ([] if fmt else ['videoconvert', '!']) + \
+        ['waylandsink', f'fullscreen={"true" if fullscreen else "false"}']
     log = open(log_path, 'wb')
     client = subprocess.Popen(argv, env=c.client_env, stdin=subprocess.DEVNULL, stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)

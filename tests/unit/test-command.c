@@ -453,6 +453,61 @@ static void test_dark(void) {
 	expect_dark(ARGV("veil", "./scheme", "fill"), "./scheme", NULL, fill);
 }
 
+/* `veil workspace <ws> ...`: a SET or an OFF for one workspace, in the words of any. */
+static void test_workspace(void) {
+	struct veil_command cmd;
+	CHECK(veil_command_parse(ARGV("veil", "workspace", "2:web", "my", "a.png", "fit",
+		"#102030", "transition", "slide", "300"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.workspace != NULL &&
+		strcmp(cmd.workspace, "2:web") == 0 && strcmp(cmd.path, "my a.png") == 0 &&
+		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030 && cmd.has_transition &&
+		cmd.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.transition.side_given);
+	veil_command_finish(&cmd);
+	CHECK(cmd.workspace == NULL && cmd.path == NULL);
+	CHECK(veil_command_parse(ARGV("veil", "workspace", "1", "a.png", "transition", "slide",
+		"from", "left"), &cmd, NULL) == 0);
+	CHECK(cmd.transition.side_given && cmd.transition.side == VEIL_SIDE_LEFT);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "WORKSPACE", "3", "off"), &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_OFF && strcmp(cmd.workspace, "3") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "workspace", "3", "#203040", "solid_color"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode == VEIL_MODE_SOLID_COLOR &&
+		cmd.color == 0x203040 && strcmp(cmd.workspace, "3") == 0);
+	veil_command_finish(&cmd);
+	/* A file called workspace is given as ./workspace. */
+	expect_dark(ARGV("veil", "./workspace", "fill"), "./workspace", NULL, VEIL_MODE_FILL);
+
+	expect_error(ARGV("veil", "workspace"), -EINVAL, "Missing workspace name");
+	expect_error(ARGV("veil", "workspace", "2"), -EINVAL, "Missing wallpaper");
+	expect_error(ARGV("veil", "workspace", "", "a.png"), -EINVAL, "Invalid workspace name");
+	expect_error(ARGV("veil", "workspace", "a\tb", "a.png"), -EINVAL, "control character");
+	expect_error(ARGV("veil", "workspace", "2", "pause"), -EINVAL,
+		"Workspace '2' takes a wallpaper or off");
+	expect_error(ARGV("veil", "workspace", "2", "transition", "fade"), -EINVAL,
+		"takes a wallpaper or off");
+	expect_error(ARGV("veil", "workspace", "2", "workspace", "3", "a.png"), -EINVAL,
+		"takes a wallpaper or off");
+	expect_error(ARGV("veil", "workspace", "2", "a.png", "bogus"), -EINVAL, "Unknown mode");
+	expect_error(ARGV("veil", "restore", "workspace", "2", "a.png"), -EINVAL,
+		"restore's fallback");
+	char long_name[VEIL_WORKSPACE_NAME_MAX + 2];
+	memset(long_name, 'w', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	expect_error(ARGV("veil", "workspace", long_name, "a.png"), -EINVAL,
+		"Invalid workspace name");
+
+	/* From a descriptor (veilctl -W): `workspace <ws>` before the words after the file. */
+	CHECK(veil_command_parse_media(2, (char *[]){ "workspace", "5", NULL }, &cmd, NULL) == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.path == NULL && strcmp(cmd.workspace, "5") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse_media(4, (char *[]){ "workspace", "5", "fit", "#000000", NULL },
+		&cmd, NULL) == 0);
+	CHECK(cmd.mode == VEIL_MODE_FIT && strcmp(cmd.workspace, "5") == 0);
+	veil_command_finish(&cmd);
+}
+
 /* A directory's words: `every`, `order`, `recursive`, in any order, before `transition`. */
 static void expect_slideshow_at(int line, int argc, char *argv[], const char *path,
 		enum veil_mode mode, int every_s, enum veil_slideshow_order order, bool recursive,
@@ -1005,6 +1060,7 @@ int main(void) {
 	test_transition_options();
 	test_transition_ease();
 	test_dark();
+	test_workspace();
 	test_slideshow_words();
 	test_policy_words();
 	test_errors();
