@@ -3,9 +3,9 @@
 ws-atomic.py: a wallpaper per workspace, frame by frame: veil against what users do today.
 
     tools/devroot python3 tests/bench/ws-atomic.py --build build-x [--switches 100]
-        [--rounds 4] [--picture 3840x2160] [--systems a,b,c,d] [--out DIR]
+        [--rounds 4] [--picture 3840x2160] [--systems a,b,c,f,d] [--out DIR]
 
-Four systems, each on one headless 1280x720 output with pixman, three workspaces with a window
+Five systems, each on one headless 1280x720 output with pixman, three workspaces with a window
 and a picture each (tests/integration/wslib.py: the windows, the pictures, the recording and
 what a frame is counted as):
 
@@ -15,13 +15,18 @@ what a frame is counted as):
   c  the same sway with no veil wallpaper: a script follows sway's workspace events
      (`swaymsg -t subscribe -m '["workspace"]'`) and starts swaybg with the workspace's
      picture, then ends the swaybg before it (wslib.SWITCHER).
+  f  the same script, but the swaybg before is ended a second after the new one started (the
+     new one is drawn over it once it has decoded its picture): no frame without a picture.
   d  the same sway with no wallpaper at all: the time to the new windows without one.
 
 --switches switches per system (100), in --rounds runs (4): each round runs every system once
 with switches / rounds switches, a new compositor each time, in an order that turns each round
-(a b c d, b c d a, ...: interleaved, so that a drift of the machine lands on none of them). The
-pictures are noise around a colour of their own, --picture in size (3840x2160: the 4K pictures
-users call "noticeably slow" in a scripted switch), made once in BUILD/bench/ws-media.
+(a b c f d, b c f d a, ...: interleaved, so that a drift of the machine lands on none of them).
+The pictures are noise around a colour of their own, --picture in size (3840x2160: the 4K
+pictures users call "noticeably slow" in a scripted switch), made once in BUILD/bench/ws-media.
+
+First, once in each compositor, the recorder itself: a window that draws a counter at every
+frame callback (solid-window --count) must be seen at every value, 300 frames.
 
 Printed: per system the frames recorded, the frames showing a window over another workspace's
 picture (mixed), over no picture (bare), the frames the recorder may have missed (a copy asked
@@ -49,6 +54,7 @@ SYSTEMS = {
     'b': ('sway, veil', 'sway', 'veil'),
     'c': ('sway, swaybg script', 'sway', 'swaybg'),
     'd': ('sway, no wallpaper', 'sway', 'none'),
+    'f': ('sway, swaybg script 2', 'sway', 'swaybg-keep'),
     # The control (not in the default --systems): veil set per output after each switch.
     'e': ('sway, veil after switch', 'sway', 'veil-after'),
 }
@@ -120,7 +126,7 @@ def main():
     p.add_argument('--switches', type=int, default=100)
     p.add_argument('--rounds', type=int, default=4)
     p.add_argument('--picture', default='3840x2160')
-    p.add_argument('--systems', default='a,b,c,d')
+    p.add_argument('--systems', default='a,b,c,f,d')
     p.add_argument('--sanitize', default='', help="the build's b_sanitize (the sway build's)")
     p.add_argument('--out', help='logs (default BUILD/bench/ws-atomic)')
     a = p.parse_args()
@@ -141,6 +147,24 @@ def main():
     sys.argv = [sys.argv[0], '--compositor', paths['tinywl'], '--outdir', out]
     t = vt.Test('ws-atomic-bench')
     pictures = ws.make_pictures(media, (pw, ph))
+
+    # The recorder itself, once in each compositor: does it see every frame?
+    checks = {}
+    for comp in sorted({SYSTEMS[k][1] for k in keys}):
+        t.compositor_path = paths[comp]
+        outdir = t.path(f'recorder-{comp}')
+        os.makedirs(outdir, exist_ok=True)
+        config = ws.sway_config(os.path.join(outdir, 'config')) if comp == 'sway' else None
+        with t.compositor(outputs=1, config=config, name=f'recorder-{comp}') as c:
+            try:
+                n, gaps, repeats, maybe = ws.recorder_sees_every_frame(c, tools, outdir, 300)
+            except vt.Failure as e:
+                t.fail(f'the recorder check in {comp}', str(e))
+                continue
+        checks[comp] = (n, len(gaps), repeats)
+        t.check(not gaps and not repeats,
+                f'{comp}: the recorder saw {n} frames of a window drawing a counter at every '
+                f'frame callback, {len(gaps)} gaps, {repeats} repeats')
 
     per_round = [a.switches // a.rounds + (1 if r < a.switches % a.rounds else 0)
                  for r in range(a.rounds)]
@@ -173,15 +197,22 @@ def main():
         pic = [v for r in rs for v in r['picture_ms']]
         table[key] = dict(tot, window_ms=win, picture_ms=pic,
                           load=[r['load'] for r in rs])
+        if SYSTEMS[key][2] == 'none':
+            # No wallpaper: every frame is "bare", nothing to count.
+            counts = f'{"-":>5} {"-":>6} {"-":>5} {"-":>6}'
+        else:
+            counts = (f'{tot["mixed"]:>5} {tot["mixed_ms"]:>6.0f} {tot["bare"]:>5} '
+                      f'{tot["bare_ms"]:>6.0f}')
         bl.say(f'{key} {SYSTEMS[key][0]:<22} {tot["switches"]:>8} {tot["frames"]:>6} '
-               f'{tot["mixed"]:>5} {tot["mixed_ms"]:>6.0f} {tot["bare"]:>5} '
-               f'{tot["bare_ms"]:>6.0f} '
-               f'{tot["blind"]:>7} '
+               f'{counts} {tot["blind"]:>7} '
                f'{fmt_ms(win, 50):>9}/{fmt_ms(win, 95):>9} '
                f'{fmt_ms(pic, 50):>9}/{fmt_ms(pic, 95):>9}')
         if tot['unsettled']:
             bl.say(f'  {tot["unsettled"]} switches never showed the new window over its '
                    f'picture within {ws.SETTLE_TIMEOUT:.0f} s')
+    bl.say('# the recorder, in each compositor: ' + '; '.join(
+        f'{comp}: {n} frames of a counter, {g} gaps, {r} repeats'
+        for comp, (n, g, r) in checks.items()))
     bl.say(f'# load averages at each run\'s start: ' + '; '.join(
         f'{k}: {", ".join(v["load"])}' for k, v in table.items()))
     with open(t.path('results.json'), 'w') as f:

@@ -23,6 +23,7 @@ import veiltest as vt  # noqa: E402
 import wslib as ws  # noqa: E402
 
 SWITCHES = 20
+CONTROL_SWITCHES = 6
 
 t = vt.Test('ws-atomic')
 tools = {'frame-record': os.environ.get('VEIL_TEST_FRAME_RECORD'),
@@ -72,4 +73,20 @@ with t.compositor(outputs=1) as c:
         end = run.stop()
     t.check(end is not None and end.get('failed', 1) == 0,
             'frame-record ended cleanly with no failed copy', repr(end))
+
+# The control: the same recording and counting see a switch that is not atomic.
+with t.compositor(outputs=1, name='control') as c:
+    run = ws.Run(c, 'veil-after', pictures, tools, t.outdir, '-control')
+    try:
+        with t.case('control'):
+            run.setup()
+            for _ in range(CONTROL_SWITCHES):
+                run.switch()
+            s = run.summary()
+            t.check(s['mixed'] > 0 and s['unsettled'] == 0,
+                    f'with the wallpaper set after each switch, {s["mixed"]} of {s["frames"]} '
+                    f'frames are seen mixed ({s["mixed_ms"]:.0f} ms on screen in '
+                    f'{CONTROL_SWITCHES} switches)', f'{s["unsettled"]} switches unsettled')
+    finally:
+        run.stop()
 t.finish()

@@ -214,8 +214,9 @@ def sway_config(path, extra=''):
 
 SWITCHER = r'''#!/bin/sh
 # What users do today for a wallpaper per workspace on sway: follow sway's workspace events
-# and start swaybg with the workspace's picture, then end the swaybg before it.
-# usage: switcher.sh OUTPUT WS=PICTURE...
+# and start swaybg with the workspace's picture, then end the swaybg before it: at once, or
+# KEEP seconds later (the new one is drawn over it meanwhile, once it has decoded its picture).
+# usage: [KEEP=seconds] switcher.sh OUTPUT WS=PICTURE...
 out=$1
 shift
 picture() {
@@ -229,7 +230,13 @@ show() {
 	[ -n "$pic" ] || return 0
 	swaybg -o "$out" -i "$pic" -m fill &
 	new=$!
-	[ -n "$old" ] && kill "$old"
+	if [ -n "$old" ]; then
+		if [ "${KEEP:-0}" = 0 ]; then
+			kill "$old"
+		else
+			(sleep "$KEEP"; kill "$old") &
+		fi
+	fi
 	old=$new
 }
 ws=$(swaymsg -t get_workspaces | jq -r '.[] | select(.focused) | .name')
@@ -245,14 +252,15 @@ swaymsg -t subscribe -m '["workspace"]' |
 class Switcher:
     """SWITCHER as a process group of its own (the shell, swaymsg, jq, the swaybg it runs)."""
 
-    def __init__(self, path, env, pictures, log_path):
+    def __init__(self, path, env, pictures, log_path, keep=0):
         with open(path, 'w') as f:
             f.write(SWITCHER)
         os.chmod(path, 0o755)
         self.log = open(log_path, 'wb')
         self.proc = subprocess.Popen(['/bin/sh', path, OUT] +
                                      [f'{ws}={p}' for ws, p in pictures.items()],
-                                     env=env, stdin=subprocess.DEVNULL, stdout=self.log,
+                                     env=dict(env, KEEP=str(keep)), stdin=subprocess.DEVNULL,
+                                     stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
 
     def stop(self):
@@ -272,7 +280,8 @@ class Run:
     """
     One system's run: set up (c: a started vt.Compositor), then switch() n times, then
     summary(). mode: 'veil' (veil's workspace words), 'swaybg' (the switcher script), 'none' (no
-    wallpaper: the windows only, for the time to the frame), 'veil-after' (the control: no
+    wallpaper: the windows only, for the time to the frame), 'swaybg-keep' (the script, the old
+    swaybg ended a second after the new one started), 'veil-after' (the control: no
     workspace words, the output's wallpaper set by a command sent after each switch's reply,
     as a client would: the frames between must be seen mixed).
     """
@@ -331,10 +340,11 @@ class Run:
         if wall_pt is None:
             raise vt.Failure(f'no corner of the output is free of windows: {boxes}')
         self.points = [win_pt, wall_pt]
-        if self.mode == 'swaybg':
+        if self.mode in ('swaybg', 'swaybg-keep'):
             self.switcher = Switcher(os.path.join(self.outdir, 'switcher.sh'), c.client_env,
                                      self.pictures,
-                                     os.path.join(self.outdir, f'switcher{self.tag}.log'))
+                                     os.path.join(self.outdir, f'switcher{self.tag}.log'),
+                                     keep=1 if self.mode == 'swaybg-keep' else 0)
         self.current = WORKSPACES[-1]
         self.recorder = Recorder(self.tools['frame-record'], c.client_env, self.points,
                                  os.path.join(self.outdir, f'frame-record{self.tag}.log'))
