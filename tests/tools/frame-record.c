@@ -589,6 +589,12 @@ out_display:
 	if (rec.pixels != NULL) {
 		munmap(rec.pixels, rec.size);
 	}
+	struct output *tmp;
+	wl_list_for_each_safe(output, tmp, &rec.outputs, link) {
+		wl_list_remove(&output->link);
+		free(output->name);
+		free(output);
+	}
 	wl_display_disconnect(rec.display);
 out_signal:
 	close(sfd);
