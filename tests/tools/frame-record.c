@@ -40,18 +40,16 @@
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "client.h"
 
 /* ---- wlr-screencopy-unstable-v1, version 3 ---- */
 
@@ -197,24 +195,14 @@ static void frame_flags(void *data, struct wl_proxy *frame, uint32_t flags) {
 }
 
 static bool make_buffer(struct recorder *rec) {
-	size_t size = (size_t)rec->frame_stride * rec->frame_height;
-	int fd = memfd_create("frame-record", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-		if (fd >= 0) {
-			close(fd);
-		}
+	void *pixels;
+	size_t size;
+	rec->buffer = client_shm_buffer(rec->shm, "frame-record", (int32_t)rec->frame_width,
+		(int32_t)rec->frame_height, (int32_t)rec->frame_stride, rec->frame_format, &pixels,
+		&size);
+	if (rec->buffer == NULL) {
 		return false;
 	}
-	void *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		close(fd);
-		return false;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(rec->shm, fd, (int32_t)size);
-	rec->buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)rec->frame_width,
-		(int32_t)rec->frame_height, (int32_t)rec->frame_stride, rec->frame_format);
-	wl_shm_pool_destroy(pool);
-	close(fd);
 	rec->pixels = pixels;
 	rec->size = size;
 	rec->format = rec->frame_format;
@@ -488,14 +476,8 @@ int main(int argc, char **argv) {
 		return usage();
 	}
 
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	int sfd = client_signals("frame-record");
 	if (sfd < 0) {
-		perror("frame-record: signalfd");
 		return 1;
 	}
 
@@ -535,44 +517,14 @@ int main(int argc, char **argv) {
 	rec.period_ns = (int64_t)1000000000000 / mhz;
 
 	request_copy(&rec);
-	struct pollfd fds[2] = {
-		{.fd = wl_display_get_fd(rec.display), .events = POLLIN},
-		{.fd = sfd, .events = POLLIN},
-	};
-	while (!rec.done) {
-		while (wl_display_prepare_read(rec.display) != 0) {
-			if (wl_display_dispatch_pending(rec.display) < 0) {
-				goto out_lost;
-			}
-		}
-		if (wl_display_flush(rec.display) < 0 && errno != EAGAIN) {
-			wl_display_cancel_read(rec.display);
-			goto out_lost;
-		}
-		if (poll(fds, 2, -1) < 0) {
-			wl_display_cancel_read(rec.display);
-			if (errno == EINTR) {
-				continue;
-			}
-			perror("frame-record: poll");
-			goto out_display;
-		}
-		if (fds[0].revents & POLLIN) {
-			if (wl_display_read_events(rec.display) < 0) {
-				goto out_lost;
-			}
-		} else {
-			wl_display_cancel_read(rec.display);
-		}
-		if (wl_display_dispatch_pending(rec.display) < 0) {
-			goto out_lost;
-		}
-		if (fds[0].revents & (POLLHUP | POLLERR)) {
-			goto out_lost;
-		}
-		if (fds[1].revents & POLLIN) {
-			break;
-		}
+	switch (client_run(rec.display, sfd, &rec.done)) {
+	case CLIENT_DONE:
+		break;
+	case CLIENT_LOST:
+		goto out_lost;
+	case CLIENT_FAILED:
+		perror("frame-record: poll");
+		goto out_display;
 	}
 	status = rec.status;
 	goto out_end;

@@ -16,17 +16,15 @@
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "client.h"
 #include "xdg-shell-client-protocol.h"
 
 struct window {
@@ -59,31 +57,19 @@ static const struct wl_buffer_listener buffer_listener = {
 
 /* A new buffer of the colour; the one before is destroyed when the compositor releases it. */
 static struct wl_buffer *make_buffer(struct window *win, int width, int height) {
-	int stride = width * 4;
-	size_t size = (size_t)stride * height;
-	int fd = memfd_create("solid-window", MFD_CLOEXEC);
-	if (fd < 0) {
+	void *data;
+	size_t size;
+	struct wl_buffer *buffer = client_shm_buffer(win->shm, "solid-window", width, height,
+		width * 4, WL_SHM_FORMAT_XRGB8888, &data, &size);
+	if (buffer == NULL) {
 		return NULL;
 	}
-	struct wl_buffer *buffer = NULL;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		goto out;
-	}
-	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		goto out;
-	}
+	uint32_t *pixels = data;
 	for (size_t i = 0; i < size / 4; i++) {
 		pixels[i] = 0xff000000 | win->color;
 	}
-	munmap(pixels, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(win->shm, fd, (int32_t)size);
-	buffer = wl_shm_pool_create_buffer(pool, 0, width, height, stride,
-		WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
+	munmap(data, size);
 	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
-out:
-	close(fd);
 	return buffer;
 }
 
@@ -265,14 +251,8 @@ int main(int argc, char **argv) {
 		win.color &= 0xff0000;
 	}
 
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	int sfd = client_signals("solid-window");
 	if (sfd < 0) {
-		perror("solid-window: signalfd");
 		return 1;
 	}
 
@@ -301,41 +281,8 @@ int main(int argc, char **argv) {
 	xdg_toplevel_set_title(win.toplevel, app_id);
 	wl_surface_commit(win.surface);
 
-	struct pollfd fds[2] = {
-		{.fd = wl_display_get_fd(win.display), .events = POLLIN},
-		{.fd = sfd, .events = POLLIN},
-	};
-	while (!win.closed) {
-		while (wl_display_prepare_read(win.display) != 0) {
-			if (wl_display_dispatch_pending(win.display) < 0) {
-				goto out_lost;
-			}
-		}
-		if (wl_display_flush(win.display) < 0 && errno != EAGAIN) {
-			wl_display_cancel_read(win.display);
-			goto out_lost;
-		}
-		if (poll(fds, 2, -1) < 0) {
-			wl_display_cancel_read(win.display);
-			if (errno == EINTR) {
-				continue;
-			}
-			goto out_lost;
-		}
-		if (fds[0].revents & POLLIN) {
-			if (wl_display_read_events(win.display) < 0) {
-				goto out_lost;
-			}
-		} else {
-			wl_display_cancel_read(win.display);
-		}
-		if (wl_display_dispatch_pending(win.display) < 0 ||
-				(fds[0].revents & (POLLHUP | POLLERR))) {
-			goto out_lost;
-		}
-		if (fds[1].revents & POLLIN) {
-			break;
-		}
+	if (client_run(win.display, sfd, &win.closed) != CLIENT_DONE) {
+		goto out_lost;
 	}
 	status = 0;
 	goto out_display;
