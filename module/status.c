@@ -11,6 +11,7 @@
 #include <veil/veil.h>
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/message.h"
 
@@ -274,6 +275,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	json_object_object_add(obj, "timed", veil_timed_status(output));
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",
 		json_object_new_string(state.nearest ? "nearest" : "linear"));
