@@ -37,6 +37,7 @@
 #include <veil/veil.h>
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/ease.h"
 #include "util/message.h"
@@ -147,8 +148,19 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		return obj;
 	}
 	struct json_object *show = veil_slideshow_state(scene, setting->name);
+	/* A timed background: its XML, and the command's transition (not a step's fade). */
+	const char *timed = NULL;
+	const struct veil_command *step = NULL;
+	bool has_timed = veil_timed_state(scene, setting->name, &timed, &step);
 	if (show != NULL) {
 		json_object_object_add(obj, "slideshow", show);
+	} else if (has_timed) {
+		struct json_object *file = json_object_new_object();
+		json_object_object_add(file, "path", json_object_new_string(timed));
+		json_object_object_add(obj, "file", file);
+		if (step->has_transition) {
+			json_object_object_add(obj, "transition", transition_object(&step->transition));
+		}
 	} else if (setting->source != NULL && setting->source->path != NULL &&
 			setting->source->path[0] == '/') {
 		struct json_object *file = json_object_new_object();
@@ -160,7 +172,7 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (show == NULL && dark != NULL && dark->path != NULL && dark->path[0] == '/') {
 		json_object_object_add(obj, "dark", json_object_new_string(dark->path));
 	}
-	if (setting->has_transition) {
+	if (setting->has_transition && !has_timed) {
 		json_object_object_add(obj, "transition", transition_object(&setting->transition));
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));

@@ -15,6 +15,7 @@
 #include "scene/sample_buffer.h"
 #include "veil-config.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/message.h"
 
@@ -303,6 +304,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	json_object_object_add(obj, "timed", veil_timed_status(output));
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",
 		json_object_new_string(state.nearest ? "nearest" : "linear"));
