@@ -122,6 +122,12 @@ void veil_scene_changed(struct veil_scene *scene) {
 	wl_signal_emit_mutable(&scene->events.changed, scene);
 }
 
+/* A source's palette came (source/source.c): the status says it. */
+static void handle_source_changed(struct veil_source_context *ctx) {
+	struct veil_scene *scene = wl_container_of(ctx, scene, ctx);
+	veil_scene_changed(scene);
+}
+
 static bool same_workspace(const char *a, const char *b) {
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
@@ -368,6 +374,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
+	scene->ctx.changed = handle_source_changed;
 	veil_decoders_init(scene, &options);
 	scene->workspace_pictures = options.workspace_pictures == 0 ?
 		VEIL_WORKSPACE_PICTURES_DEFAULT : options.workspace_pictures < 0 ? 0 :

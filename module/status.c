@@ -252,6 +252,30 @@ static void add_transition_words(struct json_object *obj,
 	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
 }
 
+/*
+ * The dominant colours of what is shown (util/palette.h), most pixels first: a picture's once
+ * computed, a colour setting's colour; null otherwise.
+ */
+static struct json_object *palette_status(const struct veil_output_state *state) {
+	struct veil_palette palette = {0};
+	if (state->kind == VEIL_OUTPUT_COLOR) {
+		palette.n = 1;
+		palette.colors[0] = state->color;
+	} else if (state->source != NULL) {
+		palette = state->source->palette;
+	}
+	if (palette.n == 0) {
+		return NULL;
+	}
+	struct json_object *array = json_object_new_array();
+	for (int i = 0; i < palette.n; i++) {
+		char color[8];
+		snprintf(color, sizeof(color), "#%06x", palette.colors[i] & 0xffffff);
+		json_object_array_add(array, json_object_new_string(color));
+	}
+	return array;
+}
+
 struct json_object *veil_output_status(struct veil_output *output) {
 	struct veil_output_state state;
 	veil_output_get_state(output, &state);
@@ -284,6 +308,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_int(state.source->fps) : NULL);
 		json_object_object_add(obj, "source", source_status(&state));
 	}
+	json_object_object_add(obj, "palette", palette_status(&state));
 	json_object_object_add(obj, "nodes", json_object_new_int(state.nodes));
 	json_object_object_add(obj, "frames", json_object_new_uint64(state.frames));
 	json_object_object_add(obj, "error", string_or_null(state.error));
