@@ -101,12 +101,15 @@ int veil_frame_read_take(struct veil_frame_read *read, struct wlr_buffer *buffer
 			goto unsupported;
 		}
 		read->dmabuf = true;
-		if (!veil_dmabuf_buffer_get_yuv(buffer, &read->matrix, &read->full_range) &&
-				!veil_sample_buffer_get_yuv(buffer, &read->matrix,
-					&read->full_range)) {
-			read->matrix = VEIL_YUV_BT601;
-			read->full_range = false;
+		struct veil_colour_space space = {0};
+		bool yuv;
+		if (!veil_dmabuf_buffer_get_colour_space(buffer, &space, &yuv) &&
+				!veil_sample_buffer_get_colour_space(buffer, &space, &yuv)) {
+			/* Unknown: BT.601, limited, as a GPU takes YUV without a word of it. */
+			space = (struct veil_colour_space){0};
 		}
+		read->matrix = space.matrix;
+		read->full_range = space.full_range;
 	} else {
 		veil_message_set(message, "the frame is neither in memory nor a dmabuf");
 		return -ENOTSUP;
