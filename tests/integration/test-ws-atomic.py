@@ -38,10 +38,7 @@ pictures = ws.make_pictures(t.media, (ws.W, ws.H))
 with t.compositor(outputs=1) as c:
     run = ws.Run(c, 'veil', pictures, tools, t.outdir)
     with t.case('the recorder sees every frame'):
-        n, gaps, repeats, maybe = ws.recorder_sees_every_frame(c, tools, t.outdir)
-        t.check(n == 150 and not gaps and not repeats,
-                f'{n} frames of a window that draws at every frame callback: each shows the '
-                f'counter one higher', f'{len(gaps)} gaps ({gaps[:5]}), {repeats} repeats')
+        ws.check_recorder(t, c, tools, t.outdir)
     ready = False
     try:
         with t.case('setup'):
@@ -49,26 +46,7 @@ with t.compositor(outputs=1) as c:
             ready = t.check(True, f'three workspaces with their windows; recording at {points}')
         if ready:
             with t.case('switches'):
-                for _ in range(SWITCHES):
-                    run.switch()
-                s = run.summary()
-                t.check(s['switches'] == SWITCHES and s['unsettled'] == 0,
-                        f'each of {SWITCHES} switches showed the new window over its picture',
-                        f'{s["unsettled"]} of {s["switches"]} never did')
-                t.check(s['frames'] >= SWITCHES,
-                        f'{s["frames"]} frames recorded (at least one a switch)')
-                t.check(s['mixed'] == 0,
-                        'no frame shows a window over another workspace\'s picture',
-                        f'{s["mixed"]} do: ' + '; '.join(s['examples']))
-                t.check(s['bare'] == 0, 'no frame shows a window over no picture',
-                        f'{s["bare"]} do')
-                t.check(s['blind'] <= 2,
-                        f'the recorder may have missed {s["blind"]} frames (at most 2; '
-                        f'longest wait {s["longest_blind"] * 1000:.1f} ms)')
-                w = sorted(s['window_ms'])
-                if w:
-                    t.check(True, f'command to the new window\'s frame: median '
-                            f'{w[len(w) // 2]:.1f} ms, longest {w[-1]:.1f} ms')
+                ws.check_switches(t, run, SWITCHES)
     finally:
         end = run.stop()
     t.check(end is not None and end.get('failed', 1) == 0,

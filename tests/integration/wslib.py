@@ -1,15 +1,17 @@
 """
-wslib: a wallpaper per workspace, measured frame by frame (test-ws-atomic.py, and
-tests/bench/ws-atomic.py which compares veil with a script around swaybg).
+wslib: a wallpaper per workspace, measured frame by frame (test-ws-atomic.py, the sway and
+labwc suites through atomicity(), and tests/bench/ws-atomic.py which compares veil with a
+script around swaybg).
 
-The compositor (veil-tinywl or a sway, headless, pixman, one 1280x720 output) gets three
+The compositor (veil-tinywl, a sway or a labwc, headless, pixman, one 1280x720 output) gets three
 workspaces "1", "2", "3". Each has one window of its own colour (tests/tools/solid-window, a real
 xdg-shell client, 320x240: on sway a floating window, centred) and a picture of its own (a PNG of
 noise around a colour; veil's `output * veil workspace <ws> <file>`, or swaybg). The output is
 recorded frame by frame with tests/tools/frame-record (wlr-screencopy copy_with_damage: every
 frame the compositor commits, with its commit time) at two points: the middle of the window, and
 a corner of the wallpaper away from it. Then the workspaces are switched (`workspace <name>`,
-each on one i3-ipc connection kept open), one after the other in a cycle.
+each on one i3-ipc connection kept open: IpcDriver; labwc, which has no IPC, with the keys its
+rc.xml binds to GoToDesktop, pressed by wtype: KeyDriver), one after the other in a cycle.
 
 Each frame is classified by the colours at the two points: the window of workspace i (or none of
 them), the picture of workspace j (or none: black where swaybg was killed, a blend). A frame is
@@ -276,6 +278,90 @@ class Switcher:
         self.log.close()
 
 
+class IpcDriver:
+    """
+    How a Run drives veil-tinywl and sway: commands on one i3-ipc connection kept open.
+    sway's series spells veil's `veil workspace <ws> ...` its own way, as `workspace <ws> gaps
+    ...` is spelt; veil-tinywl takes veil's words.
+    """
+
+    def __init__(self, c):
+        self.c = c
+        self.ipc = bl.Ipc(c.swaysock)
+
+    def command(self, cmd):
+        ok, err = self.ipc.command(cmd)
+        if not ok:
+            raise vt.Failure(f'{cmd!r} failed: {err}')
+
+    def _workspace(self, ws, words):
+        self.command(f'workspace {ws} veil {words}' if self.c.is_sway else
+                     f'output * veil workspace {ws} {words}')
+
+    def workspace_wallpapers(self, pictures):
+        for ws in WORKSPACES:
+            self._workspace(ws, f'{vt.quote(pictures[ws])} fill')
+
+    def workspace_wallpapers_off(self):
+        for ws in WORKSPACES:
+            self._workspace(ws, 'off')
+
+    def output_wallpaper(self, path):
+        self.command(f'output * veil {vt.quote(path)} fill')
+
+    def goto(self, ws):
+        self.command(f'workspace {ws}')
+
+    def close(self):
+        self.ipc.close()
+
+
+class KeyDriver:
+    """
+    How a Run drives a compositor without i3-ipc (labwc): its workspaces are switched with the
+    keys its config binds (keys: {workspace: key}), pressed by wtype through the virtual
+    keyboard protocol (wtype returns once the compositor has the key: its switch is done), and
+    veil's settings are made with veilctl (c.ctl(*args) -> (status, stdout, stderr)). The
+    workspace wallpapers are the config's own: workspace_wallpapers() checks that veil has
+    them, as the config gives them.
+    """
+
+    def __init__(self, c, keys, wtype='wtype'):
+        self.c = c
+        self.keys = keys
+        self.wtype = wtype
+
+    def ctl(self, *args):
+        rc, _, err = self.c.ctl(*args, quiet=True)
+        if rc != 0:
+            raise vt.Failure(f'veilctl {" ".join(args)} failed ({rc}): {err}')
+
+    def workspace_wallpapers(self, pictures):
+        def listed():
+            v = self.c.veil(OUT)
+            ws = v.get('workspaces') or {}
+            return all((ws.get(n) or {}).get('file') == pictures[n] for n in WORKSPACES)
+        self.c.wait_until(listed, f'{OUT} to list the config\'s workspace wallpapers')
+
+    def workspace_wallpapers_off(self):
+        for ws in WORKSPACES:
+            self.ctl('off', '-W', ws)
+
+    def output_wallpaper(self, path):
+        self.ctl('set', path, 'fill')
+
+    def goto(self, ws):
+        r = subprocess.run([self.wtype, '-k', self.keys[ws]], env=self.c.client_env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=vt.IPC_TIMEOUT)
+        if r.returncode != 0:
+            raise vt.Failure(f'wtype -k {self.keys[ws]} failed ({r.returncode}): '
+                             f'{r.stderr.strip()}')
+
+    def close(self):
+        pass
+
+
 class Run:
     """
     One system's run: set up (c: a started vt.Compositor), then switch() n times, then
@@ -284,9 +370,12 @@ class Run:
     swaybg ended a second after the new one started), 'veil-after' (the control: no
     workspace words, the output's wallpaper set by a command sent after each switch's reply,
     as a client would: the frames between must be seen mixed).
+
+    driver: how the compositor is driven (IpcDriver, the default, or KeyDriver). control()
+    turns a 'veil' run into the control in the same compositor, with the same windows.
     """
 
-    def __init__(self, c, mode, pictures, tools, outdir, tag=''):
+    def __init__(self, c, mode, pictures, tools, outdir, tag='', driver=None):
         self.c = c
         self.mode = mode
         self.pictures = pictures
@@ -296,29 +385,20 @@ class Run:
         self.windows = []
         self.recorder = None
         self.switcher = None
-        self.ipc = bl.Ipc(c.swaysock)
+        self.driver = driver or IpcDriver(c)
         self.switches = []          # dicts: see switch()
+        self.first = 0              # the first switch that summary() counts
         self.current = None
-
-    def command(self, cmd):
-        ok, err = self.ipc.command(cmd)
-        if not ok:
-            raise vt.Failure(f'{cmd!r} failed: {err}')
 
     def setup(self):
         c = self.c
         if self.mode == 'veil':
-            # sway's series spells veil's `veil workspace <ws> ...` its own way, as
-            # `workspace <ws> gaps ...` is spelt.
-            for ws in WORKSPACES:
-                words = f'{vt.quote(self.pictures[ws])} fill'
-                self.command(f'workspace {ws} veil {words}' if c.is_sway else
-                             f'output * veil workspace {ws} {words}')
+            self.driver.workspace_wallpapers(self.pictures)
         elif self.mode == 'veil-after':
-            self.command(f'output * veil {vt.quote(self.pictures[WORKSPACES[-1]])} fill')
+            self.driver.output_wallpaper(self.pictures[WORKSPACES[-1]])
         boxes = {}
         for ws in WORKSPACES:
-            self.command(f'workspace {ws}')
+            self.driver.goto(ws)
             self.windows.append(Window(self.tools['solid-window'], c.client_env,
                                        WINDOW_COLOURS[ws],
                                        os.path.join(self.outdir, f'window{ws}{self.tag}.log')))
@@ -376,10 +456,10 @@ class Run:
         new = WORKSPACES[(WORKSPACES.index(self.current) + 1) % len(WORKSPACES)]
         since = self.recorder.count()
         sent = time.monotonic()
-        self.command(f'workspace {new}')
+        self.driver.goto(new)
         replied = time.monotonic()
         if self.mode == 'veil-after':
-            self.command(f'output * veil {vt.quote(self.pictures[new])} fill')
+            self.driver.output_wallpaper(self.pictures[new])
         win = self.recorder.wait_for(lambda f: f[1] >= sent and self.state(f)[0] == new,
                                      since, SETTLE_TIMEOUT)
         both = None
@@ -400,18 +480,45 @@ class Run:
             self.switcher.stop()
         for w in self.windows:
             w.stop()
-        self.ipc.close()
+        self.driver.close()
         return end
+
+    def control(self):
+        """
+        Turns this run into the control, 'veil-after', with the same compositor, windows and
+        recording: the workspace wallpapers removed, the output's set to the picture of the
+        workspace shown; waits for a consistent frame. summary() then counts the switches from
+        here on only (call summary() for the switches before first).
+        """
+        self.driver.workspace_wallpapers_off()
+        self.driver.output_wallpaper(self.pictures[self.current])
+        self.mode = 'veil-after'
+        self.first = len(self.switches)
+        pic = self.pictures[self.current]
+
+        def shown():
+            v = self.c.veil(OUT)
+            return (v.get('state') == 'shown' and v.get('file') == pic and
+                    v.get('setting_workspace') is None and not v.get('workspaces'))
+        self.c.wait_until(shown, f'{OUT} to show the output\'s wallpaper, no workspace\'s')
+        # The frame that shows it (if the screen changed at all) within a few periods.
+        time.sleep(max(0.1, 5 * self.recorder.period()))
+        f = self.last_frame()
+        if f is None or self.state(f) != (self.current, self.current):
+            raise vt.Failure(f'workspace {self.current} does not show its window over its '
+                             f'picture after the control\'s setup; last frame: {f}')
 
     def summary(self):
         """
-        Counts over the frames from the first switch's send on: frames, mixed (a window over
+        Counts over the frames from the first switch's send on (the control's first, after
+        control()): frames, mixed (a window over
         another workspace's picture), bare (a window over no picture), other (no window
         known), how long the mixed and bare frames stayed on the screen together (mixed_ms,
         bare_ms: until the next frame's commit), and the frames that may have been missed
         (the recorder's blind windows of a period or more), with the times of each switch.
         """
-        start = self.switches[0]['sent'] if self.switches else 0
+        switches = self.switches[self.first:]
+        start = switches[0]['sent'] if switches else 0
         with self.recorder.lock:
             frames = [f for f in self.recorder.frames if f[1] >= start]
         period = self.recorder.period()
@@ -437,12 +544,11 @@ class Run:
                     s['examples'].append(f'frame {f[0]} at {f[1]:.6f}: window of {win} over '
                                          f'the picture of {wall} ({hexrgb(f[4][0])}, '
                                          f'{hexrgb(f[4][1])})')
-        s['switches'] = len(self.switches)
-        s['unsettled'] = sum(1 for x in self.switches if x['window'] is None or (
+        s['switches'] = len(switches)
+        s['unsettled'] = sum(1 for x in switches if x['window'] is None or (
             self.mode != 'none' and x['picture'] is None))
-        s['window_ms'] = [x['window'] * 1000 for x in self.switches if x['window'] is not None]
-        s['picture_ms'] = [x['picture'] * 1000 for x in self.switches
-                           if x['picture'] is not None]
+        s['window_ms'] = [x['window'] * 1000 for x in switches if x['window'] is not None]
+        s['picture_ms'] = [x['picture'] * 1000 for x in switches if x['picture'] is not None]
         return s
 
 
@@ -454,8 +560,11 @@ def recorder_sees_every_frame(c, tools, outdir, frames=150):
     The recorder's own check: solid-window --count draws a new frame at each frame callback,
     its counter in the green and blue channels; frame-record at the window's middle must see
     the counter go up by one from each recorded frame to the next. Returns (frames recorded,
-    gaps: [(counter before, after)] where it went up by more than one, repeats: frames where it
-    did not change, frames the recorder counted as maybe missed).
+    gaps: [(counter before, after, flagged, apart)] where it went up by more than one, flagged
+    when the recorder said of that frame that it may have missed one before (its copy was asked
+    for a period or more after the frame before: frame-record.c), apart when the two frames were
+    committed two periods or more apart (so that a frame in between was missed), repeats: frames
+    where it did not change, frames the recorder counted as maybe missed).
     """
     win = Window(tools['solid-window'], c.client_env, (COUNT_RED, 0, 0),
                  os.path.join(outdir, 'count-window.log'), extra=['--count'])
@@ -478,8 +587,106 @@ def recorder_sees_every_frame(c, tools, outdir, frames=150):
     with rec.lock:
         got = [f for f in rec.frames[:frames] if f[4][0][0] == COUNT_RED]
     values = [(f[4][0][1] << 8) | f[4][0][2] for f in got]
-    gaps = [(a, b) for a, b in zip(values, values[1:]) if (b - a) % 65536 > 1]
-    repeats = sum(1 for a, b in zip(values, values[1:]) if a == b)
     period = rec.period()
-    maybe = sum(1 for f in got[1:] if f[3] >= period - 0.001)
+    flagged = [f[3] >= period - 0.001 for f in got]
+    # A skipped value between two frames committed two periods or more apart is a frame
+    # committed in between that the recorder missed; between frames a period apart, a frame
+    # the compositor never showed (or showed twice as fast as its refresh).
+    gaps = [(a, b, flagged[i + 1], got[i + 1][1] - got[i][1] >= 1.5 * period)
+            for i, (a, b) in enumerate(zip(values, values[1:])) if (b - a) % 65536 > 1]
+    repeats = sum(1 for a, b in zip(values, values[1:]) if a == b)
+    maybe = sum(flagged[1:])
     return len(got), gaps, repeats, maybe
+
+
+# The checks of the tests (test-ws-atomic.py for veil-tinywl, the sway and labwc suites): one
+# set, so that the three compositors pass or fail the same thing.
+
+def check_recorder(t, c, tools, outdir, frames=150):
+    """
+    The recorder's own check (recorder_sees_every_frame), as a check of t: a window that draws
+    at each frame callback is seen at every value, but where the recorder missed a frame
+    committed between two it copied (on a loaded machine its next copy can reach the compositor
+    too late; it counts those it can tell, a copy asked for a period or more after the frame
+    before, as maybe missed, and check_switches allows 2 of those), at most one frame in 30.
+    A skipped value between two frames committed a period apart, or a repeated one, fails.
+    """
+    n, gaps, repeats, maybe = recorder_sees_every_frame(c, tools, outdir, frames)
+    wrong = [g for g in gaps if not g[3]]
+    missed = (f', but {len(gaps)} frames missed between frames committed two periods apart '
+              f'({sum(1 for g in gaps if g[2])} of them counted by the recorder as maybe '
+              f'missed; {maybe} counted in all)' if gaps else '')
+    return t.check(n == frames and not wrong and not repeats and len(gaps) <= frames // 30,
+                   f'{n} frames of a window that draws at every frame callback: each shows the '
+                   f'counter one higher{missed}',
+                   f'{len(wrong)} skips between frames a period apart ({wrong[:5]}), '
+                   f'{len(gaps)} in all (at most {frames // 30}), {repeats} repeats')
+
+
+def check_switches(t, run, switches):
+    """
+    run (set up, mode 'veil') switches workspaces switches times: each switch must show the
+    new window over its picture, no frame may be mixed or bare, the recorder may have missed at
+    most 2 frames. Returns the summary.
+    """
+    for _ in range(switches):
+        run.switch()
+    s = run.summary()
+    t.check(s['switches'] == switches and s['unsettled'] == 0,
+            f'each of {switches} switches showed the new window over its picture',
+            f'{s["unsettled"]} of {s["switches"]} never did')
+    t.check(s['frames'] >= switches, f'{s["frames"]} frames recorded (at least one a switch)')
+    t.check(s['mixed'] == 0, 'no frame shows a window over another workspace\'s picture',
+            f'{s["mixed"]} do: ' + '; '.join(s['examples']))
+    t.check(s['bare'] == 0, 'no frame shows a window over no picture', f'{s["bare"]} do')
+    t.check(s['blind'] <= 2, f'the recorder may have missed {s["blind"]} frames (at most 2; '
+            f'longest wait {s["longest_blind"] * 1000:.1f} ms)')
+    w = sorted(s['window_ms'])
+    if w:
+        t.check(True, f'command to the new window\'s frame: median {w[len(w) // 2]:.1f} ms, '
+                f'longest {w[-1]:.1f} ms')
+    return s
+
+
+def check_control(t, run, switches):
+    """
+    The control, in the same compositor (run.control()): the output's wallpaper set after each
+    switch, as a client would; the same recording and counting must see mixed frames.
+    """
+    run.control()
+    for _ in range(switches):
+        run.switch()
+    s = run.summary()
+    t.check(s['mixed'] > 0 and s['unsettled'] == 0,
+            f'control: with the wallpaper set after each switch, {s["mixed"]} of {s["frames"]} '
+            f'frames are seen mixed ({s["mixed_ms"]:.0f} ms on screen in {switches} switches)',
+            f'{s["mixed"]} mixed, {s["unsettled"]} switches unsettled')
+    return s
+
+
+def atomicity(t, c, tools, pictures, outdir, switches=20, control=6, driver=None, label=''):
+    """
+    The whole check in one compositor c (a sway or a labwc of the suites): the recorder's own
+    check, the three workspaces set up, switches switches, then control switches of the control
+    (none with 0), then frame-record's end (no failed copy). Cases are named with label.
+    """
+    start = time.monotonic()
+    with t.case(f'{label}the recorder sees every frame'):
+        check_recorder(t, c, tools, outdir)
+    run = Run(c, 'veil', pictures, tools, outdir, driver=driver)
+    ready = False
+    try:
+        with t.case(f'{label}setup'):
+            points = run.setup()
+            ready = t.check(True, f'three workspaces with their windows; recording at {points}')
+        if ready:
+            with t.case(f'{label}{switches} switches'):
+                check_switches(t, run, switches)
+        if ready and control:
+            with t.case(f'{label}control'):
+                check_control(t, run, control)
+    finally:
+        end = run.stop()
+    t.check(end is not None and end.get('failed', 1) == 0,
+            'frame-record ended cleanly with no failed copy', repr(end))
+    vt._say(f'# {label}{time.monotonic() - start:.1f} s in all')

@@ -20,7 +20,8 @@ The labwc patch series (examples/labwc/) built and driven for real.
    LD_PRELOAD library) and labwc must run on without wallpapers.
 4. Another run has two workspaces with a <wallpaper workspace=""> each, switched with
    GoToDesktop keys (wtype): each must show its picture and the status its workspace; renamed,
-   swapped, a missing file, removed (see workspaces()).
+   swapped, a missing file, removed (see workspaces()). Another has three, each with a window,
+   and records every frame across 20 switches: none may mix two workspaces (atomicity()).
 5. A last run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
    "lost" on SIGUSR2, as a GPU reset does) with a video and a still set through veilctl.
    labwc must survive (the series' patch 4 re-creates the renderer from an idle callback;
@@ -46,6 +47,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+import wslib  # noqa: E402
 from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
@@ -249,16 +251,16 @@ def sanitizer_env(t, sanitized):
     return {'LSAN_OPTIONS': f'suppressions={supp}:print_suppressions=0'}
 
 
-def rc_xml(wallpapers, desktops=''):
+def rc_xml(wallpapers, desktops='', extra=''):
     """
     An rc.xml: the wallpapers given, keys that add and remove a virtual output, and the
     <desktops> given, with F7, F8 and F9 bound to the first, second and third workspace
-    (GoToDesktop by index, so that they do not depend on the names).
+    (GoToDesktop by index, so that they do not depend on the names); extra: more of it.
     """
     return f'''<?xml version="1.0"?>
 <labwc_config>
   <core><decoration>client</decoration></core>
-{desktops}
+{desktops}{extra}
   <wallpapers>
 {wallpapers}
   </wallpapers>
@@ -993,6 +995,44 @@ def workspaces(t, labwc, veilctl, sanitized):
         c.stop('exit')
 
 
+def atomicity(t, labwc, veilctl, tools, sanitized):
+    """
+    A wallpaper per workspace, frame by frame (tests/integration/wslib.py): rc.xml names three
+    workspaces, 1, 2 and 3, each with a <wallpaper workspace=""> picture of its own colour, and
+    places windows in the middle of the output; each gets a window of its own colour
+    (solid-window). 20 switches with the GoToDesktop keys (F7, F8, F9, pressed by wtype) are
+    recorded frame by frame (tests/tools/frame-record, labwc's wlr-screencopy): no frame may
+    show one workspace's window over another's picture, or over none. The recorder's own check
+    first; a control after (the workspace wallpapers taken off with veilctl, the output's set
+    with veilctl after each switch: the count must see mixed frames).
+    """
+    wtype = shutil.which('wtype')
+    with t.case('atomicity: setup'):
+        missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
+                   not os.access(v, os.X_OK)]
+        if not t.check(not missing, 'frame-record and solid-window are built',
+                       ', '.join(missing) + ' (meson passes --frame-record, --solid-window)'):
+            return
+        if not t.check(wtype, 'wtype is installed (it presses the keys of GoToDesktop)'):
+            return
+    pictures = wslib.make_pictures(t.media, (W, H))
+    outdir = t.path('ws-atomic')
+    home = os.path.join(outdir, 'home')
+    os.makedirs(home)
+    cfgdir = os.path.join(outdir, 'labwc-config')
+    os.makedirs(cfgdir)
+    wallpapers = '\n'.join(f'    <wallpaper output="*" workspace="{ws}" mode="fill">'
+                           f'{pictures[ws]}</wallpaper>' for ws in wslib.WORKSPACES)
+    write(os.path.join(cfgdir, 'rc.xml'), rc_xml(
+        wallpapers, desktops_xml(*wslib.WORKSPACES),
+        '  <placement><policy>center</policy></placement>\n'))
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=sanitizer_env(t, sanitized),
+               name='labwc-ws-atomic') as c:
+        driver = wslib.KeyDriver(c, dict(zip(wslib.WORKSPACES, ('F7', 'F8', 'F9'))), wtype)
+        wslib.atomicity(t, c, tools, pictures, outdir, driver=driver, label='atomicity: ')
+        c.stop('exit')
+
+
 def main():
     parser = argparse.ArgumentParser(description='the labwc patch series, built and driven')
     parser.add_argument('--series', required=True, help='examples/labwc')
@@ -1003,6 +1043,8 @@ def main():
     parser.add_argument('--sources', required=True,
                         help=f'a directory that holds {TARBALL} (../shared/sources)')
     parser.add_argument('--sanitize', default='none', help="meson's b_sanitize")
+    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
+    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -1023,6 +1065,8 @@ def main():
         check_links_this_veil(t, labwc, args.veil_build)
     drive(t, labwc, veilctl, sanitized)
     workspaces(t, labwc, veilctl, sanitized)
+    atomicity(t, labwc, veilctl, {'frame-record': args.frame_record,
+                                  'solid-window': args.solid_window}, sanitized)
     without_veil(t, labwc, veilctl, sanitized)
     renderer_loss(t, labwc, veilctl, sanitized)
     say(f'# the labwc suite took {time.monotonic() - started:.0f} s')
