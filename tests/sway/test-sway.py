@@ -32,6 +32,10 @@ The sway patch series (examples/sway/) built and driven for real.
    tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
    and a picture each, no recorded frame may show one workspace's window over another's
    picture or over none; the recorder's own check first, a control after.
+9. Restarts (restart()): a private HOME and XDG_STATE_HOME; sway makes $XDG_STATE_HOME/veil;
+   a picture set with swaymsg comes back at the next start with `output * veil restore
+   <fallback>` in the config (grim, exact), and with the state file deleted the fallback shows;
+   a state directory that cannot be made is logged and sway starts with the fallback.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -407,6 +411,7 @@ def drive(t, sway, swaymsg_built, tools, sanitized):
     logs.append(without_veil(t, sway, env, img_png, sanitized))
     logs.append(renderer_loss(t, env, clip, img_png, expect_clip, sanitized))
     logs.append(atomicity(t, env, tools))
+    logs += restart(t, env)
 
     if sanitized:
         reports = []
@@ -419,6 +424,110 @@ def drive(t, sway, swaymsg_built, tools, sanitized):
                         if 'runtime error:' in line or 'AddressSanitizer' in line]
         t.check(not reports, 'no sanitizer report in the compositors\' logs',
                 '\n'.join(reports[:10]))
+
+
+def flat_png(path, colour, w=W, h=H):
+    """A picture of one colour at the output's size: its screenshot is exactly that colour."""
+    import numpy as np
+    return vt.make_png(path, np.broadcast_to(np.array(vt.rgb(colour), np.uint8),
+                                             (h, w, 3)).copy())
+
+
+def restart(t, env):
+    """
+    What swaymsg set is kept across a restart (patch 5): sway gives veil
+    $XDG_STATE_HOME/veil/sway.json, making the directories, and `output * veil restore
+    <fallback>` in the config shows it again at the next start; without the state file, the
+    fallback (named relative to the config, as any veil file there). A private HOME and
+    XDG_STATE_HOME, three starts, exact screenshots of flat pictures.
+    """
+    started = time.monotonic()
+    home = t.path('restart-home')
+    state_home = os.path.join(home, 'xdg', 'state')  # no directory yet: sway makes it
+    state_file = os.path.join(state_home, 'veil', 'sway.json')
+    os.makedirs(home)
+    cfgdir = t.path('restart')
+    os.makedirs(cfgdir)
+    set_c, fb_c = '#1e6ea0', '#3cc850'
+    set_png = flat_png(os.path.join(cfgdir, 'set.png'), set_c)
+    flat_png(os.path.join(cfgdir, 'fallback.png'), fb_c)
+    config = os.path.join(cfgdir, 'config')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'output {OUT} bg {BG} solid_color\n'
+                'output * veil restore fallback.png fill\n')
+    env = dict(env, HOME=home, XDG_STATE_HOME=state_home)
+    exact = dict(tolerance=0)
+    logs = []
+
+    def state():
+        try:
+            with open(state_file) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def remembered():
+        s = state() or {}
+        return (((s.get('outputs') or {}).get('*') or {}).get('file') or {}).get('path')
+
+    def fallback_shows(c, why):
+        v = c.wait_veil(OUT, 'shown', file=os.path.join(cfgdir, 'fallback.png'))
+        t.check(v.get('restored') is False and v.get('restore_reason'),
+                f'the status says not restored ({why}), and why', json.dumps(v))
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                  f'restart-fallback-{why}', **exact)
+
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-1') as c:
+        logs.append(c.log_path)
+        with t.case('restart: first start, nothing kept'):
+            t.check(os.path.isdir(os.path.dirname(state_file)) and
+                    (os.stat(os.path.dirname(state_file)).st_mode & 0o777) == 0o700,
+                    'sway made $XDG_STATE_HOME/veil (0700) and its missing parents')
+            fallback_shows(c, 'first start')
+            ok, err = c.msg(f'output * veil {vt.quote(set_png)} fill')
+            t.check(ok, '`output * veil <picture> fill` with swaymsg', err)
+            c.wait_veil(OUT, 'shown', file=set_png)
+            c.check_until(lambda: remembered() == set_png,
+                          'veil wrote the picture to $XDG_STATE_HOME/veil/sway.json')
+            c.stop('exit')
+
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-2') as c:
+        logs.append(c.log_path)
+        with t.case('restart: restore'):
+            v = c.wait_veil(OUT, 'shown', file=set_png)
+            t.check(v.get('restored') is True and v.get('mode') == 'fill',
+                    'the picture set with swaymsg is back, restored: true', json.dumps(v))
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(set_c, W, H),
+                      'restart-restored', **exact)
+            c.stop('exit')
+
+    os.unlink(state_file)
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-3') as c:
+        logs.append(c.log_path)
+        with t.case('restart: state file deleted'):
+            fallback_shows(c, 'no state file')
+            c.stop('exit')
+
+    # A state directory that cannot be made: logged, and sway runs without a state file.
+    blocker = os.path.join(home, 'not-a-directory')
+    with open(blocker, 'w') as f:
+        f.write('in the way\n')
+    env = dict(env, XDG_STATE_HOME=os.path.join(blocker, 'state'))
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-4') as c:
+        logs.append(c.log_path)
+        with t.case('restart: no state directory'):
+            c.wait_veil(OUT, 'shown', file=os.path.join(cfgdir, 'fallback.png'))
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                      'restart-no-state-dir', **exact)
+            log = read_file(c.log_path)
+            t.check(f'Unable to create {blocker}/state/veil' in log and
+                    'not kept' in log, 'sway starts, logs why nothing is kept and shows the '
+                    'fallback', log[-1500:])
+            c.stop('exit')
+    say(f'# restart: {time.monotonic() - started:.1f} s')
+    return logs
 
 
 def nag_recorder(t, name):
