@@ -54,13 +54,6 @@ void veil_setting_remove(struct veil_setting *setting) {
 	veil_setting_unref(setting);
 }
 
-/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
-struct veil_transition_default {
-	struct wl_list link; /* veil_scene.transition_defaults */
-	char *name; /* an output name or "*" */
-	struct veil_transition_spec spec;
-};
-
 static struct veil_transition_default *find_default(struct veil_scene *scene,
 		const char *name) {
 	struct veil_transition_default *dflt;
