@@ -763,6 +763,9 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	if (scene != NULL && scene->display != NULL && output_name != NULL) {
+		veil_state_supersede(scene, output_name, cmd);
+	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
 	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
 		/* Which setting failed: the workspace keeps what it had (or the output's). */

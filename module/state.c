@@ -54,12 +54,27 @@ struct restore_result {
 	char *why;
 };
 
+/* What of a name a restore brings back, which a later command may have replaced. */
+enum restore_part {
+	PART_SETTING = 1 << 0,
+	PART_TRANSITION = 1 << 1,
+	PART_FPS = 1 << 2,
+	PART_BATTERY = 1 << 3,
+};
+
 /* A `restore` given before the file was read. */
 struct restore_wait {
 	struct wl_list link; /* veil_state.waiting */
 	char *name;
 	struct veil_command fallback;
 	bool has_fallback;
+	/*
+	 * Given since (veil_state_supersede): commands for the same things, which win over what
+	 * the file remembers. superseded: enum restore_part bits; spaces: the workspaces whose
+	 * setting a command set or ended (an object used as a set), NULL for none.
+	 */
+	unsigned superseded;
+	struct json_object *spaces;
 };
 
 struct write_job {
@@ -100,6 +115,7 @@ struct veil_state {
 	char *load_why;
 	struct wl_list waiting; /* restore_wait.link */
 	struct wl_list results; /* restore_result.link */
+	bool restoring; /* running what a restore brings back: not a later command */
 };
 
 /* ---- What is written ---- */
@@ -438,6 +454,14 @@ static void handle_scene_changed(struct wl_listener *listener, void *data) {
 	arm(state);
 }
 
+static void wait_destroy(struct restore_wait *wait) {
+	wl_list_remove(&wait->link);
+	veil_command_finish(&wait->fallback);
+	json_object_put(wait->spaces);
+	free(wait->name);
+	free(wait);
+}
+
 /* ---- Reading, on a worker ---- */
 
 /* Whether an entry's file (or directory) is still what was remembered: NULL if so, or why not. */
@@ -592,7 +616,7 @@ static void read_discard(struct veil_job *job) {
 }
 
 static void run_restore(struct veil_state *state, const char *name,
-	const struct veil_command *fallback);
+	const struct veil_command *fallback, unsigned superseded, struct json_object *spaces);
 
 static void read_done(struct veil_job *job) {
 	struct read_job *r = wl_container_of(job, r, job);
@@ -616,11 +640,9 @@ static void read_done(struct veil_job *job) {
 	read_free(r);
 	struct restore_wait *wait, *tmp;
 	wl_list_for_each_safe(wait, tmp, &state->waiting, link) {
-		run_restore(state, wait->name, wait->has_fallback ? &wait->fallback : NULL);
-		wl_list_remove(&wait->link);
-		veil_command_finish(&wait->fallback);
-		free(wait->name);
-		free(wait);
+		run_restore(state, wait->name, wait->has_fallback ? &wait->fallback : NULL,
+			wait->superseded, wait->spaces);
+		wait_destroy(wait);
 	}
 	veil_scene_changed(state->scene);
 	arm(state);
@@ -747,11 +769,13 @@ static void run_again(struct veil_state *state, const char *name, const char *wh
  * policies, and its workspace settings (each whose file is unchanged). Each is run as the
  * user's command would be; one that cannot be is left out with a line in the log.
  */
-static void restore_extras(struct veil_state *state, const char *name) {
+static void restore_extras(struct veil_state *state, const char *name, unsigned superseded,
+		struct json_object *spaces) {
 	struct json_object *member, *entry;
 	struct veil_command cmd;
 	char *why = NULL;
-	if (json_object_object_get_ex(state->loaded, "transitions", &member) &&
+	if (!(superseded & PART_TRANSITION) &&
+			json_object_object_get_ex(state->loaded, "transitions", &member) &&
 			json_object_object_get_ex(member, name, &entry)) {
 		if (veil_state_transition_command(entry, &cmd, &why) == 0) {
 			run_again(state, name, "transition", &cmd);
@@ -762,6 +786,9 @@ static void restore_extras(struct veil_state *state, const char *name) {
 	}
 	for (int battery = 0; battery < 2; battery++) {
 		const char *what = battery ? "battery policy" : "fps cap";
+		if (superseded & (battery ? PART_BATTERY : PART_FPS)) {
+			continue;
+		}
 		if (!json_object_object_get_ex(state->loaded, "policies", &member) ||
 				!json_object_object_get_ex(member, name, &entry)) {
 			break;
@@ -774,13 +801,16 @@ static void restore_extras(struct veil_state *state, const char *name) {
 			why = NULL;
 		}
 	}
-	struct json_object *spaces;
+	struct json_object *remembered;
 	if (!json_object_object_get_ex(state->loaded, "workspaces", &member) ||
-			!json_object_object_get_ex(member, name, &spaces)) {
+			!json_object_object_get_ex(member, name, &remembered)) {
 		return;
 	}
-	json_object_object_foreach(spaces, ws, ws_entry) {
+	json_object_object_foreach(remembered, ws, ws_entry) {
 		struct json_object *stale;
+		if (spaces != NULL && json_object_object_get_ex(spaces, ws, NULL)) {
+			continue; /* set or ended since */
+		}
 		if (json_object_object_get_ex(ws_entry, "verdict", &stale)) {
 			wlr_log(WLR_INFO, "veil: output %s: workspace '%s' not restored: %s", name, ws,
 				json_object_get_string(stale));
@@ -808,13 +838,23 @@ static void restore_extras(struct veil_state *state, const char *name) {
 static void restore_setting(struct veil_state *state, const char *name,
 		const struct veil_command *fallback);
 
-/* The setting first (no default transition for the first picture), then the rest. */
+/*
+ * The setting first (no default transition for the first picture), then the rest; what a
+ * command given since the restore replaced (superseded, spaces) is left as that command made it.
+ */
 static void run_restore(struct veil_state *state, const char *name,
-		const struct veil_command *fallback) {
-	restore_setting(state, name, fallback);
-	if (state->loaded != NULL) {
-		restore_extras(state, name);
+		const struct veil_command *fallback, unsigned superseded, struct json_object *spaces) {
+	state->restoring = true;
+	if (superseded & PART_SETTING) {
+		wlr_log(WLR_INFO, "veil: output %s: its remembered setting is not restored: a "
+			"command given after restore replaced it", name);
+	} else {
+		restore_setting(state, name, fallback);
 	}
+	if (state->loaded != NULL) {
+		restore_extras(state, name, superseded, spaces);
+	}
+	state->restoring = false;
 }
 
 static void restore_setting(struct veil_state *state, const char *name,
@@ -854,7 +894,7 @@ int veil_state_restore(struct veil_scene *scene, const char *name,
 			0;
 	}
 	if (state->read_done) {
-		run_restore(state, name, fallback);
+		run_restore(state, name, fallback, 0, NULL);
 		return 0;
 	}
 	struct restore_wait *wait = calloc(1, sizeof(*wait));
@@ -872,10 +912,7 @@ int veil_state_restore(struct veil_scene *scene, const char *name,
 	struct restore_wait *other, *tmp;
 	wl_list_for_each_safe(other, tmp, &state->waiting, link) {
 		if (strcmp(other->name, name) == 0) {
-			wl_list_remove(&other->link);
-			veil_command_finish(&other->fallback);
-			free(other->name);
-			free(other);
+			wait_destroy(other);
 		}
 	}
 	wl_list_insert(state->waiting.prev, &wait->link);
@@ -887,6 +924,55 @@ static void result_destroy(struct restore_result *result) {
 	free(result->name);
 	free(result->why);
 	free(result);
+}
+
+void veil_state_supersede(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd) {
+	struct veil_state *state = scene->state;
+	if (state == NULL || state->restoring || wl_list_empty(&state->waiting)) {
+		return;
+	}
+	unsigned part;
+	switch (cmd->kind) {
+	case VEIL_COMMAND_SET:
+	case VEIL_COMMAND_OFF:
+		if (cmd->from_slideshow) {
+			return;
+		}
+		part = PART_SETTING;
+		break;
+	case VEIL_COMMAND_TRANSITION:
+		part = PART_TRANSITION;
+		break;
+	case VEIL_COMMAND_FPS:
+		part = PART_FPS;
+		break;
+	case VEIL_COMMAND_BATTERY:
+		part = PART_BATTERY;
+		break;
+	default:
+		return;
+	}
+	/*
+	 * "*"'s transition, fps, battery and off replace the outputs' own; its other settings
+	 * and workspace settings do not (the output's own come first).
+	 */
+	bool wildcard = strcmp(name, "*") == 0 && cmd->workspace == NULL &&
+		(part != PART_SETTING || cmd->kind == VEIL_COMMAND_OFF);
+	struct restore_wait *wait;
+	wl_list_for_each(wait, &state->waiting, link) {
+		if (!wildcard && strcmp(wait->name, name) != 0) {
+			continue;
+		}
+		if (cmd->workspace == NULL) {
+			wait->superseded |= part;
+			continue;
+		}
+		if (wait->spaces == NULL) {
+			wait->spaces = json_object_new_object();
+		}
+		json_object_object_add(wait->spaces, cmd->workspace, NULL);
+	}
 }
 
 void veil_state_forget(struct veil_scene *scene, const char *name) {
@@ -974,10 +1060,7 @@ void veil_state_destroy(struct veil_scene *scene) {
 	wl_event_source_remove(state->timer);
 	struct restore_wait *wait, *tmp_wait;
 	wl_list_for_each_safe(wait, tmp_wait, &state->waiting, link) {
-		wl_list_remove(&wait->link);
-		veil_command_finish(&wait->fallback);
-		free(wait->name);
-		free(wait);
+		wait_destroy(wait);
 	}
 	struct restore_result *result, *tmp_result;
 	wl_list_for_each_safe(result, tmp_result, &state->results, link) {

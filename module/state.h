@@ -60,6 +60,13 @@ void veil_state_destroy(struct veil_scene *scene);
 /* `veil restore`: the remembered setting of name, or fallback (NULL: none). */
 int veil_state_restore(struct veil_scene *scene, const char *name,
 	const struct veil_command *fallback, char **message);
+/*
+ * A command for name (or "*") is about to run: a `restore` still waiting for the file leaves
+ * alone what it sets (a setting, a workspace's, a transition default, an fps or battery
+ * policy): the later command wins, as it would had the file been read already.
+ */
+void veil_state_supersede(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd);
 /* A command replaced name's setting: the outcome of its restore is forgotten. */
 void veil_state_forget(struct veil_scene *scene, const char *name);
 /* The status's "restored" and "restore_reason"; nothing when no restore applies. */
