@@ -18,6 +18,7 @@
 #include "helper/remote_allocator.h"
 #include "helper/serve.h"
 #include "helper/serve_video.h"
+#include "decode/video/colour_space.h"
 #include "decode/video/elements.h"
 #include "util/message.h"
 
@@ -245,9 +246,12 @@ static int place_in_memory(struct veil_served_video *v, GstBuffer *buffer, const
 	}
 	reply->memory = 1;
 	reply->stride = reply->strides[0];
-	reply->matrix = info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? 1 :
-		info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ? 2 : 0;
-	reply->full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+	struct veil_colour_space space;
+	veil_colour_space_from_info(info, &space);
+	reply->matrix = (int32_t)space.matrix;
+	reply->full_range = space.full_range;
+	reply->transfer = (int32_t)space.transfer;
+	reply->primaries = (int32_t)space.primaries;
 	v->slots[id] = (struct veil_served_slot){
 		.buffer = gst_buffer_ref(buffer),
 		.fd = -1,

@@ -236,6 +236,8 @@ static void handle_pending_frame(struct wl_listener *listener, void *data) {
 	wl_list_init(&output->pending_frame.link);
 	settle(output, setting);
 	veil_setting_unref(setting);
+	/* The picture it replaced may be one no output is near any more. */
+	veil_workspace_trim(output->scene);
 	veil_scene_changed(output->scene);
 }
 

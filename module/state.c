@@ -38,6 +38,7 @@
 #include "module/policy.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/ease.h"
 #include "util/message.h"
@@ -175,7 +176,12 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	}
 	struct json_object *show = setting->workspace == NULL ?
 		veil_slideshow_state(scene, setting->name) : NULL;
-	const char *path = setting_path(setting);
+	/* A timed background: its XML, and the command's transition (not a step's fade). */
+	const char *timed = NULL;
+	const struct veil_command *step = NULL;
+	bool has_timed = setting->workspace == NULL &&
+		veil_timed_state(scene, setting->name, &timed, &step);
+	const char *path = has_timed ? timed : setting_path(setting);
 	if (show != NULL) {
 		json_object_object_add(obj, "slideshow", show);
 	} else if (path != NULL) {
@@ -183,12 +189,15 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		json_object_object_add(file, "path", json_object_new_string(path));
 		json_object_object_add(obj, "file", file);
 	}
+	if (has_timed && step->has_transition) {
+		json_object_object_add(obj, "transition", transition_object(&step->transition));
+	}
 	/* `dark <file>`: the dark scheme's picture, by its path. */
 	const char *dark = setting->dark != NULL ? setting_path(setting->dark) : NULL;
 	if (show == NULL && dark != NULL) {
 		json_object_object_add(obj, "dark", json_object_new_string(dark));
 	}
-	if (setting->has_transition) {
+	if (setting->has_transition && !has_timed) {
 		json_object_object_add(obj, "transition", transition_object(&setting->transition));
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
@@ -201,7 +210,8 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (source != NULL && source->paused) {
 		json_object_object_add(obj, "paused", json_object_new_boolean(true));
 	}
-	int64_t position = source != NULL ? veil_source_get_position_ms(source) : -1;
+	/* A timed background's step is the background's to choose again. */
+	int64_t position = source != NULL && !has_timed ? veil_source_get_position_ms(source) : -1;
 	if (position >= 0) {
 		json_object_object_add(obj, "position_ms", json_object_new_int64(position));
 	}

@@ -320,6 +320,9 @@ struct json_object *veil_workspace_status(struct veil_output *output) {
 		}
 		struct json_object *ws = json_object_new_object();
 		json_object_object_add(ws, "setting", json_object_new_string(setting->name));
+		json_object_object_add(ws, "kind", json_object_new_string(
+			setting->mode == VEIL_MODE_SOLID_COLOR ? "color" :
+			setting->video ? "video" : "image"));
 		if (setting->mode == VEIL_MODE_SOLID_COLOR) {
 			char color[8];
 			snprintf(color, sizeof(color), "#%06x", setting->color & 0xffffff);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <wayland-server-core.h>
+#include "util/palette.h"
 
 struct wlr_buffer;
 struct wlr_renderer;
@@ -124,6 +125,11 @@ struct veil_source_context {
 	/* Why there is no spare though the compositor did not ask for that, for the status. */
 	char *in_process_reason;
 	struct wl_list sources; /* veil_source.link */
+	/*
+	 * Called when something a source says of itself changed without a new frame (its palette
+	 * was computed): the scene's status changes. May be NULL.
+	 */
+	void (*changed)(struct veil_source_context *ctx);
 };
 
 struct veil_source {
@@ -157,6 +163,13 @@ struct veil_source {
 	bool opaque;
 	/* Frames may have transparent pixels, which show the setting's colour below them. */
 	bool translucent;
+	/*
+	 * The dominant colours of the first frame (util/palette.h), computed on a worker once it
+	 * comes; n is 0 until then, or when the frame could not be read.
+	 */
+	struct veil_palette palette;
+	struct veil_palette_job *palette_job; /* under way, or NULL */
+	bool palette_asked;
 	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
 	char *error;
 	int error_code; /* with error: a negative errno */

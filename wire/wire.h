@@ -50,7 +50,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 6u
+#define VEIL_WIRE_VERSION 7u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -119,8 +119,12 @@ struct veil_wire_reply {
 	 */
 	int32_t memory, n_planes;
 	int32_t offsets[VEIL_WIRE_PLANES], strides[VEIL_WIRE_PLANES];
-	/* Its YUV matrix (0 BT.601, 1 BT.709, 2 BT.2020) and range (1: full), for the GPU. */
-	int32_t matrix, full_range;
+	/*
+	 * Its colour space, for the GPU (decode/video/colour_space.h): the YUV matrix (0 BT.601,
+	 * 1 BT.709, 2 BT.2020) and range (1: full), the transfer function (0 SDR, 1 PQ, 2 HLG),
+	 * the primaries (0 BT.709, 1 BT.2020).
+	 */
+	int32_t matrix, full_range, transfer, primaries;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
 	/*
 	 * A still's colour, what was done to it (NUL-terminated: "Display P3 (ICC) -> sRGB"), and

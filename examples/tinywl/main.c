@@ -16,7 +16,8 @@
 static const char usage[] =
 	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman]\n"
 	"                   [--decoding default|isolated|inprocess] [--decoder-timeout MS]\n"
-	"                   [--power-supply DIR] [--power-poll MS] [-d|-q] [-h]\n"
+	"                   [--power-supply DIR] [--power-poll MS] [--workspace-pictures N]\n"
+	"                   [--fake-clock SECONDS] [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
@@ -33,6 +34,13 @@ static const char usage[] =
 	"  --power-supply DIR, --power-poll MS\n"
 	"              where and how often veil reads whether the machine runs on battery\n"
 	"              (default /sys/class/power_supply, once a minute)\n"
+	"  --workspace-pictures N\n"
+	"              pictures of workspaces an output does not show kept decoded for it\n"
+	"              (default 3; 0 none)\n"
+	"  --fake-clock SECONDS\n"
+	"              the wall clock veil's timed backgrounds follow starts at SECONDS since\n"
+	"              the epoch; the command `fake_clock SECONDS` moves it (only when built\n"
+	"              with the tests)\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -41,7 +49,10 @@ static const char usage[] =
 	"The IPC socket is $SWAYSOCK, else $XDG_RUNTIME_DIR/veil-tinywl.<pid>.sock.\n"
 	"Commands (swaymsg, -c): output <name|*> veil ...; output <name|*> mode|resolution\n"
 	"WxH[@Hz] | scale S | transform T | position X Y | enable | disable | power on|off;\n"
-	"output <name> unplug; create_output (a 1280x720 headless output); exit.\n"
+	"output <name> unplug; create_output (a 1280x720 headless output); workspace <name>|\n"
+	"next|prev (on the output under the pointer); rename workspace [<old>] to <new>;\n"
+	"focus output <name> (the pointer to its middle); move workspace to output <name>;\n"
+	"exit.\n"
 	"Headless: WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=N.\n";
 
 static int handle_terminate_signal(int signal, void *data) {
@@ -118,10 +129,14 @@ int main(int argc, char *argv[]) {
 		{ "decoder-timeout", required_argument, NULL, 'T' },
 		{ "power-supply", required_argument, NULL, 'P' },
 		{ "power-poll", required_argument, NULL, 'p' },
+		{ "workspace-pictures", required_argument, NULL, 'W' },
+		{ "fake-clock", required_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct veil_scene_options veil_options = { .size = sizeof(veil_options) };
 	enum tw_renderer_kind renderer_kind = TW_RENDERER_AUTO;
+	double fake_clock = 0;
+	bool has_fake_clock = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:s:dqh", long_options, NULL)) != -1) {
 		switch (opt) {
@@ -162,6 +177,22 @@ int main(int argc, char *argv[]) {
 		case 'p':
 			veil_options.power_poll_ms = atoi(optarg);
 			break;
+		case 'W':
+			/* veil's 0 is its default: none is negative there. */
+			veil_options.workspace_pictures = atoi(optarg) > 0 ? atoi(optarg) : -1;
+			break;
+		case 'F':
+#if TINYWL_HAVE_FAKE_CLOCK
+			if (fake_clock_parse(optarg, &fake_clock)) {
+				has_fake_clock = true;
+				break;
+			}
+#endif
+			fprintf(stderr, "veil-tinywl: --fake-clock %s: %s\n", optarg,
+				TINYWL_HAVE_FAKE_CLOCK ? "expected seconds since the epoch" :
+				"built without the tests, so without a fake clock");
+			free(startup);
+			return EXIT_FAILURE;
 		case 'c':
 			config = optarg;
 			break;
@@ -202,6 +233,15 @@ int main(int argc, char *argv[]) {
 		}
 	}
 
+#if TINYWL_HAVE_FAKE_CLOCK
+	if (has_fake_clock) {
+		/* Handed to veil's scene as soon as server_init() makes it. */
+		fake_clock_set(&server, fake_clock);
+	}
+#else
+	(void)fake_clock;
+	(void)has_fake_clock;
+#endif
 	if (!server_init(&server)) {
 		goto out;
 	}

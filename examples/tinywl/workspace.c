@@ -228,6 +228,58 @@ struct cmd_result cmd_workspace(struct tw_server *server, int argc, char **argv)
 	return cmd_result_new(CMD_SUCCESS, NULL);
 }
 
+/* `move workspace to output <name>`: the focused output's workspace, windows and all. */
+struct cmd_result cmd_move(struct tw_server *server, int argc, char **argv) {
+	if (argc != 4 || strcmp(argv[0], "workspace") != 0 || strcmp(argv[1], "to") != 0 ||
+			strcmp(argv[2], "output") != 0) {
+		return cmd_result_new(CMD_INVALID, "Expected `move workspace to output <name>`");
+	}
+	struct tw_output *from = workspace_focused_output(server);
+	struct tw_output *to = output_by_name(server, argv[3]);
+	struct wlr_box from_box, to_box;
+	if (to == NULL || !output_get_box(to, &to_box)) {
+		return cmd_result_new(CMD_FAILURE, "There is no lit output named '%s'", argv[3]);
+	}
+	if (from == NULL || from->workspace == NULL || !output_get_box(from, &from_box)) {
+		return cmd_result_new(CMD_FAILURE, "No output shows a workspace");
+	}
+	if (from == to) {
+		return cmd_result_new(CMD_SUCCESS, NULL);
+	}
+	struct tw_workspace *ws = from->workspace;
+	from->workspace = NULL;
+	ws->output = NULL;
+	/* Its windows keep their place on the output. */
+	struct tw_toplevel *toplevel;
+	wl_list_for_each(toplevel, &server->toplevels, link) {
+		if (toplevel->workspace == ws && toplevel->fullscreen_output == NULL) {
+			struct wlr_scene_node *node = &toplevel->scene_tree->node;
+			wlr_scene_node_set_position(node, node->x + to_box.x - from_box.x,
+				node->y + to_box.y - from_box.y);
+		} else if (toplevel->workspace == ws) {
+			toplevel->fullscreen_output = to;
+		}
+	}
+	show(to, ws);
+	/* The output it left shows another: one it had, else a new one. */
+	workspace_output_added(from);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
+/* `focus output <name>`: the pointer goes to the output's middle, as sway warps it. */
+struct cmd_result cmd_focus(struct tw_server *server, int argc, char **argv) {
+	if (argc != 2 || strcmp(argv[0], "output") != 0) {
+		return cmd_result_new(CMD_INVALID, "Expected `focus output <name>`");
+	}
+	struct tw_output *output = output_by_name(server, argv[1]);
+	struct wlr_box box;
+	if (output == NULL || !output_get_box(output, &box)) {
+		return cmd_result_new(CMD_FAILURE, "There is no lit output named '%s'", argv[1]);
+	}
+	wlr_cursor_warp(server->cursor, NULL, box.x + box.width / 2.0, box.y + box.height / 2.0);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
 /* `rename workspace [<old>] to <new>` */
 struct cmd_result cmd_rename(struct tw_server *server, int argc, char **argv) {
 	if (argc < 3 || strcmp(argv[0], "workspace") != 0) {

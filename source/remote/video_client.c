@@ -330,8 +330,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	uint32_t format;
 	if (frame->memory.release != NULL) {
 		format = frame->memory.dmabuf.format;
-		buffer = veil_dmabuf_buffer_create(&frame->memory.dmabuf,
-			(enum veil_yuv_matrix)frame->memory.matrix, frame->memory.full_range,
+		buffer = veil_dmabuf_buffer_create(&frame->memory.dmabuf, &frame->memory.space,
 			frame->memory.release, frame->memory.release_data);
 		frame->memory.release = NULL;
 	} else {

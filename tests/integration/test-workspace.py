@@ -182,6 +182,21 @@ with t.compositor(outputs=2) as c:
         switch_and_see(c, 3, flat(COLOURS['base']), 'rename-away')
         switch_and_see(c, 'one', flat(COLOURS['red']), 'rename-back')
 
+    with t.case('moved to another output'):
+        set_ok(c, f'move workspace to output {OTHER}')
+        t.compare(vt.grab(c, OTHER), flat(COLOURS['red']), 'moved-shows-on-other', **EXACT)
+        t.compare(vt.grab(c, OUT), flat(COLOURS['base']), 'left-shows-new', **EXACT)
+        ws = workspaces(c)
+        t.check(ws.get('one', {}).get('output') == OTHER and
+                c.veil(OTHER).get('workspace') == 'one' and c.veil(OUT).get('workspace') != 'one',
+                'the workspace and its wallpaper follow the move', str(ws))
+        set_ok(c, f'focus output {OTHER}')
+        set_ok(c, f'move workspace to output {OUT}')
+        set_ok(c, f'focus output {OUT}')
+        t.compare(vt.grab(c, OUT), flat(COLOURS['red']), 'moved-back', **EXACT)
+        t.compare(vt.grab(c, OTHER), flat(COLOURS['green']), 'other-shows-its-own-again',
+                  **EXACT)
+
     with t.case('slide follows the switch'):
         set_ok(c, f'output * veil workspace 7 {png["green"]} transition slide 4000')
         for frm, side in ((3, 'right'), (8, 'left')):
@@ -228,6 +243,28 @@ with t.compositor(outputs=2) as c:
                 'a far workspace shows the previous picture or its own, never nothing')
         c.wait_veil(OUT, file=many[10])
         t.compare(vt.grab(c, OUT), vt.read_image(many[10]), 'ws10-loaded', **EXACT)
+
+    with t.case('a video on two workspaces'):
+        clip = vt.make_colour_clip(
+            os.path.join(media, 'clip.mp4'), [('red', (255, 0, 0)), ('blue', (0, 0, 255))], 10,
+            1, ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'])
+        set_ok(c, f'output * veil workspace 20 {clip}')
+        set_ok(c, f'output * veil workspace 21 {clip}')
+        set_ok(c, 'workspace 20')
+        c.wait_veil(OUT, file=clip)
+        c.wait_until(lambda: ((c.veil(OUT).get('source') or {}).get('frames') or 0) >= 10,
+                     'the video plays on workspace 20', timeout=60)
+        before = (c.veil(OUT).get('source') or {}).get('frames')
+        ws21 = (c.veil(OUT).get('workspaces') or {}).get('21') or {}
+        t.check(ws21.get('decoded') and ws21.get('kind') == 'video',
+                'workspace 21, a neighbour with the same file, is ready', str(ws21))
+        set_ok(c, 'workspace 21')
+        v = c.veil(OUT)
+        after = (v.get('source') or {}).get('frames')
+        t.check(v.get('setting_workspace') == '21' and v.get('file') == clip and
+                after is not None and after >= before,
+                'workspace 21 shows the same decoder, its frames counted on (not restarted)',
+                f'{before} -> {after}')
 
     with t.case('veilctl -W'):
         rc, err = veilctl(c, '-o', OUT, '-W', '3', 'set', png['blue'])

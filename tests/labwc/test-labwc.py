@@ -18,7 +18,11 @@ The labwc patch series (examples/labwc/) built and driven for real.
    global (labwc's global filter); `labwc --reconfigure` with a changed rc.xml, then with a
    file that cannot be shown; `labwc --exit`. A second run has veil_scene_create() fail (an
    LD_PRELOAD library) and labwc must run on without wallpapers.
-4. A third run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
+4. Another run has two workspaces with a <wallpaper workspace=""> each, switched with
+   GoToDesktop keys (wtype): each must show its picture and the status its workspace; renamed,
+   swapped, a missing file, removed (see workspaces()). Another has three, each with a window,
+   and records every frame across 20 switches: none may mix two workspaces (atomicity()).
+5. A last run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
    "lost" on SIGUSR2, as a GPU reset does) with a video and a still set through veilctl.
    labwc must survive (the series' patch 4 re-creates the renderer from an idle callback;
    labwc 0.20.2 itself aborts, see LABWC_LOST_ABORT), the video restart with a new pipeline
@@ -43,6 +47,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+import wslib  # noqa: E402
 from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
@@ -246,17 +251,25 @@ def sanitizer_env(t, sanitized):
     return {'LSAN_OPTIONS': f'suppressions={supp}:print_suppressions=0'}
 
 
-def rc_xml(wallpapers):
-    """An rc.xml: the wallpapers given, and keys that add and remove a virtual output."""
+def rc_xml(wallpapers, desktops='', extra=''):
+    """
+    An rc.xml: the wallpapers given, keys that add and remove a virtual output, and the
+    <desktops> given, with F7, F8 and F9 bound to the first, second and third workspace
+    (GoToDesktop by index, so that they do not depend on the names); extra: more of it.
+    """
     return f'''<?xml version="1.0"?>
 <labwc_config>
   <core><decoration>client</decoration></core>
+{desktops}{extra}
   <wallpapers>
 {wallpapers}
   </wallpapers>
   <keyboard>
     <keybind key="F10"><action name="VirtualOutputAdd" output_name="{VIRT}" /></keybind>
     <keybind key="F11"><action name="VirtualOutputRemove" output_name="{VIRT}" /></keybind>
+    <keybind key="F7"><action name="GoToDesktop" to="1" wrap="no" /></keybind>
+    <keybind key="F8"><action name="GoToDesktop" to="2" wrap="no" /></keybind>
+    <keybind key="F9"><action name="GoToDesktop" to="3" wrap="no" /></keybind>
   </keyboard>
 </labwc_config>
 '''
@@ -757,6 +770,269 @@ def renderer_loss(t, labwc, veilctl, sanitized):
             c.stop('exit')
 
 
+def desktops_xml(*names):
+    """<desktops> with these names, and no workspace OSD (it would show in the screenshots)."""
+    inner = ''.join(f'<name>{n}</name>' for n in names)
+    return (f'  <desktops number="{len(names)}"><popupTime>0</popupTime>'
+            f'<names>{inner}</names></desktops>')
+
+
+def workspaces(t, labwc, veilctl, sanitized):
+    """
+    A wallpaper per workspace: rc.xml names two workspaces, alpha and beta, and gives each a
+    picture of its own (alpha for every output, beta for HEADLESS-1 only) over a solid colour
+    for every output. F7 and F8 (GoToDesktop, pressed with wtype through the virtual keyboard
+    protocol; labwc has no IPC) switch between them: labwc's workspaces_switch_to() tells veil
+    which workspace the outputs show. Each workspace must show its picture, computed by ffmpeg
+    on its own, and veilctl's status the workspace shown and the setting it resolves to. A
+    virtual output shows alpha's picture (a `*` setting) but the solid colour on beta (whose
+    setting is HEADLESS-1's). Then reconfigures: both renamed (in <names> and in their
+    <wallpaper>), with a setting of veilctl's (-W) for the first, which must follow it; the two
+    names swapped; a third workspace whose file is missing (the log and the status name it,
+    the workspace shows the output's colour); alpha's wallpaper removed (`veil workspace alpha
+    off`).
+    """
+    wtype = shutil.which('wtype')
+    with t.case('workspaces: setup'):
+        if not t.check(wtype, 'wtype is installed (it presses the keys of GoToDesktop)'):
+            return
+    media = t.media
+    pic = vt.quadrant_pixels(800, 600)
+    alpha_png = vt.make_png(os.path.join(media, 'ws-alpha-800x600.png'), pic)
+    # beta's picture: the same quadrants mirrored, so every quadrant changes colour class
+    beta_png = vt.make_png(os.path.join(media, 'ws-beta-800x600.png'),
+                           vt.np.ascontiguousarray(pic[:, ::-1]))
+    # veilctl's, upside down
+    gamma_png = vt.make_png(os.path.join(media, 'ws-gamma-800x600.png'),
+                            vt.np.ascontiguousarray(pic[::-1]))
+    solid = '#112233'
+    expect_alpha = vt.expect_fill(alpha_png, W, H)
+    expect_beta = vt.expect_fill(beta_png, W, H)
+    expect_gamma = vt.expect_fill(gamma_png, W, H)
+    expect_solid = vt.expect_solid(solid, W, H)
+
+    def wallpapers(alpha='alpha', beta='beta', extra=''):
+        """rc.xml's: alpha's picture for `*` on <alpha>, beta's for HEADLESS-1 on <beta>"""
+        lines = [f'    <wallpaper output="*" mode="solid_color" color="{solid}" />']
+        if alpha:
+            lines.append(f'    <wallpaper output="*" workspace="{alpha}" mode="fill">'
+                         f'~/ws-media/ws-alpha-800x600.png</wallpaper>')
+        lines.append(f'    <wallpaper output="{OUT}" workspace="{beta}" mode="fill" '
+                     f'file="$HOME/ws-media/ws-beta-800x600.png" />')
+        return '\n'.join(lines + ([extra] if extra else []))
+
+    home = t.path('home-workspaces')
+    os.makedirs(home)
+    os.symlink(media, os.path.join(home, 'ws-media'))
+    cfgdir = t.path('labwc-config-workspaces')
+    os.makedirs(cfgdir)
+    rc_path = os.path.join(cfgdir, 'rc.xml')
+    write(rc_path, rc_xml(wallpapers(), desktops_xml('alpha', 'beta')))
+    write(os.path.join(cfgdir, 'autostart'), f"swaybg -c '{BG}' >/dev/null 2>&1 &\n")
+
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=sanitizer_env(t, sanitized),
+               name='labwc-workspaces') as c:
+        def press(key):
+            r = subprocess.run([wtype, '-k', key], env=c.client_env, capture_output=True,
+                               text=True, timeout=60)
+            t.check(r.returncode == 0, f'`wtype -k {key}` exits 0', r.stderr.strip())
+
+        def shows(output, workspace, file, setting, setting_workspace, error=()):
+            """
+            Waits for the status; checks it; returns it. error: words that the status's error
+            must hold, () for no error, None for any.
+            """
+            want = dict(workspace=workspace, setting_workspace=setting_workspace)
+            if file is not None:
+                want['file'] = file
+            else:
+                want['kind'] = 'color'
+            try:
+                v = c.wait_veil(output, 'shown', **want)
+            except vt.Failure as e:
+                t.fail(f'{output} on {workspace}: status {want}', str(e))
+                return None
+            t.check(v.get('setting') == setting,
+                    f'{output} on workspace {workspace}: the setting of {setting} for '
+                    f'{setting_workspace or "every workspace"} shows', json.dumps(v))
+            if error == ():
+                t.check(v.get('error') is None, f'{output}: no error in the status',
+                        json.dumps(v))
+            elif error is not None:
+                t.check(all(w in (v.get('error') or '') for w in error),
+                        f'{output}: the status\'s error names {", ".join(error)}',
+                        json.dumps(v))
+            return v
+
+        def picture(output, expected, label):
+            t.compare(c.settled_screenshot(output), expected, label, **SCALED)
+
+        with t.case('workspaces at startup'):
+            v = shows(OUT, 'alpha', alpha_png, '*', 'alpha')
+            if v:
+                ws = v.get('workspaces') or {}
+                t.check(set(ws) == {'alpha', 'beta'} and
+                        ws['alpha'].get('setting') == '*' and
+                        ws['alpha'].get('file') == alpha_png and
+                        ws['beta'].get('setting') == OUT and
+                        ws['beta'].get('file') == beta_png,
+                        'the status lists the two workspace settings of rc.xml',
+                        json.dumps(ws))
+            picture(OUT, expect_alpha, 'ws-alpha')
+            rc, out, err = c.ctl('status')
+            t.check(rc == 0 and re.search(r'workspace\W+alpha', out) is not None,
+                    '`veilctl status` says the workspace shown (alpha)', out + err)
+
+        with t.case('workspace switches'):
+            for key, ws, png, setting, expected in (
+                    ('F8', 'beta', beta_png, OUT, expect_beta),
+                    ('F7', 'alpha', alpha_png, '*', expect_alpha),
+                    ('F8', 'beta', beta_png, OUT, expect_beta)):
+                press(key)
+                if shows(OUT, ws, png, setting, ws):
+                    picture(OUT, expected, f'ws-switch-{ws}')
+            rc, out, err = c.ctl('status')
+            t.check(rc == 0 and re.search(r'workspace\W+beta', out) is not None,
+                    '`veilctl status` says the workspace shown (beta)', out + err)
+
+        with t.case('workspaces on a second output'):
+            press('F10')
+            try:
+                c.wait_until(lambda: c.status().get(VIRT), f'{VIRT} to appear', timeout=20)
+            except vt.Failure as e:
+                t.fail(f'VirtualOutputAdd made {VIRT}', str(e))
+            else:
+                # beta's setting is HEADLESS-1's: VIRT-1 shows the colour for every output
+                shows(VIRT, 'beta', None, '*', None)
+                shot = c.settled_screenshot(VIRT)
+                t.check(is_solid(shot, solid), f'{VIRT} on beta shows {solid}')
+                press('F7')
+                shows(VIRT, 'alpha', alpha_png, '*', 'alpha')
+                shows(OUT, 'alpha', alpha_png, '*', 'alpha')
+                shot = c.settled_screenshot(VIRT)
+                t.compare(shot, vt.expect_fill(alpha_png, shot.shape[1], shot.shape[0]),
+                          'ws-virtual-alpha', **SCALED)
+                press('F11')
+                c.check_until(lambda: VIRT not in c.status(),
+                              f'VirtualOutputRemove removed {VIRT}')
+
+        with t.case('workspaces renamed on reconfigure'):
+            # A setting of veilctl's for alpha: HEADLESS-1's beats rc.xml's for *
+            press('F8')
+            shows(OUT, 'beta', beta_png, OUT, 'beta')
+            rc, _, err = c.ctl('set', '-o', OUT, '-W', 'alpha', gamma_png, 'fill')
+            t.check(rc == 0, f'`veilctl set -o {OUT} -W alpha <image> fill` exits 0', err)
+            # labwc renames both in place; rc.xml's <wallpaper> say the new names
+            write(rc_path, rc_xml(wallpapers(alpha='apple', beta='bravo'),
+                                  desktops_xml('apple', 'bravo')))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            v = shows(OUT, 'bravo', beta_png, OUT, 'bravo')
+            if v:
+                t.check(set(v.get('workspaces') or {}) == {'apple', 'bravo'},
+                        'the renamed workspaces keep their settings, no other is left',
+                        json.dumps(v.get('workspaces')))
+            picture(OUT, expect_beta, 'ws-renamed')
+            press('F7')
+            shows(OUT, 'apple', gamma_png, OUT, 'apple')
+            picture(OUT, expect_gamma, 'ws-renamed-veilctl')
+
+        with t.case('workspaces swap names on reconfigure'):
+            # [apple, bravo] -> [bravo, apple]: labwc renames apple to bravo while bravo is
+            # there, and then bravo to apple. veilctl's setting stays with its workspace (the
+            # first, now bravo); rc.xml's follow their names.
+            write(rc_path, rc_xml(wallpapers(alpha='bravo', beta='apple'),
+                                  desktops_xml('bravo', 'apple')))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            shows(OUT, 'bravo', gamma_png, OUT, 'bravo')
+            picture(OUT, expect_gamma, 'ws-swapped-veilctl')
+            press('F8')
+            shows(OUT, 'apple', beta_png, OUT, 'apple')
+            picture(OUT, expect_beta, 'ws-swapped-rcxml')
+            rc, _, err = c.ctl('off', '-o', OUT, '-W', 'bravo')
+            t.check(rc == 0, f'`veilctl off -o {OUT} -W bravo` exits 0', err)
+            press('F7')
+            shows(OUT, 'bravo', alpha_png, '*', 'bravo')
+            picture(OUT, expect_alpha, 'ws-veilctl-off')
+            press('F8')
+
+        with t.case('a workspace with a bad file'):
+            missing = os.path.join(media, 'ws-missing.png')
+            bad = (f'    <wallpaper output="*" workspace="charlie" mode="fill">'
+                   f'{missing}</wallpaper>')
+            # [bravo, apple] -> [alpha, bravo, charlie]
+            write(rc_path, rc_xml(wallpapers(beta='bravo', extra=bad),
+                                  desktops_xml('alpha', 'bravo', 'charlie')))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            c.wait_until(lambda: 'ws-missing.png' in c.log_text(), 'labwc to log the bad file')
+            lines = [line for line in c.log_text().splitlines() if 'ws-missing.png' in line]
+            t.check(any('wallpaper for output *, workspace charlie' in line and missing in line
+                        for line in lines),
+                    'labwc logs the file it cannot show and the workspace', '\n'.join(lines[-3:]))
+            press('F9')
+            shows(OUT, 'charlie', None, '*', None, error=("'charlie'", missing))
+            picture(OUT, expect_solid, 'ws-bad-file-falls-back')
+
+        with t.case("a workspace's wallpaper removed"):
+            press('F7')
+            shows(OUT, 'alpha', alpha_png, '*', 'alpha', error=None)
+            write(rc_path, rc_xml(wallpapers(alpha=None, beta='bravo'),
+                                  desktops_xml('alpha', 'bravo')))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            v = shows(OUT, 'alpha', None, '*', None, error=None)
+            if v:
+                t.check(set(v.get('workspaces') or {}) == {'bravo'},
+                        "alpha's setting is gone (`veil workspace alpha off`), bravo's stays",
+                        json.dumps(v.get('workspaces')))
+            picture(OUT, expect_solid, 'ws-removed')
+            press('F8')
+            shows(OUT, 'bravo', beta_png, OUT, 'bravo', error=None)
+            picture(OUT, expect_beta, 'ws-removed-bravo-stays')
+
+        c.stop('exit')
+
+
+def atomicity(t, labwc, veilctl, tools, sanitized):
+    """
+    A wallpaper per workspace, frame by frame (tests/integration/wslib.py): rc.xml names three
+    workspaces, 1, 2 and 3, each with a <wallpaper workspace=""> picture of its own colour, and
+    places windows in the middle of the output; each gets a window of its own colour
+    (solid-window). 20 switches with the GoToDesktop keys (F7, F8, F9, pressed by wtype) are
+    recorded frame by frame (tests/tools/frame-record, labwc's wlr-screencopy): no frame may
+    show one workspace's window over another's picture, or over none. The recorder's own check
+    first; a control after (the workspace wallpapers taken off with veilctl, the output's set
+    with veilctl after each switch: the count must see mixed frames).
+    """
+    wtype = shutil.which('wtype')
+    with t.case('atomicity: setup'):
+        missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
+                   not os.access(v, os.X_OK)]
+        if not t.check(not missing, 'frame-record and solid-window are built',
+                       ', '.join(missing) + ' (meson passes --frame-record, --solid-window)'):
+            return
+        if not t.check(wtype, 'wtype is installed (it presses the keys of GoToDesktop)'):
+            return
+    pictures = wslib.make_pictures(t.media, (W, H))
+    outdir = t.path('ws-atomic')
+    home = os.path.join(outdir, 'home')
+    os.makedirs(home)
+    cfgdir = os.path.join(outdir, 'labwc-config')
+    os.makedirs(cfgdir)
+    wallpapers = '\n'.join(f'    <wallpaper output="*" workspace="{ws}" mode="fill">'
+                           f'{pictures[ws]}</wallpaper>' for ws in wslib.WORKSPACES)
+    write(os.path.join(cfgdir, 'rc.xml'), rc_xml(
+        wallpapers, desktops_xml(*wslib.WORKSPACES),
+        '  <placement><policy>center</policy></placement>\n'))
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=sanitizer_env(t, sanitized),
+               name='labwc-ws-atomic') as c:
+        driver = wslib.KeyDriver(c, dict(zip(wslib.WORKSPACES, ('F7', 'F8', 'F9'))), wtype)
+        wslib.atomicity(t, c, tools, pictures, outdir, driver=driver, label='atomicity: ')
+        c.stop('exit')
+
+
 def main():
     parser = argparse.ArgumentParser(description='the labwc patch series, built and driven')
     parser.add_argument('--series', required=True, help='examples/labwc')
@@ -767,6 +1043,8 @@ def main():
     parser.add_argument('--sources', required=True,
                         help=f'a directory that holds {TARBALL} (../shared/sources)')
     parser.add_argument('--sanitize', default='none', help="meson's b_sanitize")
+    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
+    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -786,6 +1064,9 @@ def main():
         t.check(os.access(veilctl, os.X_OK), f'veilctl is built ({veilctl})')
         check_links_this_veil(t, labwc, args.veil_build)
     drive(t, labwc, veilctl, sanitized)
+    workspaces(t, labwc, veilctl, sanitized)
+    atomicity(t, labwc, veilctl, {'frame-record': args.frame_record,
+                                  'solid-window': args.solid_window}, sanitized)
     without_veil(t, labwc, veilctl, sanitized)
     renderer_loss(t, labwc, veilctl, sanitized)
     say(f'# the labwc suite took {time.monotonic() - started:.0f} s')

@@ -28,6 +28,10 @@ The sway patch series (examples/sway/) built and driven for real.
    have one). sway makes a new renderer and gives it to veil; the video on one output restarts
    with a new pipeline and plays on, the still on another keeps its exact picture, both
    settings stay.
+8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/integration/wslib.py,
+   tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
+   and a picture each, no recorded frame may show one workspace's window over another's
+   picture or over none; the recorder's own check first, a control after.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -50,6 +54,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+import wslib  # noqa: E402
 from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
@@ -178,6 +183,8 @@ def main():
     parser.add_argument('--sanitize', default='', help="meson's b_sanitize of veil's build")
     parser.add_argument('--sources', default='',
                         help=f'a directory that may hold {SWAY_TARBALL} (../shared/sources)')
+    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
+    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
     args = parser.parse_args()
 
     outdir = os.path.abspath(args.outdir)
@@ -201,7 +208,8 @@ def main():
     t = vt.Test('sway')
     for name in os.listdir(logs):
         shutil.copy(os.path.join(logs, name), t.path(name))
-    drive(t, sway, swaymsg_built, sanitized=bool(sanitizers(args.sanitize)))
+    tools = {'frame-record': args.frame_record, 'solid-window': args.solid_window}
+    drive(t, sway, swaymsg_built, tools, sanitized=bool(sanitizers(args.sanitize)))
     t.finish()
 
 
@@ -221,7 +229,7 @@ def rss_kib(pid):
     return 0
 
 
-def drive(t, sway, swaymsg_built, sanitized):
+def drive(t, sway, swaymsg_built, tools, sanitized):
     media = t.media
     cfg_png, img_png, clip = cm.make_media(media)
 
@@ -398,6 +406,7 @@ def drive(t, sway, swaymsg_built, sanitized):
     logs.append(later_outputs(t, env))
     logs.append(without_veil(t, sway, env, img_png, sanitized))
     logs.append(renderer_loss(t, env, clip, img_png, expect_clip, sanitized))
+    logs.append(atomicity(t, env, tools))
 
     if sanitized:
         reports = []
@@ -957,6 +966,33 @@ def workspaces(t, c, img_png, expect_img):
     t.check(v.get('setting') == OUT and 'one' not in (v.get('workspaces') or {}),
             "off: workspace one shows the output's own wallpaper", json.dumps(v))
     t.compare(c.settled_screenshot(OUT), expect_img, 'ws-off-output-own', **SCALED)
+
+
+def atomicity(t, env, tools):
+    """
+    A wallpaper per workspace, frame by frame, in a sway of its own (its config floats the
+    windows, centred): three workspaces with a window and a picture each (`workspace <n> veil`),
+    every frame recorded across 20 switches (`workspace <n>` over sway's IPC) must show the
+    shown workspace's window over its own picture; the recorder first shows that it sees every
+    frame, and a control (the output's wallpaper set after each switch, as a client would) that
+    the count sees a switch that is not atomic. tests/integration/wslib.py says how.
+    """
+    with t.case('atomicity: setup'):
+        missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
+                   not os.access(v, os.X_OK)]
+        if not t.check(not missing, 'frame-record and solid-window are built',
+                       ', '.join(missing) + ' (meson passes --frame-record, --solid-window)'):
+            return None
+    pictures = wslib.make_pictures(t.media, (W, H))
+    outdir = t.path('ws-atomic')
+    os.makedirs(outdir, exist_ok=True)
+    config = wslib.sway_config(os.path.join(outdir, 'config'))
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-ws-atomic')
+    with c:
+        wslib.atomicity(t, c, tools, pictures, outdir, label='atomicity: ')
+        with t.case('sway-ws-atomic exit'):
+            c.stop('exit')
+    return c.log_path
 
 
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
