@@ -55,13 +55,6 @@ void veil_setting_remove(struct veil_setting *setting) {
 	veil_setting_unref(setting);
 }
 
-/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
-struct veil_transition_default {
-	struct wl_list link; /* veil_scene.transition_defaults */
-	char *name; /* an output name or "*" */
-	struct veil_transition_spec spec;
-};
-
 static struct veil_transition_default *find_default(struct veil_scene *scene,
 		const char *name) {
 	struct veil_transition_default *dflt;
@@ -809,6 +802,9 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	if (scene != NULL && scene->display != NULL && output_name != NULL) {
+		veil_state_supersede(scene, output_name, cmd);
+	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
 	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
 		/* Which setting failed: the workspace keeps what it had (or the output's). */

@@ -62,6 +62,13 @@ struct veil_setting {
 	bool failed;
 };
 
+/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
+struct veil_transition_default {
+	struct wl_list link; /* veil_scene.transition_defaults */
+	char *name; /* an output name or "*" */
+	struct veil_transition_spec spec;
+};
+
 struct veil_scene {
 	pthread_t thread; /* the compositor's: every public function runs on it */
 	struct wl_display *display;

@@ -306,6 +306,10 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_string("battery") : json_object_new_boolean(false));
 		json_object_object_add(obj, "fps", state.source->fps > 0 ?
 			json_object_new_int(state.source->fps) : NULL);
+		/* A video's place in its stream (the frame shown), null while unknown or a still. */
+		int64_t position = veil_source_get_position_ms(state.source);
+		json_object_object_add(obj, "position_ms", position >= 0 ?
+			json_object_new_int64(position) : NULL);
 		json_object_object_add(obj, "source", source_status(&state));
 	}
 	json_object_object_add(obj, "palette", palette_status(&state));

@@ -220,6 +220,16 @@ void veil_source_set_fps(struct veil_source *source, int fps) {
 	}
 }
 
+int64_t veil_source_get_position_ms(struct veil_source *source) {
+	return source->impl->get_position_ms != NULL ? source->impl->get_position_ms(source) : -1;
+}
+
+void veil_source_seek(struct veil_source *source, int64_t ms) {
+	if (ms >= 0 && source->impl->seek != NULL) {
+		source->impl->seek(source, ms);
+	}
+}
+
 void veil_source_add_owed(struct veil_source *source, int delta) {
 	bool was = source->owed > 0;
 	source->owed += delta;

@@ -357,7 +357,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 ||
 			reply.delay_ms < 0 || nfds > 1 || (reply.memory != 0 && nfds != 0) ||
 			reply.memory < 0 || reply.memory > 1 || !veil_colour_space_valid(reply.matrix,
-			reply.full_range, reply.transfer, reply.primaries))) {
+			reply.full_range, reply.transfer, reply.primaries) || reply.position_ms < -1)) {
 		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
 			"%d ms, %d descriptors)", reply.index, reply.loops, reply.delay_ms, nfds);
 		ret = -EPROTO;
@@ -381,6 +381,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 		frame->loops = reply.loops;
 		frame->copies = reply.copies;
 		frame->duration_ms = reply.delay_ms;
+		frame->position_ms = reply.position_ms;
 		copy_field(frame->elements, sizeof(frame->elements), reply.message,
 			sizeof(reply.message));
 	}
