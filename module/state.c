@@ -304,6 +304,8 @@ static int write_all(int fd, const char *data, size_t len) {
 	return 0;
 }
 
+static void add_verdicts(struct json_object *root);
+
 static void write_run(struct veil_job *job) {
 	struct write_job *w = wl_container_of(job, w, job);
 	add_identities(w->root);
@@ -359,6 +361,8 @@ static void write_run(struct veil_job *job) {
 		}
 		close(dfd);
 	}
+	/* What a later restore (a configuration read again) reads, as if from the file. */
+	add_verdicts(w->root);
 
 out:
 	free(tmp);
@@ -396,6 +400,14 @@ static void write_done(struct veil_job *job) {
 		state->last_text = NULL;
 	}
 	state->failing = w->err != 0;
+	if (w->err == 0) {
+		/*
+		 * A restore from now on (sway's reload, labwc's reconfigure) brings back what was
+		 * written last, not what the file said at start.
+		 */
+		json_object_put(state->loaded);
+		state->loaded = json_object_get(w->root);
+	}
 	write_free(w);
 	if (state->dirty) {
 		arm(state);
@@ -514,6 +526,25 @@ static void add_verdict(struct json_object *entry) {
 	}
 }
 
+/* Each entry's verdict: whether its file is still what the state says. */
+static void add_verdicts(struct json_object *root) {
+	struct json_object *outputs, *workspaces;
+	json_object_object_get_ex(root, "outputs", &outputs);
+	json_object_object_foreach(outputs, name, entry) {
+		(void)name;
+		add_verdict(entry);
+	}
+	if (json_object_object_get_ex(root, "workspaces", &workspaces)) {
+		json_object_object_foreach(workspaces, owner, spaces) {
+			(void)owner;
+			json_object_object_foreach(spaces, ws, ws_entry) {
+				(void)ws;
+				add_verdict(ws_entry);
+			}
+		}
+	}
+}
+
 /*
  * The temporary files of writes that a crash cut short (<name>.XXXXXX, mkostemp's): no write
  * runs yet, so any there is left over.
@@ -593,21 +624,7 @@ static void read_run(struct veil_job *job) {
 	if (r->root == NULL) {
 		goto out;
 	}
-	struct json_object *outputs, *workspaces;
-	json_object_object_get_ex(r->root, "outputs", &outputs);
-	json_object_object_foreach(outputs, name, entry) {
-		(void)name;
-		add_verdict(entry);
-	}
-	if (json_object_object_get_ex(r->root, "workspaces", &workspaces)) {
-		json_object_object_foreach(workspaces, owner, spaces) {
-			(void)owner;
-			json_object_object_foreach(spaces, ws, ws_entry) {
-				(void)ws;
-				add_verdict(ws_entry);
-			}
-		}
-	}
+	add_verdicts(r->root);
 
 out:
 	free(text);

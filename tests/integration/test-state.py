@@ -156,6 +156,14 @@ with t.compositor(outputs=1, env=ENV, name='restored', config=config(RESTORE)) a
         t.check(ok, 'a', err)
         c.wait_until(lambda: (entry(read_state()).get('file') or {}).get('path') == pic_a,
                      'the state names a')
+    with t.case('restore again (a configuration read again) brings back the latest, a'):
+        # sway's reload and labwc's reconfigure run the configuration's restore once more:
+        # what was set since the start (a), not what the file said then (b).
+        ok, err = c.msg(RESTORE)
+        t.check(ok, 'restore', err)
+        v = c.wait_veil(OUT, 'shown', file=pic_a)
+        t.check(v.get('restored') is True, 'the status says restored', str(v))
+        screen_is(c, A, 'restored-again-a')
         c.stop()
 
 with t.compositor(outputs=1, env=ENV, name='restored-a', config=config(RESTORE)) as c:
