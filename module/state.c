@@ -269,13 +269,13 @@ static void add_identity(struct json_object *entry) {
 	}
 }
 
-/* Each remembered file's identity, the outputs' and the workspaces'. */
-static void add_identities(struct json_object *root) {
+/* Runs fn on every remembered setting: the outputs' and the workspaces'. */
+static void each_entry(struct json_object *root, void (*fn)(struct json_object *entry)) {
 	struct json_object *outputs, *workspaces;
 	if (json_object_object_get_ex(root, "outputs", &outputs)) {
 		json_object_object_foreach(outputs, name, entry) {
 			(void)name;
-			add_identity(entry);
+			fn(entry);
 		}
 	}
 	if (json_object_object_get_ex(root, "workspaces", &workspaces)) {
@@ -283,7 +283,7 @@ static void add_identities(struct json_object *root) {
 			(void)owner;
 			json_object_object_foreach(spaces, ws, entry) {
 				(void)ws;
-				add_identity(entry);
+				fn(entry);
 			}
 		}
 	}
@@ -304,11 +304,11 @@ static int write_all(int fd, const char *data, size_t len) {
 	return 0;
 }
 
-static void add_verdicts(struct json_object *root);
+static void add_verdict(struct json_object *entry);
 
 static void write_run(struct veil_job *job) {
 	struct write_job *w = wl_container_of(job, w, job);
-	add_identities(w->root);
+	each_entry(w->root, add_identity);
 	const char *text = json_object_to_json_string_ext(w->root, JSON_C_TO_STRING_PRETTY |
 		JSON_C_TO_STRING_NOSLASHESCAPE);
 	size_t len = strlen(text);
@@ -362,7 +362,7 @@ static void write_run(struct veil_job *job) {
 		close(dfd);
 	}
 	/* What a later restore (a configuration read again) reads, as if from the file. */
-	add_verdicts(w->root);
+	each_entry(w->root, add_verdict);
 
 out:
 	free(tmp);
@@ -526,24 +526,6 @@ static void add_verdict(struct json_object *entry) {
 	}
 }
 
-/* Each entry's verdict: whether its file is still what the state says. */
-static void add_verdicts(struct json_object *root) {
-	struct json_object *outputs, *workspaces;
-	json_object_object_get_ex(root, "outputs", &outputs);
-	json_object_object_foreach(outputs, name, entry) {
-		(void)name;
-		add_verdict(entry);
-	}
-	if (json_object_object_get_ex(root, "workspaces", &workspaces)) {
-		json_object_object_foreach(workspaces, owner, spaces) {
-			(void)owner;
-			json_object_object_foreach(spaces, ws, ws_entry) {
-				(void)ws;
-				add_verdict(ws_entry);
-			}
-		}
-	}
-}
 
 /*
  * The temporary files of writes that a crash cut short (<name>.XXXXXX, mkostemp's): no write
@@ -624,7 +606,7 @@ static void read_run(struct veil_job *job) {
 	if (r->root == NULL) {
 		goto out;
 	}
-	add_verdicts(r->root);
+	each_entry(r->root, add_verdict);
 
 out:
 	free(text);
