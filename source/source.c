@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ void veil_source_init(struct veil_source *source, const struct veil_source_impl 
 struct veil_palette_job {
 	struct veil_job base;
 	struct veil_source *source; /* NULL once the source is gone */
+	/* Set with source = NULL, read by the worker: nobody wants the palette any more. */
+	atomic_bool gone;
 	struct veil_frame_read read;
 	struct veil_palette palette;
 	char *message; /* why there is none */
@@ -54,6 +57,10 @@ struct veil_palette_job {
 
 static void palette_job_run(struct veil_job *base) {
 	struct veil_palette_job *job = wl_container_of(base, job, base);
+	if (atomic_load(&job->gone)) {
+		/* A wallpaper replaced before its turn (a storm of commands): no work for it. */
+		return;
+	}
 	struct veil_image small;
 	if (veil_frame_read_sample(&job->read, VEIL_PALETTE_SAMPLE, VEIL_PALETTE_SAMPLE, &small,
 			&job->message) < 0) {
@@ -166,6 +173,7 @@ void veil_source_unref(struct veil_source *source) {
 	wl_list_remove(&source->link);
 	if (source->palette_job != NULL) {
 		source->palette_job->source = NULL;
+		atomic_store(&source->palette_job->gone, true);
 	}
 	wlr_buffer_unlock(source->frame);
 	source->frame = NULL;

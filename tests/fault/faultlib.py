@@ -95,8 +95,13 @@ class Bounded:
         vt._say(f'   {what}: start {self._fmt(self.start)}')
 
     def sample(self):
-        return {'rss_kb': rss_kb(self.pid), 'fds': fd_count(self.pid),
-                'threads': thread_count(self.pid)}
+        # Descriptors: the fewest over a second. A helper being reaped or a job finishing
+        # holds one for a moment after a round; a leak holds it for good.
+        fds = fd_count(self.pid)
+        for _ in range(10):
+            time.sleep(0.1)
+            fds = min(fds, fd_count(self.pid))
+        return {'rss_kb': rss_kb(self.pid), 'fds': fds, 'threads': thread_count(self.pid)}
 
     @staticmethod
     def _fmt(s):

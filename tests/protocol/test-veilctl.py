@@ -176,9 +176,11 @@ with t.compositor(outputs=2) as c:
         t.check(not (c.screenshot(OUT2) == a).all(), 'resumed: the picture moves')
 
     with t.case('status --watch: a description per change, none per frame'):
+        # Unbuffered: select() sees the pipe, and a line already read into Python's buffer
+        # (two descriptions that came together) would wait there unseen.
         watch = subprocess.Popen([VEILCTL, 'status', '--watch', '--json'], env=c.client_env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL)
+                                 stdin=subprocess.DEVNULL, bufsize=0)
         lines = []
 
         def read_line(what):
@@ -210,7 +212,8 @@ with t.compositor(outputs=2) as c:
             return not r
 
         try:
-            first = read_line('the start')
+            # The video's palette (from its first frame) may come after the first line.
+            first = read_until('the start', lambda d: d[OUT2].get('palette'))
             t.check(first[OUT2]['kind'] == 'video', 'the first description', str(first))
             t.check(quiet(1.0), 'a playing video sends no descriptions')
             ok, err = c.msg(f'output {OUT2} veil {vt.quote(other_png)} center')
@@ -218,11 +221,13 @@ with t.compositor(outputs=2) as c:
             d = read_until('a swaymsg command', lambda d: d[OUT2].get('file') == other_png)
             t.check(d[OUT2]['file'] == other_png and d[OUT2]['mode'] == 'center',
                     'a command through the compositor\'s IPC is described', str(d[OUT2]))
+            # A picture's palette comes a moment after it shows (a worker computes it): one
+            # description more, for that change. The next ones are read until they come.
             expect_ok(c, 'set', '-o', OUT2, '#00ff00', 'solid_color')
-            d = read_line('a veilctl command')
+            d = read_until('a veilctl command', lambda d: d[OUT2]['kind'] == 'color')
             t.check(d[OUT2]['kind'] == 'color', 'a veilctl command is described', str(d[OUT2]))
             rc, _, _ = ctl(c, 'set', text)
-            d = read_line('a failed command')
+            d = read_until('a failed command', lambda d: d[OUT1]['error'] and d[OUT2]['error'])
             t.check(rc == 2 and d[OUT1]['error'] and d[OUT2]['error'],
                     'a failure is described with its error', str(d))
             expect_ok(c, 'set', '-o', OUT1, good_png, 'fill')
