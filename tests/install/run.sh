@@ -88,9 +88,14 @@ else
 	fail "tiny-compositor compiles with pkg-config's flags alone"
 	finish
 fi
-check "tiny-compositor loads the installed libveil" \
-	eval 'LD_LIBRARY_PATH="$libdir" ldd "$work/tiny-compositor" |
-		grep -q "libveil.so.0 => $libdir/libveil.so.0"'
+# ldd's whole output first: grep -q would stop reading at the match and, under pipefail, ldd's
+# SIGPIPE on its next line would fail the check (it did once libveil linked one more library).
+loads_installed() {
+	local out
+	out=$(LD_LIBRARY_PATH="$libdir" ldd "$1") && grep -q "libveil.so.0 => $libdir/libveil.so.0" \
+		<<<"$out"
+}
+check "tiny-compositor loads the installed libveil" loads_installed "$work/tiny-compositor"
 
 # A 64x48 PNG of #3366cc and a Y4M video of one grey level (Y 150: 156 once converted).
 python3 - "$work/still.png" "$work/grey.y4m" <<'PY'
@@ -151,8 +156,7 @@ elif timed sway_build; then
 			! grep -q -e "$src/include" -e "$work/build" -e "meson-uninstalled" \
 				"$work/sway-build/build.ninja"'
 	swaybin=$work/sway-build/sway/sway
-	check "sway loads the installed libveil" eval 'LD_LIBRARY_PATH="$libdir" ldd "$swaybin" |
-		grep -q "libveil.so.0 => $libdir/libveil.so.0"'
+	check "sway loads the installed libveil" loads_installed "$swaybin"
 	export XDG_RUNTIME_DIR=$work/runtime
 	mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
 	printf 'output * veil %s fill\n' "$work/still.png" >"$work/sway-good.conf"
