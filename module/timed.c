@@ -122,6 +122,14 @@ static void set_error(struct veil_timed_show *show, const char *error) {
 	veil_scene_changed(show->scene);
 }
 
+/* A failure of one of the show's pictures: said in the log and on the show's outputs. */
+static void fail(struct veil_timed_show *show, const char *why) {
+	char *said = veil_message("'%s': %s", show->path, why);
+	wlr_log(WLR_ERROR, "veil: timed %s: %s", show->name, said != NULL ? said : "");
+	set_error(show, said);
+	free(said);
+}
+
 static void release(struct held *held) {
 	if (held->source != NULL) {
 		wl_list_remove(&held->frame.link);
@@ -176,11 +184,7 @@ static bool hold(struct veil_timed_show *show, struct held *held, const char *pa
 	struct veil_source *source = veil_source_open(&show->scene->ctx, path, full_size(show),
 		&err, &message);
 	if (source == NULL) {
-		char *said = veil_message("'%s': %s", show->path,
-			message != NULL ? message : "out of memory");
-		wlr_log(WLR_ERROR, "veil: timed %s: %s", show->name, said != NULL ? said : "");
-		set_error(show, said);
-		free(said);
+		fail(show, message != NULL ? message : "out of memory");
 		free(message);
 		return false;
 	}
@@ -198,10 +202,7 @@ static bool ready(struct veil_timed_show *show, struct held *held, bool *failed)
 		return true;
 	}
 	if (held->source->error != NULL) {
-		char *said = veil_message("'%s': %s", show->path, held->source->error);
-		wlr_log(WLR_ERROR, "veil: timed %s: %s", show->name, said != NULL ? said : "");
-		set_error(show, said);
-		free(said);
+		fail(show, held->source->error);
 		*failed = true;
 		return false;
 	}
@@ -235,11 +236,7 @@ static bool set_picture(struct veil_timed_show *show, const char *path,
 	char *message = NULL;
 	int ret = veil_scene_run(show->scene, show->name, &cmd, -1, NULL, &message);
 	if (ret < 0) {
-		char *said = veil_message("'%s': %s", show->path,
-			message != NULL ? message : "failed");
-		wlr_log(WLR_ERROR, "veil: timed %s: %s", show->name, said != NULL ? said : "");
-		set_error(show, said);
-		free(said);
+		fail(show, message != NULL ? message : "failed");
 		free(message);
 		return false;
 	}
