@@ -117,8 +117,10 @@ static const char *check_setting(struct json_object *entry) {
 			!is_type(entry, "span", json_type_boolean) ||
 			!is_type(entry, "loopfade_ms", json_type_int) ||
 			!is_type(entry, "paused", json_type_boolean) ||
-			!is_type(entry, "dark", json_type_string)) {
-		return "a setting's off, mode, color, span, loopfade_ms, paused or dark of the wrong type";
+			!is_type(entry, "dark", json_type_string) ||
+			!is_type(entry, "filter", json_type_string)) {
+		return "a setting's off, mode, color, span, loopfade_ms, paused, dark or filter of the "
+			"wrong type";
 	}
 	const char *why = NULL;
 	if (json_object_object_get_ex(entry, "file", &member)) {
@@ -309,6 +311,11 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 		if (loopfade != 0) {
 			add(&w, "loopfade");
 			add_number(&w, loopfade, "");
+		}
+		/* Checked by veil_command_parse() with the other words. */
+		if (get_string(entry, "filter") != NULL) {
+			add(&w, "filter");
+			add(&w, get_string(entry, "filter"));
 		}
 		if (get_bool(entry, "span")) {
 			add(&w, "span");
