@@ -42,7 +42,8 @@ int veil_serve_receive(int sock, uint32_t ops, struct veil_wire_request *request
 		request->op == VEIL_WIRE_MEMORY && request->memory >= 0 ? 1 : 0;
 	if (!known || nfds != expected || request->magic != VEIL_WIRE_MAGIC ||
 			request->version != VEIL_WIRE_VERSION ||
-			request->n_released > VEIL_WIRE_RELEASED) {
+			request->n_released > VEIL_WIRE_RELEASED ||
+			(request->seek != 0 && (request->seek != 1 || request->seek_ms < 0))) {
 		veil_wire_close(fds, &nfds);
 		return -EPROTO;
 	}

@@ -93,6 +93,8 @@ static int handle_message(struct veil_served_video *v, GstMessage *msg, char **m
 			/* Prerolled: every loop from now on is a segment seek, where it can be. */
 			v->prerolled = true;
 			veil_player_start_looping(&v->player);
+			/* A position asked for with the file, or before the preroll. */
+			veil_served_video_apply_requests(v);
 		}
 		return 0;
 	case GST_MESSAGE_SEGMENT_DONE:
@@ -154,6 +156,8 @@ static char *dmabuf_caps(const struct veil_wire_request *request) {
 static void init_video(struct veil_served_video *v, int sock) {
 	v->sock = sock;
 	v->last_pts = GST_CLOCK_TIME_NONE;
+	v->want_seek_ms = -1;
+	v->seek_preroll_ms = -1;
 	pthread_mutex_init(&v->lock, NULL);
 	pthread_mutex_init(&v->ask_lock, NULL);
 	pthread_condattr_t attr;
@@ -170,6 +174,9 @@ int veil_serve_video(int sock, const struct veil_wire_request *request, int fd) 
 	int ret = v != NULL ? 0 : -ENOMEM;
 	if (v != NULL) {
 		init_video(v, sock);
+		if (request->seek != 0) {
+			v->want_seek_ms = request->seek_ms;
+		}
 	}
 	/* The registry and the plugins are read before the sandbox, as for a still. */
 	if (ret == 0) {

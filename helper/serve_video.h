@@ -71,6 +71,8 @@ struct veil_served_video {
 	/* Play or pause, as the compositor last asked: the main thread's to apply. */
 	bool want_playing;
 	bool want_waiting; /* a message on the bus says it changed */
+	/* A position to go on from (ms), -1 for none: the main thread's to apply once prerolled. */
+	int64_t want_seek_ms;
 	bool ended; /* the compositor closed its end */
 	bool unread; /* the reader is gone (ended, or a malformed request): no answer will come */
 	/* The compositor's dmabufs: their descriptors by index (slot), and one asked for. */
@@ -80,6 +82,13 @@ struct veil_served_video {
 	int answer; /* a descriptor, or a negative errno; -EINPROGRESS until the compositor answers */
 	pthread_cond_t answered;
 	GstBufferPool *pool; /* a reference: the remote pool offered last, for copies */
+
+	/*
+	 * The position of a seek under way (atomic, ms), -1 for none: its preroll is sent, as the
+	 * first one is (other prerolls are frames played again, or of a seek it replaced). Set by
+	 * the main thread before the seek, cleared by the streaming thread that sends the frame.
+	 */
+	int64_t seek_preroll_ms;
 
 	/* appsink's streaming thread. */
 	bool sent_first;

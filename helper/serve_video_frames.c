@@ -18,6 +18,7 @@
 #include "helper/remote_allocator.h"
 #include "helper/serve.h"
 #include "helper/serve_video.h"
+#include "decode/video/colour_space.h"
 #include "decode/video/elements.h"
 #include "util/message.h"
 
@@ -245,9 +246,12 @@ static int place_in_memory(struct veil_served_video *v, GstBuffer *buffer, const
 	}
 	reply->memory = 1;
 	reply->stride = reply->strides[0];
-	reply->matrix = info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? 1 :
-		info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ? 2 : 0;
-	reply->full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+	struct veil_colour_space space;
+	veil_colour_space_from_info(info, &space);
+	reply->matrix = (int32_t)space.matrix;
+	reply->full_range = space.full_range;
+	reply->transfer = (int32_t)space.transfer;
+	reply->primaries = (int32_t)space.primaries;
 	v->slots[id] = (struct veil_served_slot){
 		.buffer = gst_buffer_ref(buffer),
 		.fd = -1,
@@ -421,6 +425,8 @@ static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample)
 		.delay_ms = frame_duration_ms(buffer, &info),
 		.loops = v->loops,
 	};
+	int64_t position = veil_player_sample_position_ms(sample);
+	reply.position_ms = position > INT32_MAX ? INT32_MAX : (int32_t)position;
 	int fd;
 	bool close_fd;
 	int id = place(v, buffer, caps, &info, &reply, &fd, &close_fd);
@@ -464,14 +470,27 @@ GstFlowReturn veil_served_video_new_sample(GstAppSink *sink, gpointer data) {
 	return ret;
 }
 
-/* Only the first preroll is sent (at once, played or not); later ones are played again. */
+/* A frame this much before a position sought is the one there (a frame lasts less). */
+#define SEEK_SLACK_MS 500
+
+/*
+ * The first preroll is sent (at once, played or not), and the one after a seek to a position
+ * (a paused video shows it); later ones are played again.
+ */
 GstFlowReturn veil_served_video_new_preroll(GstAppSink *sink, gpointer data) {
 	struct veil_served_video *v = data;
 	GstSample *sample = gst_app_sink_pull_preroll(sink);
 	if (sample == NULL) {
 		return GST_FLOW_OK;
 	}
-	GstFlowReturn ret = v->sent_first ? GST_FLOW_OK : send_sample(v, sample);
+	/* Not a preroll of the seek to 0 that arms looping, which may come just before. */
+	int64_t target = __atomic_load_n(&v->seek_preroll_ms, __ATOMIC_ACQUIRE);
+	int64_t position = veil_player_sample_position_ms(sample);
+	bool wanted = target >= 0 && (position < 0 || position + SEEK_SLACK_MS >= target);
+	if (wanted) {
+		__atomic_store_n(&v->seek_preroll_ms, -1, __ATOMIC_RELEASE);
+	}
+	GstFlowReturn ret = !v->sent_first || wanted ? send_sample(v, sample) : GST_FLOW_OK;
 	gst_sample_unref(sample);
 	return ret;
 }

@@ -38,8 +38,11 @@ static void take_request(struct veil_served_video *v, const struct veil_wire_req
 	veil_video_rate_set_fps(&v->player.rate,
 		request->fps > 0 && request->fps <= 1000 ? request->fps : 0);
 	bool playing = request->playing != 0;
-	bool wake = playing != v->want_playing && !v->want_waiting;
+	bool wake = (playing != v->want_playing || request->seek != 0) && !v->want_waiting;
 	v->want_playing = playing;
+	if (request->seek != 0) {
+		v->want_seek_ms = request->seek_ms;
+	}
 	v->want_waiting = v->want_waiting || wake;
 	pthread_mutex_unlock(&v->lock);
 	/* Back to the pool, outside the lock: a streaming thread may wait for one. */
@@ -56,7 +59,19 @@ void veil_served_video_apply_requests(struct veil_served_video *v) {
 	pthread_mutex_lock(&v->lock);
 	v->want_waiting = false;
 	bool playing = v->want_playing;
+	/* A seek waits for the preroll: looping is armed then (serve_video.c), and it goes after. */
+	int64_t seek_ms = v->prerolled ? v->want_seek_ms : -1;
+	if (seek_ms >= 0) {
+		v->want_seek_ms = -1;
+	}
 	pthread_mutex_unlock(&v->lock);
+	if (seek_ms >= 0) {
+		/* The frame there is sent even while paused: its preroll. */
+		__atomic_store_n(&v->seek_preroll_ms, seek_ms, __ATOMIC_RELEASE);
+		if (!veil_player_seek(&v->player, seek_ms)) {
+			__atomic_store_n(&v->seek_preroll_ms, -1, __ATOMIC_RELEASE);
+		}
+	}
 	if (playing != v->playing) {
 		v->playing = playing;
 		gst_element_set_state(v->player.pipeline, playing ? GST_STATE_PLAYING : GST_STATE_PAUSED);

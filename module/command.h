@@ -103,7 +103,19 @@ struct veil_transition_spec {
 	 * side the switch goes to (module/workspace.c).
 	 */
 	bool side_given;
+	/*
+	 * Never set by the parser: the transition began this long ago (a timed slideshow joined
+	 * during one of its fades, module/timed.c); it starts that far in.
+	 */
+	int skip_ms;
 };
+
+/*
+ * A transition longer than this (a timed slideshow's, never the parser's) moves in 256 steps,
+ * each only when it is due: a finer step would change no pixel, and the compositor sleeps
+ * between them (module/transition.c).
+ */
+#define VEIL_TRANSITION_STEPPED_MS 12800
 
 /* `loopfade <ms>`: at most this long. */
 #define VEIL_LOOPFADE_MAX_MS 10000

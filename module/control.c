@@ -16,10 +16,11 @@
 #include "module/command.h"
 #include "module/control.h"
 #include "module/scene.h"
+#include "module/snapshot.h"
 #include "util/message.h"
 #include "veil-control-unstable-v1-protocol.h"
 
-#define CONTROL_VERSION 2
+#define CONTROL_VERSION 3
 
 /*
  * The longest string put in an event. libwayland refuses messages over 4096 bytes by closing
@@ -575,6 +576,33 @@ static void manager_handle_run(struct wl_client *client, struct wl_resource *man
 	free(message);
 }
 
+static void manager_handle_snapshot(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id, const char *output,
+		uint32_t max_width, uint32_t max_height) {
+	struct veil_control *control = control_from_manager(manager_resource);
+	struct wl_resource *resource = veil_snapshot_resource_create(client,
+		wl_resource_get_version(manager_resource), id);
+	if (resource == NULL) {
+		return;
+	}
+	if (control == NULL) {
+		veil_snapshot_fail(resource, ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE,
+			"The compositor no longer draws wallpapers with veil");
+		return;
+	}
+	if (!client_allowed(control, client)) {
+		veil_snapshot_fail(resource, ZVEIL_CONTROL_RESULT_V1_REASON_DENIED,
+			"The compositor does not let this program see its wallpapers");
+		return;
+	}
+	if (output != NULL && output[0] == '\0') {
+		veil_snapshot_fail(resource, ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT,
+			"The output name is empty: name an output, or leave it out for the only one");
+		return;
+	}
+	veil_snapshot_start(control->scene, resource, output, max_width, max_height);
+}
+
 static void manager_handle_destroy(struct wl_client *client, struct wl_resource *resource) {
 	wl_resource_destroy(resource);
 }
@@ -589,6 +617,7 @@ static const struct zveil_control_manager_v1_interface manager_impl = {
 	.get_status = manager_handle_get_status,
 	.set_media = manager_handle_set_media,
 	.run = manager_handle_run,
+	.snapshot = manager_handle_snapshot,
 };
 
 static void manager_handle_resource_destroy(struct wl_resource *resource) {

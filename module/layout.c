@@ -170,12 +170,12 @@ static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_b
 }
 
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame) {
-	enum veil_yuv_matrix matrix;
-	bool full_range;
-	if (veil_sample_buffer_get_yuv(frame, &matrix, &full_range) ||
-			veil_dmabuf_buffer_get_yuv(frame, &matrix, &full_range)) {
-		veil_compat_set_yuv(buffer, matrix, full_range);
-	}
+	struct veil_colour_space space;
+	bool yuv = false;
+	bool video = veil_sample_buffer_get_colour_space(frame, &space, &yuv) ||
+		veil_dmabuf_buffer_get_colour_space(frame, &space, &yuv);
+	/* A still (or a video converted to RGB on its way) is sRGB: the node may have been HDR. */
+	veil_compat_set_colour_space(buffer, video ? &space : NULL, yuv);
 	wlr_scene_buffer_set_buffer_with_damage(buffer, frame, NULL);
 }
 

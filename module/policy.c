@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 #include <wlr/types/wlr_output.h>
 #include <veil/veil.h>
 #include "module/command.h"
@@ -187,4 +188,30 @@ void veil_scene_set_on_battery(struct veil_scene *scene, bool on_battery) {
 		return;
 	}
 	veil_power_set_on_battery(scene->power, on_battery);
+}
+
+struct json_object *veil_policy_state(struct veil_scene *scene) {
+	static const char *const actions[] = {
+		[VEIL_BATTERY_PLAY] = "play",
+		[VEIL_BATTERY_PAUSE] = "pause",
+		[VEIL_BATTERY_FPS] = "fps",
+	};
+	struct json_object *all = json_object_new_object();
+	struct veil_policy *policy;
+	wl_list_for_each_reverse(policy, &scene->policies, link) {
+		struct json_object *obj = json_object_new_object();
+		if (policy->has_fps) {
+			json_object_object_add(obj, "fps", json_object_new_int(policy->fps));
+		}
+		if (policy->has_battery) {
+			json_object_object_add(obj, "battery",
+				json_object_new_string(actions[policy->battery]));
+			if (policy->battery == VEIL_BATTERY_FPS) {
+				json_object_object_add(obj, "battery_fps",
+					json_object_new_int(policy->battery_fps));
+			}
+		}
+		json_object_object_add(all, policy->name, obj);
+	}
+	return all;
 }

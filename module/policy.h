@@ -10,6 +10,7 @@
 struct veil_scene;
 struct veil_scene_options;
 struct veil_command;
+struct json_object;
 
 /* At veil_scene_create: the empty table and the power supply watch. false without memory. */
 bool veil_policy_init(struct veil_scene *scene, const struct veil_scene_options *options);
@@ -23,5 +24,10 @@ int veil_policy_set(struct veil_scene *scene, const char *name, const struct vei
  * changed.
  */
 void veil_policy_apply(struct veil_scene *scene);
+/*
+ * For the state file (module/state.c): {name: {"fps": N, "battery": "play"|"pause"|"fps",
+ * "battery_fps": N}}, each member only when that policy was given for the name.
+ */
+struct json_object *veil_policy_state(struct veil_scene *scene);
 
 #endif

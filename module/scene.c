@@ -18,6 +18,7 @@
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "module/wlr_check.h"
 #include "util/worker.h"
@@ -53,13 +54,6 @@ void veil_setting_remove(struct veil_setting *setting) {
 	wl_list_init(&setting->link);
 	veil_setting_unref(setting);
 }
-
-/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
-struct veil_transition_default {
-	struct wl_list link; /* veil_scene.transition_defaults */
-	char *name; /* an output name or "*" */
-	struct veil_transition_spec spec;
-};
 
 static struct veil_transition_default *find_default(struct veil_scene *scene,
 		const char *name) {
@@ -119,6 +113,12 @@ void veil_scene_changed(struct veil_scene *scene) {
 	/* What outputs show changed: the videos' caps and holds follow. */
 	veil_policy_apply(scene);
 	wl_signal_emit_mutable(&scene->events.changed, scene);
+}
+
+/* A source's palette came (source/source.c): the status says it. */
+static void handle_source_changed(struct veil_source_context *ctx) {
+	struct veil_scene *scene = wl_container_of(ctx, scene, ctx);
+	veil_scene_changed(scene);
 }
 
 static bool same_workspace(const char *a, const char *b) {
@@ -192,6 +192,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_state_destroy(scene);
 	veil_span_finish(scene);
 	veil_slideshow_destroy_all(scene);
+	veil_timed_destroy_all(scene);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -366,6 +367,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 		return NULL;
 	}
 	wl_list_init(&scene->ctx.sources);
+	scene->ctx.changed = handle_source_changed;
 	veil_decoders_init(scene, &options);
 	scene->workspace_pictures = options.workspace_pictures == 0 ?
 		VEIL_WORKSPACE_PICTURES_DEFAULT : options.workspace_pictures < 0 ? 0 :
@@ -374,7 +376,9 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_list_init(&scene->settings);
 	wl_list_init(&scene->transition_defaults);
 	wl_list_init(&scene->slideshows);
+	wl_list_init(&scene->timed_shows);
 	wl_signal_init(&scene->events.changed);
+	wl_signal_init(&scene->events.clock_jump);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);
 	if (!veil_policy_init(scene, &options)) {
@@ -594,9 +598,23 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 	if (cmd->from_slideshow) {
 		return 0;
 	}
-	bool directory = false;
+	bool directory = false, timed = false;
 	int ret = 0;
-	if (fd >= 0 && cmd->has_slideshow) {
+	if (fd < 0) {
+		ret = veil_timed_check(cmd, &timed, message);
+	}
+	if (ret == 0 && timed) {
+		/* A GNOME timed background (module/timed.c): the slideshow of a directory ends. */
+		veil_slideshow_stop(scene, output_name, false);
+		ret = veil_timed_start(scene, output_name, cmd, message);
+		if (ret == 0) {
+			veil_state_forget(scene, output_name);
+			record_error(scene, output_name, NULL);
+			return 1;
+		}
+	} else if (ret < 0) {
+		/* Said below. */
+	} else if (fd >= 0 && cmd->has_slideshow) {
 		veil_message_set(message, "every, order and recursive are for a directory of "
 			"pictures, not for '%s'", label != NULL ? label : "a file");
 		ret = -EINVAL;
@@ -608,6 +626,7 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 			"one", cmd->path);
 		ret = -EINVAL;
 	} else if (ret == 0 && directory) {
+		veil_timed_stop(scene, output_name, false);
 		ret = veil_slideshow_start(scene, output_name, cmd, message);
 		if (ret == 0) {
 			veil_state_forget(scene, output_name);
@@ -696,8 +715,17 @@ static int run(struct veil_scene *scene, const char *output_name,
 		break;
 	case VEIL_COMMAND_SET:
 		if (cmd->workspace != NULL && fd < 0 && cmd->mode != VEIL_MODE_SOLID_COLOR) {
-			bool directory = false;
-			ret = veil_slideshow_check(cmd, &directory, message);
+			bool directory = false, timed = false;
+			ret = veil_timed_check(cmd, &timed, message);
+			if (ret == 0 && timed) {
+				veil_message_set(message, "'%s' is a timed background: a workspace "
+					"shows one picture or video (timed backgrounds are for whole "
+					"outputs)", cmd->path);
+				ret = -EINVAL;
+			}
+			if (ret == 0) {
+				ret = veil_slideshow_check(cmd, &directory, message);
+			}
 			if (ret == 0 && directory) {
 				veil_message_set(message, "'%s' is a directory: a workspace shows one "
 					"picture or video (slideshows are for whole outputs)", cmd->path);
@@ -763,6 +791,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		/* The name's slideshow ends; `output * veil off` ends them all. */
 		veil_slideshow_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
+		veil_timed_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
+			strcmp(output_name, "*") == 0);
 	}
 	ret = store_setting(scene, output_name, cmd, source, dark, fd, label);
 	if (ret == -ENOMEM) {
@@ -775,6 +805,9 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	if (scene != NULL && scene->display != NULL && output_name != NULL) {
+		veil_state_supersede(scene, output_name, cmd);
+	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
 	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
 		/* Which setting failed: the workspace keeps what it had (or the output's). */
@@ -830,12 +863,15 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 			"not given veil (veil_scene_set_output_layout)");
 		ret = -EINVAL;
 	}
-	bool directory = false;
+	bool directory = false, timed = false;
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET) {
+		ret = veil_timed_check(&cmd, &timed, message);
+	}
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed) {
 		ret = veil_slideshow_check(&cmd, &directory, message);
 	}
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
-			!directory) {
+			!directory && !timed) {
 		ret = veil_source_check(cmd.path, message);
 	}
 	if (ret == 0 && directory && cmd.dark_path != NULL) {

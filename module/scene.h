@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <wayland-server-core.h>
 #include <wlr/util/addon.h>
 #include <wlr/util/box.h>
@@ -62,6 +63,13 @@ struct veil_setting {
 	bool failed;
 };
 
+/* `output <name> veil transition ...`: how later changes on outputs of that name look. */
+struct veil_transition_default {
+	struct wl_list link; /* veil_scene.transition_defaults */
+	char *name; /* an output name or "*" */
+	struct veil_transition_spec spec;
+};
+
 struct veil_scene {
 	pthread_t thread; /* the compositor's: every public function runs on it */
 	struct wl_display *display;
@@ -87,10 +95,20 @@ struct veil_scene {
 	 * (veil_scene_options.workspace_pictures; module/workspace.c).
 	 */
 	int workspace_pictures;
+	struct wl_list timed_shows; /* veil_timed_show.link (module/timed.c) */
+	/*
+	 * The wall clock that timed slideshows follow (module/timed.c): CLOCK_REALTIME when NULL.
+	 * A test build of veil-tinywl sets its own (--fake-clock), which must run at the real
+	 * clock's pace from wherever it was set, and emits events.clock_jump each time it moves it.
+	 */
+	void (*clock)(struct timespec *now, void *data);
+	void *clock_data;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
 		struct wl_signal changed;
+		/* The wall clock was set (clock above): what is due is worked out again. */
+		struct wl_signal clock_jump;
 	} events;
 
 	struct wl_listener display_destroy;
@@ -366,6 +384,9 @@ struct veil_output_state {
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);
 struct json_object *veil_output_status(struct veil_output *output);
+
+/* The wall clock schedules follow: the scene's clock, else CLOCK_REALTIME (module/timed.c). */
+void veil_scene_now(const struct veil_scene *scene, struct timespec *now);
 
 /* A public function's first word: veil is the compositor thread's alone (veil.h). */
 static inline void veil_scene_assert_thread(const struct veil_scene *scene) {

@@ -35,8 +35,10 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "module/policy.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/ease.h"
 #include "util/message.h"
@@ -53,12 +55,27 @@ struct restore_result {
 	char *why;
 };
 
+/* What of a name a restore brings back, which a later command may have replaced. */
+enum restore_part {
+	PART_SETTING = 1 << 0,
+	PART_TRANSITION = 1 << 1,
+	PART_FPS = 1 << 2,
+	PART_BATTERY = 1 << 3,
+};
+
 /* A `restore` given before the file was read. */
 struct restore_wait {
 	struct wl_list link; /* veil_state.waiting */
 	char *name;
 	struct veil_command fallback;
 	bool has_fallback;
+	/*
+	 * Given since (veil_state_supersede): commands for the same things, which win over what
+	 * the file remembers. superseded: enum restore_part bits; spaces: the workspaces whose
+	 * setting a command set or ended (an object used as a set), NULL for none.
+	 */
+	unsigned superseded;
+	struct json_object *spaces;
 };
 
 struct write_job {
@@ -74,7 +91,7 @@ struct read_job {
 	struct veil_job job;
 	struct veil_state *state;
 	char *path;
-	struct json_object *outputs; /* checked, with "verdict" members added */
+	struct json_object *root; /* checked, with "verdict" members added */
 	char *why; /* why the file is not used */
 	bool missing;
 };
@@ -95,10 +112,11 @@ struct veil_state {
 	bool read_done;
 	struct timespec last_write; /* CLOCK_MONOTONIC */
 	char *last_text; /* the settings last handed to a write, before the stats */
-	struct json_object *loaded; /* the file's settings as read; NULL when unusable */
+	struct json_object *loaded; /* the file's root as read; NULL when unusable */
 	char *load_why;
 	struct wl_list waiting; /* restore_wait.link */
 	struct wl_list results; /* restore_result.link */
+	bool restoring; /* running what a restore brings back: not a later command */
 };
 
 /* ---- What is written ---- */
@@ -131,6 +149,16 @@ static struct json_object *transition_object(const struct veil_transition_spec *
 	return obj;
 }
 
+/* The file a setting shows, by its absolute path; NULL for none (a colour, a client's file). */
+static const char *setting_path(const struct veil_setting *setting) {
+	const struct veil_source *source = setting->source;
+	if (source != NULL && source->path != NULL && source->path[0] == '/') {
+		return source->path;
+	}
+	/* A workspace setting keeps its path while its source is let go (module/workspace.c). */
+	return setting->path != NULL && setting->path[0] == '/' ? setting->path : NULL;
+}
+
 static struct json_object *setting_object(struct veil_scene *scene,
 		const struct veil_setting *setting) {
 	struct json_object *obj = json_object_new_object();
@@ -146,21 +174,30 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
 		return obj;
 	}
-	struct json_object *show = veil_slideshow_state(scene, setting->name);
+	struct json_object *show = setting->workspace == NULL ?
+		veil_slideshow_state(scene, setting->name) : NULL;
+	/* A timed background: its XML, and the command's transition (not a step's fade). */
+	const char *timed = NULL;
+	const struct veil_command *step = NULL;
+	bool has_timed = setting->workspace == NULL &&
+		veil_timed_state(scene, setting->name, &timed, &step);
+	const char *path = has_timed ? timed : setting_path(setting);
 	if (show != NULL) {
 		json_object_object_add(obj, "slideshow", show);
-	} else if (setting->source != NULL && setting->source->path != NULL &&
-			setting->source->path[0] == '/') {
+	} else if (path != NULL) {
 		struct json_object *file = json_object_new_object();
-		json_object_object_add(file, "path", json_object_new_string(setting->source->path));
+		json_object_object_add(file, "path", json_object_new_string(path));
 		json_object_object_add(obj, "file", file);
 	}
-	/* `dark <file>`: the dark scheme's picture, by its path. */
-	const struct veil_source *dark = setting->dark != NULL ? setting->dark->source : NULL;
-	if (show == NULL && dark != NULL && dark->path != NULL && dark->path[0] == '/') {
-		json_object_object_add(obj, "dark", json_object_new_string(dark->path));
+	if (has_timed && step->has_transition) {
+		json_object_object_add(obj, "transition", transition_object(&step->transition));
 	}
-	if (setting->has_transition) {
+	/* `dark <file>`: the dark scheme's picture, by its path. */
+	const char *dark = setting->dark != NULL ? setting_path(setting->dark) : NULL;
+	if (show == NULL && dark != NULL) {
+		json_object_object_add(obj, "dark", json_object_new_string(dark));
+	}
+	if (setting->has_transition && !has_timed) {
 		json_object_object_add(obj, "transition", transition_object(&setting->transition));
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
@@ -170,9 +207,15 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		json_object_object_add(obj, "filter",
 			json_object_new_string(veil_image_filter_name(setting->filter)));
 	}
-	/* `veil pause`: a video stays paused (not where it was: no position is kept yet). */
-	if (setting->source != NULL && setting->source->paused) {
+	/* `veil pause`: a video stays paused, where it was. */
+	struct veil_source *source = setting->source;
+	if (source != NULL && source->paused) {
 		json_object_object_add(obj, "paused", json_object_new_boolean(true));
+	}
+	/* A timed background's step is the background's to choose again. */
+	int64_t position = source != NULL && !has_timed ? veil_source_get_position_ms(source) : -1;
+	if (position >= 0) {
+		json_object_object_add(obj, "position_ms", json_object_new_int64(position));
 	}
 	return obj;
 }
@@ -180,38 +223,70 @@ static struct json_object *setting_object(struct veil_scene *scene,
 /* The settings as they are now; slideshows still reading their directory included. */
 static struct json_object *snapshot(struct veil_scene *scene) {
 	struct json_object *outputs = json_object_new_object();
+	struct json_object *workspaces = json_object_new_object();
 	struct veil_setting *setting;
 	wl_list_for_each_reverse(setting, &scene->settings, link) {
-		/* A workspace's setting comes from the compositor's configuration again. */
-		if (setting->workspace != NULL) {
+		if (setting->workspace == NULL) {
+			json_object_object_add(outputs, setting->name,
+				setting_object(scene, setting));
 			continue;
 		}
-		json_object_object_add(outputs, setting->name, setting_object(scene, setting));
+		/* A client's file (a descriptor) has no path to find it by again. */
+		if (setting->mode != VEIL_MODE_SOLID_COLOR && setting_path(setting) == NULL) {
+			continue;
+		}
+		struct json_object *spaces;
+		if (!json_object_object_get_ex(workspaces, setting->name, &spaces)) {
+			spaces = json_object_new_object();
+			json_object_object_add(workspaces, setting->name, spaces);
+		}
+		json_object_object_add(spaces, setting->workspace, setting_object(scene, setting));
+	}
+	struct json_object *transitions = json_object_new_object();
+	struct veil_transition_default *dflt;
+	wl_list_for_each_reverse(dflt, &scene->transition_defaults, link) {
+		json_object_object_add(transitions, dflt->name, transition_object(&dflt->spec));
 	}
 	struct json_object *root = json_object_new_object();
 	json_object_object_add(root, "version", json_object_new_int(VEIL_STATE_VERSION));
 	json_object_object_add(root, "outputs", outputs);
+	json_object_object_add(root, "workspaces", workspaces);
+	json_object_object_add(root, "transitions", transitions);
+	json_object_object_add(root, "policies", veil_policy_state(scene));
 	return root;
 }
 
 /* ---- Writing, on a worker ---- */
 
-/* Each remembered file's identity: its size and modification time now. */
-static void add_identities(struct json_object *root) {
-	struct json_object *outputs;
-	if (!json_object_object_get_ex(root, "outputs", &outputs)) {
-		return;
+/* A setting's file's identity: its size and modification time now. */
+static void add_identity(struct json_object *entry) {
+	struct json_object *file, *path;
+	struct stat st;
+	if (json_object_object_get_ex(entry, "file", &file) &&
+			json_object_object_get_ex(file, "path", &path) &&
+			stat(json_object_get_string(path), &st) == 0) {
+		json_object_object_add(file, "size", json_object_new_int64(st.st_size));
+		json_object_object_add(file, "mtime_ns", json_object_new_int64(
+			(int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec));
 	}
-	json_object_object_foreach(outputs, name, entry) {
-		(void)name;
-		struct json_object *file, *path;
-		struct stat st;
-		if (json_object_object_get_ex(entry, "file", &file) &&
-				json_object_object_get_ex(file, "path", &path) &&
-				stat(json_object_get_string(path), &st) == 0) {
-			json_object_object_add(file, "size", json_object_new_int64(st.st_size));
-			json_object_object_add(file, "mtime_ns", json_object_new_int64(
-				(int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec));
+}
+
+/* Runs fn on every remembered setting: the outputs' and the workspaces'. */
+static void each_entry(struct json_object *root, void (*fn)(struct json_object *entry)) {
+	struct json_object *outputs, *workspaces;
+	if (json_object_object_get_ex(root, "outputs", &outputs)) {
+		json_object_object_foreach(outputs, name, entry) {
+			(void)name;
+			fn(entry);
+		}
+	}
+	if (json_object_object_get_ex(root, "workspaces", &workspaces)) {
+		json_object_object_foreach(workspaces, owner, spaces) {
+			(void)owner;
+			json_object_object_foreach(spaces, ws, entry) {
+				(void)ws;
+				fn(entry);
+			}
 		}
 	}
 }
@@ -231,9 +306,11 @@ static int write_all(int fd, const char *data, size_t len) {
 	return 0;
 }
 
+static void add_verdict(struct json_object *entry);
+
 static void write_run(struct veil_job *job) {
 	struct write_job *w = wl_container_of(job, w, job);
-	add_identities(w->root);
+	each_entry(w->root, add_identity);
 	const char *text = json_object_to_json_string_ext(w->root, JSON_C_TO_STRING_PRETTY |
 		JSON_C_TO_STRING_NOSLASHESCAPE);
 	size_t len = strlen(text);
@@ -286,6 +363,8 @@ static void write_run(struct veil_job *job) {
 		}
 		close(dfd);
 	}
+	/* What a later restore (a configuration read again) reads, as if from the file. */
+	each_entry(w->root, add_verdict);
 
 out:
 	free(tmp);
@@ -323,6 +402,14 @@ static void write_done(struct veil_job *job) {
 		state->last_text = NULL;
 	}
 	state->failing = w->err != 0;
+	if (w->err == 0) {
+		/*
+		 * A restore from now on (sway's reload, labwc's reconfigure) brings back what was
+		 * written last, not what the file said at start.
+		 */
+		json_object_put(state->loaded);
+		state->loaded = json_object_get(w->root);
+	}
 	write_free(w);
 	if (state->dirty) {
 		arm(state);
@@ -391,6 +478,14 @@ static void handle_scene_changed(struct wl_listener *listener, void *data) {
 	arm(state);
 }
 
+static void wait_destroy(struct restore_wait *wait) {
+	wl_list_remove(&wait->link);
+	veil_command_finish(&wait->fallback);
+	json_object_put(wait->spaces);
+	free(wait->name);
+	free(wait);
+}
+
 /* ---- Reading, on a worker ---- */
 
 /* Whether an entry's file (or directory) is still what was remembered: NULL if so, or why not. */
@@ -424,6 +519,15 @@ static char *verdict(struct json_object *entry) {
 	}
 	return NULL;
 }
+
+static void add_verdict(struct json_object *entry) {
+	char *why = verdict(entry);
+	if (why != NULL) {
+		json_object_object_add(entry, "verdict", json_object_new_string(why));
+		free(why);
+	}
+}
+
 
 /*
  * The temporary files of writes that a crash cut short (<name>.XXXXXX, mkostemp's): no write
@@ -500,18 +604,11 @@ static void read_run(struct veil_job *job) {
 		}
 		len += (size_t)n;
 	}
-	r->outputs = veil_state_parse(text, len, &r->why);
-	if (r->outputs == NULL) {
+	r->root = veil_state_parse(text, len, &r->why);
+	if (r->root == NULL) {
 		goto out;
 	}
-	json_object_object_foreach(r->outputs, name, entry) {
-		(void)name;
-		char *why = verdict(entry);
-		if (why != NULL) {
-			json_object_object_add(entry, "verdict", json_object_new_string(why));
-			free(why);
-		}
-	}
+	each_entry(r->root, add_verdict);
 
 out:
 	free(text);
@@ -519,7 +616,7 @@ out:
 }
 
 static void read_free(struct read_job *r) {
-	json_object_put(r->outputs);
+	json_object_put(r->root);
 	free(r->why);
 	free(r->path);
 	free(r);
@@ -530,16 +627,16 @@ static void read_discard(struct veil_job *job) {
 }
 
 static void run_restore(struct veil_state *state, const char *name,
-	const struct veil_command *fallback);
+	const struct veil_command *fallback, unsigned superseded, struct json_object *spaces);
 
 static void read_done(struct veil_job *job) {
 	struct read_job *r = wl_container_of(job, r, job);
 	struct veil_state *state = r->state;
 	state->reading = NULL;
 	state->read_done = true;
-	if (r->outputs != NULL) {
-		state->loaded = r->outputs;
-		r->outputs = NULL;
+	if (r->root != NULL) {
+		state->loaded = r->root;
+		r->root = NULL;
 	} else {
 		state->load_why = veil_message("the state file %s is ignored: %s", r->path,
 			r->why != NULL ? r->why : "out of memory");
@@ -554,11 +651,9 @@ static void read_done(struct veil_job *job) {
 	read_free(r);
 	struct restore_wait *wait, *tmp;
 	wl_list_for_each_safe(wait, tmp, &state->waiting, link) {
-		run_restore(state, wait->name, wait->has_fallback ? &wait->fallback : NULL);
-		wl_list_remove(&wait->link);
-		veil_command_finish(&wait->fallback);
-		free(wait->name);
-		free(wait);
+		run_restore(state, wait->name, wait->has_fallback ? &wait->fallback : NULL,
+			wait->superseded, wait->spaces);
+		wait_destroy(wait);
 	}
 	veil_scene_changed(state->scene);
 	arm(state);
@@ -593,14 +688,33 @@ static void set_result(struct veil_state *state, const char *name, bool restored
 	found->restored = restored;
 }
 
+/*
+ * A video comes back as it was left: at its position (a seek on veil's threads once it is
+ * loaded), and paused if it was.
+ */
+static void resume_video(struct veil_setting *setting, struct json_object *entry) {
+	struct json_object *member;
+	if (setting == NULL || setting->source == NULL) {
+		return;
+	}
+	if (json_object_object_get_ex(entry, "position_ms", &member)) {
+		veil_source_seek(setting->source, json_object_get_int64(member));
+	}
+	if (json_object_object_get_ex(entry, "paused", &member) &&
+			json_object_get_boolean(member)) {
+		veil_source_set_paused(setting->source, true);
+	}
+}
+
 /* The remembered setting of name, shown: 0, or a negative errno with *why. */
 static int restore_remembered(struct veil_state *state, const char *name, char **why) {
-	struct json_object *entry;
+	struct json_object *entry, *outputs = NULL;
 	if (state->loaded == NULL) {
 		*why = strdup(state->load_why != NULL ? state->load_why : "no state file");
 		return -ENOENT;
 	}
-	if (!json_object_object_get_ex(state->loaded, name, &entry)) {
+	json_object_object_get_ex(state->loaded, "outputs", &outputs);
+	if (!json_object_object_get_ex(outputs, name, &entry)) {
 		*why = veil_message("the state file remembers nothing for %s", name);
 		return -ENOENT;
 	}
@@ -620,14 +734,9 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 		*why = veil_message("it cannot be shown: %s", message != NULL ? message : "failed");
 	}
 	free(message);
-	struct json_object *show, *paused;
-	struct veil_setting *setting = ret == 0 ? veil_scene_resolve(state->scene, name, NULL) :
-		NULL;
-	if (setting != NULL && strcmp(setting->name, name) == 0 && setting->source != NULL &&
-			json_object_object_get_ex(entry, "paused", &paused) &&
-			json_object_get_boolean(paused)) {
-		/* The video starts as it was left: paused (at its start). */
-		veil_source_set_paused(setting->source, true);
+	struct json_object *show;
+	if (ret == 0) {
+		resume_video(veil_scene_find_setting(state->scene, name, NULL), entry);
 	}
 	if (ret == 0 && cmd.path != NULL && json_object_object_get_ex(entry, "slideshow", &show)) {
 		struct json_object *file = NULL, *seen = NULL;
@@ -647,7 +756,119 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 	return ret;
 }
 
+/* A remembered command the parser refused (why, taken): a line in the log. */
+static void refused(const char *name, const char *what, char *why) {
+	wlr_log(WLR_ERROR, "veil: output %s: the remembered %s is not restored: %s", name, what,
+		why != NULL ? why : "out of memory");
+	free(why);
+}
+
+/* A remembered command of name run again; a line in the log when it cannot be. */
+static void run_again(struct veil_state *state, const char *name, const char *what,
+		struct veil_command *cmd) {
+	char *message = NULL;
+	if (veil_scene_run(state->scene, name, cmd, -1, NULL, &message) < 0) {
+		wlr_log(WLR_ERROR, "veil: output %s: the remembered %s is not restored: %s", name,
+			what, message != NULL ? message : "failed");
+	}
+	free(message);
+	veil_command_finish(cmd);
+}
+
+/*
+ * What else name had besides its setting: its `transition` default, its `fps` and `battery`
+ * policies, and its workspace settings (each whose file is unchanged). Each is run as the
+ * user's command would be; one that cannot be is left out with a line in the log.
+ */
+static void restore_extras(struct veil_state *state, const char *name, unsigned superseded,
+		struct json_object *spaces) {
+	struct json_object *member, *entry;
+	struct veil_command cmd;
+	char *why = NULL;
+	if (!(superseded & PART_TRANSITION) &&
+			json_object_object_get_ex(state->loaded, "transitions", &member) &&
+			json_object_object_get_ex(member, name, &entry)) {
+		if (veil_state_transition_command(entry, &cmd, &why) == 0) {
+			run_again(state, name, "transition", &cmd);
+		} else {
+			refused(name, "transition", why);
+			why = NULL;
+		}
+	}
+	for (int battery = 0; battery < 2; battery++) {
+		const char *what = battery ? "battery policy" : "fps cap";
+		if (superseded & (battery ? PART_BATTERY : PART_FPS)) {
+			continue;
+		}
+		if (!json_object_object_get_ex(state->loaded, "policies", &member) ||
+				!json_object_object_get_ex(member, name, &entry)) {
+			break;
+		}
+		int ret = veil_state_policy_command(entry, battery, &cmd, &why);
+		if (ret == 0) {
+			run_again(state, name, what, &cmd);
+		} else if (ret < 0) {
+			refused(name, what, why);
+			why = NULL;
+		}
+	}
+	struct json_object *remembered;
+	if (!json_object_object_get_ex(state->loaded, "workspaces", &member) ||
+			!json_object_object_get_ex(member, name, &remembered)) {
+		return;
+	}
+	json_object_object_foreach(remembered, ws, ws_entry) {
+		struct json_object *stale;
+		if (spaces != NULL && json_object_object_get_ex(spaces, ws, NULL)) {
+			continue; /* set or ended since */
+		}
+		if (json_object_object_get_ex(ws_entry, "verdict", &stale)) {
+			wlr_log(WLR_INFO, "veil: output %s: workspace '%s' not restored: %s", name, ws,
+				json_object_get_string(stale));
+			continue;
+		}
+		if (veil_state_command(ws_entry, &cmd, &why) < 0) {
+			wlr_log(WLR_ERROR, "veil: output %s: workspace '%s' not restored: %s", name, ws,
+				why != NULL ? why : "out of memory");
+			free(why);
+			why = NULL;
+			continue;
+		}
+		cmd.workspace = strdup(ws);
+		if (cmd.workspace == NULL) {
+			veil_command_finish(&cmd);
+			continue;
+		}
+		char *what = veil_message("setting of workspace '%s'", ws);
+		run_again(state, name, what != NULL ? what : "workspace setting", &cmd);
+		free(what);
+		resume_video(veil_scene_find_setting(state->scene, name, ws), ws_entry);
+	}
+}
+
+static void restore_setting(struct veil_state *state, const char *name,
+		const struct veil_command *fallback);
+
+/*
+ * The setting first (no default transition for the first picture), then the rest; what a
+ * command given since the restore replaced (superseded, spaces) is left as that command made it.
+ */
 static void run_restore(struct veil_state *state, const char *name,
+		const struct veil_command *fallback, unsigned superseded, struct json_object *spaces) {
+	state->restoring = true;
+	if (superseded & PART_SETTING) {
+		wlr_log(WLR_INFO, "veil: output %s: its remembered setting is not restored: a "
+			"command given after restore replaced it", name);
+	} else {
+		restore_setting(state, name, fallback);
+	}
+	if (state->loaded != NULL) {
+		restore_extras(state, name, superseded, spaces);
+	}
+	state->restoring = false;
+}
+
+static void restore_setting(struct veil_state *state, const char *name,
 		const struct veil_command *fallback) {
 	char *why = NULL;
 	if (restore_remembered(state, name, &why) == 0) {
@@ -684,7 +905,7 @@ int veil_state_restore(struct veil_scene *scene, const char *name,
 			0;
 	}
 	if (state->read_done) {
-		run_restore(state, name, fallback);
+		run_restore(state, name, fallback, 0, NULL);
 		return 0;
 	}
 	struct restore_wait *wait = calloc(1, sizeof(*wait));
@@ -702,10 +923,7 @@ int veil_state_restore(struct veil_scene *scene, const char *name,
 	struct restore_wait *other, *tmp;
 	wl_list_for_each_safe(other, tmp, &state->waiting, link) {
 		if (strcmp(other->name, name) == 0) {
-			wl_list_remove(&other->link);
-			veil_command_finish(&other->fallback);
-			free(other->name);
-			free(other);
+			wait_destroy(other);
 		}
 	}
 	wl_list_insert(state->waiting.prev, &wait->link);
@@ -717,6 +935,55 @@ static void result_destroy(struct restore_result *result) {
 	free(result->name);
 	free(result->why);
 	free(result);
+}
+
+void veil_state_supersede(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd) {
+	struct veil_state *state = scene->state;
+	if (state == NULL || state->restoring || wl_list_empty(&state->waiting)) {
+		return;
+	}
+	unsigned part;
+	switch (cmd->kind) {
+	case VEIL_COMMAND_SET:
+	case VEIL_COMMAND_OFF:
+		if (cmd->from_slideshow) {
+			return;
+		}
+		part = PART_SETTING;
+		break;
+	case VEIL_COMMAND_TRANSITION:
+		part = PART_TRANSITION;
+		break;
+	case VEIL_COMMAND_FPS:
+		part = PART_FPS;
+		break;
+	case VEIL_COMMAND_BATTERY:
+		part = PART_BATTERY;
+		break;
+	default:
+		return;
+	}
+	/*
+	 * "*"'s transition, fps, battery and off replace the outputs' own; its other settings
+	 * and workspace settings do not (the output's own come first).
+	 */
+	bool wildcard = strcmp(name, "*") == 0 && cmd->workspace == NULL &&
+		(part != PART_SETTING || cmd->kind == VEIL_COMMAND_OFF);
+	struct restore_wait *wait;
+	wl_list_for_each(wait, &state->waiting, link) {
+		if (!wildcard && strcmp(wait->name, name) != 0) {
+			continue;
+		}
+		if (cmd->workspace == NULL) {
+			wait->superseded |= part;
+			continue;
+		}
+		if (wait->spaces == NULL) {
+			wait->spaces = json_object_new_object();
+		}
+		json_object_object_add(wait->spaces, cmd->workspace, NULL);
+	}
 }
 
 void veil_state_forget(struct veil_scene *scene, const char *name) {
@@ -757,12 +1024,33 @@ void veil_state_status(struct veil_output *output, struct json_object *obj) {
 
 /* ---- Life ---- */
 
+/*
+ * The last write, on the compositor's thread as it stops: what changed since the last write
+ * (within the last second, or a video's position since). unsure: a write was queued or under
+ * way, which may not have reached the disk: written whatever the last text was.
+ */
+static void write_last(struct veil_state *state, bool unsure) {
+	struct json_object *root = snapshot(state->scene);
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	if (!unsure && state->last_text != NULL && strcmp(state->last_text, text) == 0) {
+		json_object_put(root);
+		return;
+	}
+	struct write_job w = { .root = root, .path = state->path };
+	write_run(&w.job);
+	if (w.err != 0) {
+		wlr_log(WLR_ERROR, "veil: cannot keep the wallpapers' state in %s as the compositor "
+			"stops: %s: %s", w.path, w.step, strerror(-w.err));
+	}
+	json_object_put(root);
+}
+
 void veil_state_destroy(struct veil_scene *scene) {
 	struct veil_state *state = scene->state;
 	if (state == NULL) {
 		return;
 	}
-	scene->state = NULL;
+	bool unsure = state->writing != NULL;
 	if (state->writing != NULL) {
 		veil_job_cancel(&state->writing->job);
 	}
@@ -771,14 +1059,19 @@ void veil_state_destroy(struct veil_scene *scene) {
 	}
 	/* A write under way finishes: the file is the old one or the new one. */
 	veil_worker_destroy(state->worker);
+	/*
+	 * Then the last one, here: a small file, once. Not before the file was read: what the
+	 * compositor shows then is not yet what the user set (a restore waits for the read).
+	 */
+	if (state->read_done) {
+		write_last(state, unsure);
+	}
+	scene->state = NULL;
 	wl_list_remove(&state->scene_changed.link);
 	wl_event_source_remove(state->timer);
 	struct restore_wait *wait, *tmp_wait;
 	wl_list_for_each_safe(wait, tmp_wait, &state->waiting, link) {
-		wl_list_remove(&wait->link);
-		veil_command_finish(&wait->fallback);
-		free(wait->name);
-		free(wait);
+		wait_destroy(wait);
 	}
 	struct restore_result *result, *tmp_result;
 	wl_list_for_each_safe(result, tmp_result, &state->results, link) {

@@ -23,9 +23,15 @@ struct veil_scene;
 #define VEIL_STATE_MAX_SIZE (1 << 20)
 
 /*
- * Parses and checks a state file's text: the object of each setting name (an output's or "*")
- * whose members have the types and ranges the writer gives them; NULL, with *why a malloc()ed
- * reason, for anything else (not JSON, truncated, too deep, another version, a wrong type).
+ * Parses and checks a state file's text: the root object, whose members have the types and
+ * ranges the writer gives them:
+ *   "outputs": {name: setting} for each setting name (an output's or "*");
+ *   "workspaces": {name: {workspace: setting}} (optional);
+ *   "transitions": {name: transition}, the `veil transition` defaults (optional);
+ *   "policies": {name: {"fps", "battery", "battery_fps"}}, `veil fps` and `veil battery`
+ *   (optional).
+ * NULL, with *why a malloc()ed reason, for anything else (not JSON, truncated, too deep, another
+ * version, a wrong type).
  */
 struct json_object *veil_state_parse(const char *text, size_t len, char **why);
 
@@ -35,12 +41,32 @@ struct json_object *veil_state_parse(const char *text, size_t len, char **why);
  * *why a malloc()ed reason.
  */
 int veil_state_command(struct json_object *entry, struct veil_command *cmd, char **why);
+/* A "transitions" entry as `veil transition ...`: the same contract. */
+int veil_state_transition_command(struct json_object *tr, struct veil_command *cmd,
+	char **why);
+/*
+ * A "policies" entry's `veil fps ...` (battery false) or `veil battery ...`: 0 and the command,
+ * 1 when the entry has none of that kind, or a negative errno with *why.
+ */
+int veil_state_policy_command(struct json_object *policy, bool battery,
+	struct veil_command *cmd, char **why);
 
 /* module/state.c */
+/*
+ * The scene ends: what changed since the last write (a setting changed less than a second ago,
+ * a video's position) is written once more, here, synchronously; then everything goes.
+ */
 void veil_state_destroy(struct veil_scene *scene);
 /* `veil restore`: the remembered setting of name, or fallback (NULL: none). */
 int veil_state_restore(struct veil_scene *scene, const char *name,
 	const struct veil_command *fallback, char **message);
+/*
+ * A command for name (or "*") is about to run: a `restore` still waiting for the file leaves
+ * alone what it sets (a setting, a workspace's, a transition default, an fps or battery
+ * policy): the later command wins, as it would had the file been read already.
+ */
+void veil_state_supersede(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd);
 /* A command replaced name's setting: the outcome of its restore is forgotten. */
 void veil_state_forget(struct veil_scene *scene, const char *name);
 /* The status's "restored" and "restore_reason"; nothing when no restore applies. */

@@ -13,7 +13,10 @@
 #include "module/state.h"
 #include "util/message.h"
 
-/* root, outputs, a setting, its file or slideshow, the slideshow's list of paths */
+/*
+ * root, outputs, a setting, its file or slideshow, the slideshow's list of paths; root,
+ * workspaces, a name, a workspace's setting, its transition, the transition's at
+ */
 #define MAX_DEPTH 6
 #define MAX_SETTINGS 256
 #define MAX_SEEN 4096
@@ -122,6 +125,11 @@ static const char *check_setting(struct json_object *entry) {
 		return "a setting's off, mode, color, span, loopfade_ms, paused, dark or filter of the "
 			"wrong type";
 	}
+	if (json_object_object_get_ex(entry, "position_ms", &member) &&
+			(!json_object_is_type(member, json_type_int) ||
+			json_object_get_int64(member) < 0)) {
+		return "a video's position_ms that is not a number of milliseconds";
+	}
 	const char *why = NULL;
 	if (json_object_object_get_ex(entry, "file", &member)) {
 		why = check_file(member);
@@ -133,6 +141,78 @@ static const char *check_setting(struct json_object *entry) {
 		why = check_transition(member);
 	}
 	return why;
+}
+
+static bool bad_name(const char *name) {
+	return strlen(name) == 0 || strlen(name) > MAX_NAME;
+}
+
+/* "workspaces": {name: {workspace: setting}}. */
+static const char *check_workspaces(struct json_object *all) {
+	if (!json_object_is_type(all, json_type_object) ||
+			json_object_object_length(all) > MAX_SETTINGS) {
+		return "workspaces that are not an object of settings";
+	}
+	int n = 0;
+	json_object_object_foreach(all, name, spaces) {
+		if (bad_name(name)) {
+			return "a setting's name that is empty or too long";
+		}
+		if (!json_object_is_type(spaces, json_type_object)) {
+			return "a name's workspaces that are not an object";
+		}
+		json_object_object_foreach(spaces, ws, entry) {
+			if (bad_name(ws) || ++n > MAX_SETTINGS) {
+				return "a workspace's name that is empty or too long, or too many";
+			}
+			const char *why = check_setting(entry);
+			if (why != NULL) {
+				return why;
+			}
+			if (json_object_object_get_ex(entry, "slideshow", NULL)) {
+				return "a workspace's slideshow (a workspace shows one picture)";
+			}
+		}
+	}
+	return NULL;
+}
+
+/* "transitions": {name: transition}. */
+static const char *check_transitions(struct json_object *all) {
+	if (!json_object_is_type(all, json_type_object) ||
+			json_object_object_length(all) > MAX_SETTINGS) {
+		return "transitions that are not an object";
+	}
+	json_object_object_foreach(all, name, tr) {
+		if (bad_name(name)) {
+			return "a setting's name that is empty or too long";
+		}
+		const char *why = check_transition(tr);
+		if (why != NULL) {
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/* "policies": {name: {"fps": N, "battery": word, "battery_fps": N}}. */
+static const char *check_policies(struct json_object *all) {
+	if (!json_object_is_type(all, json_type_object) ||
+			json_object_object_length(all) > MAX_SETTINGS) {
+		return "policies that are not an object";
+	}
+	json_object_object_foreach(all, name, policy) {
+		if (bad_name(name)) {
+			return "a setting's name that is empty or too long";
+		}
+		if (!json_object_is_type(policy, json_type_object) ||
+				!is_type(policy, "fps", json_type_int) ||
+				!is_type(policy, "battery", json_type_string) ||
+				!is_type(policy, "battery_fps", json_type_int)) {
+			return "a policy's fps, battery or battery_fps of the wrong type";
+		}
+	}
+	return NULL;
 }
 
 struct json_object *veil_state_parse(const char *text, size_t len, char **why) {
@@ -191,16 +271,32 @@ struct json_object *veil_state_parse(const char *text, size_t len, char **why) {
 		goto bad;
 	}
 	json_object_object_foreach(outputs, name, entry) {
-		const char *wrong = strlen(name) == 0 || strlen(name) > MAX_NAME ?
+		const char *wrong = bad_name(name) ?
 			"a setting's name that is empty or too long" : check_setting(entry);
 		if (wrong != NULL) {
 			veil_message_set(why, "it has %s", wrong);
 			goto bad;
 		}
 	}
-	json_object_get(outputs);
-	json_object_put(root);
-	return outputs;
+	/* Members a version 1 file may lack (written since): each checked when there. */
+	static const struct {
+		const char *name;
+		const char *(*check)(struct json_object *obj);
+	} optional[] = {
+		{ "workspaces", check_workspaces },
+		{ "transitions", check_transitions },
+		{ "policies", check_policies },
+	};
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		struct json_object *member;
+		const char *wrong = json_object_object_get_ex(root, optional[i].name, &member) ?
+			optional[i].check(member) : NULL;
+		if (wrong != NULL) {
+			veil_message_set(why, "it has %s", wrong);
+			goto bad;
+		}
+	}
+	return root;
 
 bad:
 	json_object_put(root);
@@ -247,6 +343,85 @@ static void add_number(struct words *w, int64_t value, const char *unit) {
 	}
 }
 
+/* A transition's words after `transition`: kind, ms, from, at, ease. */
+static void add_transition(struct words *w, struct json_object *tr) {
+	add(w, get_string(tr, "kind") != NULL ? get_string(tr, "kind") : "none");
+	add_number(w, get_int(tr, "ms", VEIL_TRANSITION_DEFAULT_MS), "");
+	if (get_string(tr, "from") != NULL) {
+		add(w, "from");
+		add(w, get_string(tr, "from"));
+	}
+	struct json_object *at;
+	if (json_object_object_get_ex(tr, "at", &at)) {
+		add(w, "at");
+		add(w, json_object_get_string(json_object_array_get_idx(at, 0)));
+		add(w, json_object_get_string(json_object_array_get_idx(at, 1)));
+	}
+	if (get_string(tr, "ease") != NULL) {
+		add(w, "ease");
+		add(w, get_string(tr, "ease"));
+	}
+}
+
+/* The words parsed as a command of kind, or a negative errno with *why. */
+static int parse_words(struct words *w, enum veil_command_kind kind, struct veil_command *cmd,
+		char **why) {
+	char *message = NULL;
+	int ret = veil_command_parse(w->argc, w->argv, cmd, &message);
+	if (ret < 0) {
+		veil_message_set(why, "its words are refused: %s",
+			message != NULL ? message : "out of memory");
+		free(message);
+		return ret;
+	}
+	free(message);
+	if (cmd->kind != kind) {
+		veil_command_finish(cmd);
+		return fail(why, -EINVAL, "its words are not what they should be");
+	}
+	return 0;
+}
+
+int veil_state_transition_command(struct json_object *tr, struct veil_command *cmd,
+		char **why) {
+	*why = NULL;
+	struct words w = { .argc = 0 };
+	add(&w, "veil");
+	add(&w, "transition");
+	add_transition(&w, tr);
+	return parse_words(&w, VEIL_COMMAND_TRANSITION, cmd, why);
+}
+
+int veil_state_policy_command(struct json_object *policy, bool battery,
+		struct veil_command *cmd, char **why) {
+	*why = NULL;
+	struct words w = { .argc = 0 };
+	add(&w, "veil");
+	if (!battery) {
+		struct json_object *fps;
+		if (!json_object_object_get_ex(policy, "fps", &fps)) {
+			return 1;
+		}
+		add(&w, "fps");
+		if (json_object_get_int64(fps) == 0) {
+			add(&w, "off");
+		} else {
+			add_number(&w, json_object_get_int64(fps), "");
+		}
+		return parse_words(&w, VEIL_COMMAND_FPS, cmd, why);
+	}
+	const char *action = get_string(policy, "battery");
+	if (action == NULL) {
+		return 1;
+	}
+	add(&w, "battery");
+	add(&w, action);
+	if (strcmp(action, "fps") == 0) {
+		add_number(&w, get_int(policy, "battery_fps", 0), "");
+	}
+	return parse_words(&w, VEIL_COMMAND_BATTERY, cmd, why);
+}
+
 int veil_state_command(struct json_object *entry, struct veil_command *cmd, char **why) {
 	*why = NULL;
 	struct words w = { .argc = 0 };
@@ -289,22 +464,11 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 		}
 		if (tr != NULL) {
 			add(&w, "transition");
-			add(&w, get_string(tr, "kind") != NULL ? get_string(tr, "kind") : "none");
-			add_number(&w, get_int(tr, "ms", VEIL_TRANSITION_DEFAULT_MS), "");
-			if (get_string(tr, "from") != NULL) {
-				add(&w, "from");
-				add(&w, get_string(tr, "from"));
-			}
-			struct json_object *at;
-			if (json_object_object_get_ex(tr, "at", &at)) {
-				add(&w, "at");
-				add(&w, json_object_get_string(json_object_array_get_idx(at, 0)));
-				add(&w, json_object_get_string(json_object_array_get_idx(at, 1)));
-			}
-			if (get_string(tr, "ease") != NULL) {
-				add(&w, "ease");
-				add(&w, get_string(tr, "ease"));
-			}
+			add_transition(&w, tr);
+		}
+		if (get_string(entry, "filter") != NULL) {
+			add(&w, "filter");
+			add(&w, get_string(entry, "filter"));
 		}
 
 		int64_t loopfade = get_int(entry, "loopfade_ms", 0);
@@ -312,24 +476,15 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			add(&w, "loopfade");
 			add_number(&w, loopfade, "");
 		}
-		/* Checked by veil_command_parse() with the other words. */
-		if (get_string(entry, "filter") != NULL) {
-			add(&w, "filter");
-			add(&w, get_string(entry, "filter"));
-		}
 		if (get_bool(entry, "span")) {
 			add(&w, "span");
 		}
 	}
-	char *message = NULL;
-	int ret = veil_command_parse(w.argc, w.argv, cmd, &message);
+	int ret = parse_words(&w, get_bool(entry, "off") ? VEIL_COMMAND_OFF : VEIL_COMMAND_SET,
+		cmd, why);
 	if (ret < 0) {
-		veil_message_set(why, "its words are refused: %s",
-			message != NULL ? message : "out of memory");
-		free(message);
 		return ret;
 	}
-	free(message);
 	if (path != NULL) {
 		free(cmd->path);
 		cmd->path = strdup(path);
@@ -345,10 +500,6 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			veil_command_finish(cmd);
 			return fail(why, -ENOMEM, "out of memory");
 		}
-	}
-	if (cmd->kind != VEIL_COMMAND_SET && cmd->kind != VEIL_COMMAND_OFF) {
-		veil_command_finish(cmd);
-		return fail(why, -EINVAL, "its words are not a setting");
 	}
 	return 0;
 }

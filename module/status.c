@@ -6,11 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <wlr/render/pixman.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
 #include "module/scene.h"
+#include "scene/dmabuf_buffer.h"
+#include "scene/sample_buffer.h"
+#include "veil-config.h"
 #include "module/slideshow.h"
+#include "module/timed.h"
 #include "module/state.h"
 #include "util/message.h"
 
@@ -149,12 +154,37 @@ static struct json_object *words_array(const char *words) {
 	return array;
 }
 
+/*
+ * A video's colour space, from its newest frame, when it is not SDR BT.709: HDR and wide gamut
+ * reach a renderer that knows them (wlroots 0.20 but pixman) with their transfer function and
+ * primaries; pixman draws the values as they are.
+ */
+static struct json_object *video_colour(const struct veil_source *source) {
+	struct veil_colour_space space;
+	bool yuv;
+	if (source->frame == NULL ||
+			(!veil_sample_buffer_get_colour_space(source->frame, &space, &yuv) &&
+			!veil_dmabuf_buffer_get_colour_space(source->frame, &space, &yuv))) {
+		return NULL;
+	}
+	struct wlr_renderer *renderer = source->ctx->renderer;
+	bool hdr_renderer = VEIL_WLR_MINOR >= 20 && renderer != NULL &&
+		!wlr_renderer_is_pixman(renderer);
+	char text[160];
+	veil_colour_space_describe(&space, hdr_renderer, text, sizeof(text));
+	return text[0] != '\0' ? json_object_new_string(text) : NULL;
+}
+
 /* The source's own fields: a still's decoder and size, a video's decoder and counters. */
 static struct json_object *source_status(const struct veil_output_state *state) {
 	const struct veil_source_info *info = &state->info;
 	struct json_object *obj = json_object_new_object();
 	json_object_object_add(obj, "outputs", json_object_new_int(state->viewers));
 	if (info->counts) {
+		struct json_object *colour = video_colour(state->source);
+		if (colour != NULL) {
+			json_object_object_add(obj, "colour", colour);
+		}
 		json_object_object_add(obj, "decoder", string_or_null(info->decoder));
 		json_object_object_add(obj, "hardware", json_object_new_boolean(info->hardware));
 		json_object_object_add(obj, "frames", json_object_new_uint64(info->frames));
@@ -222,6 +252,30 @@ static void add_transition_words(struct json_object *obj,
 	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
 }
 
+/*
+ * The dominant colours of what is shown (util/palette.h), most pixels first: a picture's once
+ * computed, a colour setting's colour; null otherwise.
+ */
+static struct json_object *palette_status(const struct veil_output_state *state) {
+	struct veil_palette palette = {0};
+	if (state->kind == VEIL_OUTPUT_COLOR) {
+		palette.n = 1;
+		palette.colors[0] = state->color;
+	} else if (state->source != NULL) {
+		palette = state->source->palette;
+	}
+	if (palette.n == 0) {
+		return NULL;
+	}
+	struct json_object *array = json_object_new_array();
+	for (int i = 0; i < palette.n; i++) {
+		char color[8];
+		snprintf(color, sizeof(color), "#%06x", palette.colors[i] & 0xffffff);
+		json_object_array_add(array, json_object_new_string(color));
+	}
+	return array;
+}
+
 struct json_object *veil_output_status(struct veil_output *output) {
 	struct veil_output_state state;
 	veil_output_get_state(output, &state);
@@ -252,8 +306,13 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_string("battery") : json_object_new_boolean(false));
 		json_object_object_add(obj, "fps", state.source->fps > 0 ?
 			json_object_new_int(state.source->fps) : NULL);
+		/* A video's place in its stream (the frame shown), null while unknown or a still. */
+		int64_t position = veil_source_get_position_ms(state.source);
+		json_object_object_add(obj, "position_ms", position >= 0 ?
+			json_object_new_int64(position) : NULL);
 		json_object_object_add(obj, "source", source_status(&state));
 	}
+	json_object_object_add(obj, "palette", palette_status(&state));
 	json_object_object_add(obj, "nodes", json_object_new_int(state.nodes));
 	json_object_object_add(obj, "frames", json_object_new_uint64(state.frames));
 	json_object_object_add(obj, "error", string_or_null(state.error));
@@ -274,6 +333,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	json_object_object_add(obj, "timed", veil_timed_status(output));
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",
 		json_object_new_string(veil_image_filter_name(state.filter)));

@@ -133,6 +133,13 @@ struct veil_transition *veil_transition_create(struct veil_output *output,
 	transition->output = output;
 	transition->spec = *spec;
 	clock_gettime(CLOCK_MONOTONIC, &transition->start);
+	if (spec->skip_ms > 0 && spec->skip_ms < spec->ms) {
+		/* Joined midway: it began that long ago. */
+		int64_t ns = (int64_t)transition->start.tv_sec * 1000000000 +
+			transition->start.tv_nsec - (int64_t)spec->skip_ms * 1000000;
+		transition->start.tv_sec = ns / 1000000000;
+		transition->start.tv_nsec = ns % 1000000000;
+	}
 	if (spec->kind == VEIL_TRANSITION_RANDOM) {
 		pick_random(transition);
 	}
@@ -206,6 +213,9 @@ void veil_transition_destroy(struct veil_transition *transition) {
 		wlr_scene_node_destroy(&transition->old->node);
 	}
 	wl_list_remove(&transition->old_destroy.link);
+	if (transition->step_timer != NULL) {
+		wl_event_source_remove(transition->step_timer);
+	}
 	free(transition->buffers);
 	free(transition);
 }
@@ -262,6 +272,34 @@ static float ease_progress(const struct veil_transition *transition, float progr
 	return eased < 0.0 ? 0.0f : eased > 1.0 ? 1.0f : (float)eased;
 }
 
+static int handle_step_timer(void *data) {
+	struct veil_transition *transition = data;
+	wlr_output_schedule_frame(transition->output->output);
+	return 0;
+}
+
+/*
+ * A long transition's step: the progress is held at whole 256ths, and the output's frame is
+ * asked for when the next one is due rather than at every frame. False when the step is
+ * already shown (nothing to draw until the timer).
+ */
+static bool stepped(struct veil_transition *transition, double ms, float *progress) {
+	const int steps = 256;
+	int at = (int)(ms * steps / transition->spec.ms);
+	*progress = (float)at / (float)steps;
+	double next_ms = (double)(at + 1) * transition->spec.ms / steps - ms;
+	if (transition->step_timer == NULL) {
+		struct wl_event_loop *loop =
+			wl_display_get_event_loop(transition->output->scene->display);
+		transition->step_timer = wl_event_loop_add_timer(loop, handle_step_timer,
+			transition);
+	}
+	if (transition->step_timer != NULL) {
+		wl_event_source_timer_update(transition->step_timer, (int)next_ms + 1);
+	}
+	return *progress != transition->progress;
+}
+
 bool veil_transition_step(struct veil_transition *transition) {
 	double ms = elapsed_ms(&transition->start);
 	float progress = transition->spec.ms > 0 ? (float)(ms / transition->spec.ms) : 1.0f;
@@ -269,6 +307,16 @@ bool veil_transition_step(struct veil_transition *transition) {
 		transition->progress = 1.0f;
 		transition->eased = 1.0f;
 		return false;
+	}
+	if (transition->spec.ms > VEIL_TRANSITION_STEPPED_MS) {
+		if (!stepped(transition, ms, &progress)) {
+			return true;
+		}
+		transition->progress = progress;
+		transition->eased = ease_progress(transition, progress);
+		transition->impl->apply(transition, transition->eased);
+		/* Its damage brings one frame; the timer the next step's. */
+		return true;
 	}
 	/* A tiny first step still changes the look from 0, so its damage brings a frame. */
 	transition->progress = progress > 0.0f ? progress : 0.001f;

@@ -53,6 +53,9 @@ struct veil_transition {
 	int width, height; /* of the old frames: a frame of another size is not put on them */
 	bool viewing; /* counted in source->viewers */
 
+	/* A stepped transition (VEIL_TRANSITION_STEPPED_MS): asks for a frame at the next step. */
+	struct wl_event_source *step_timer;
+
 	struct wl_listener source_frame;
 	struct wl_listener old_destroy;
 };

@@ -237,8 +237,6 @@ void veil_scene_output_set_workspace(struct veil_scene *scene, struct wlr_output
 	}
 	free(output->workspace);
 	output->workspace = name;
-	/* An error of the workspace left is not about what shows now (a new one is said again). */
-	veil_output_set_error(output, NULL);
 	/* In this call: the compositor commits the new workspace's windows and picture together. */
 	veil_output_update_switch(output, &spec);
 	veil_workspace_trim(scene);

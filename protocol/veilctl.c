@@ -16,12 +16,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include <drm_fourcc.h>
 #include "module/command.h"
+#include "protocol/veilctl_png.h"
 #include "util/mode.h"
 #include "veil-config.h"
 #include "veil-control-unstable-v1-client-protocol.h"
@@ -44,6 +47,10 @@ static const char usage[] =
 	"                                                now); CMD runs once per line, one at a\n"
 	"                                                time, with VEIL_OUTPUT, VEIL_FILE,\n"
 	"                                                VEIL_KIND and VEIL_EVENT set\n"
+	"  veilctl snapshot [-o NAME] [--size WxH] FILE.png\n"
+	"                                                the picture an output's wallpaper\n"
+	"                                                shows (a video's current frame) as a\n"
+	"                                                PNG, scaled down to fit WxH\n"
 	"  veilctl [-o NAME] WORD...                     any other command of the compositor's\n"
 	"                                                `output NAME veil WORD...`, such as\n"
 	"                                                next, previous, transition fade 300\n"
@@ -67,6 +74,7 @@ enum action {
 	ACTION_RESUME,
 	ACTION_STATUS,
 	ACTION_WATCH,
+	ACTION_SNAPSHOT,
 	ACTION_WORDS, /* anything else: the compositor parses the words */
 };
 
@@ -89,6 +97,8 @@ struct options {
 	bool json, watch;
 	const char *exec; /* watch: the command run for each change */
 	bool current; /* watch: an event for what each output shows when it starts */
+	const char *size_word; /* snapshot: --size as given, NULL for none */
+	uint32_t max_width, max_height; /* snapshot: --size */
 };
 
 struct detail {
@@ -177,6 +187,7 @@ static bool parse_action(const char *word, enum action *action) {
 		{ "resume", ACTION_RESUME },
 		{ "status", ACTION_STATUS },
 		{ "watch", ACTION_WATCH },
+		{ "snapshot", ACTION_SNAPSHOT },
 	};
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
 		if (strcmp(word, actions[i].name) == 0) {
@@ -258,6 +269,60 @@ static void parse_words(struct options *opts, char **words, int n) {
 	opts->n_words = n;
 }
 
+/* A side of --size: 1 to 16384 (veil's largest picture). */
+static bool parse_side(const char *str, char **end, uint32_t *side) {
+	if (*str < '0' || *str > '9') {
+		return false;
+	}
+	errno = 0;
+	unsigned long value = strtoul(str, end, 10);
+	if (errno != 0 || value < 1 || value > 16384) {
+		return false;
+	}
+	*side = (uint32_t)value;
+	return true;
+}
+
+/* The file a snapshot goes to: a file in a directory that exists, not a directory. */
+static void parse_snapshot(struct options *opts, char **words, int n) {
+	if (n != 1) {
+		usage_error(n == 0 ? "snapshot needs a file to write: veilctl snapshot [-o NAME] "
+			"[--size WxH] FILE.png" : "snapshot writes one file: '%s' is one word too many",
+			n > 1 ? words[1] : "");
+	}
+	if (opts->size_word != NULL) {
+		char *end;
+		if (!parse_side(opts->size_word, &end, &opts->max_width) || *end != 'x' ||
+				!parse_side(end + 1, &end, &opts->max_height) || *end != '\0') {
+			usage_error("--size '%s' is not WIDTHxHEIGHT with each side from 1 to 16384, "
+				"such as --size 640x360", opts->size_word);
+		}
+	}
+	const char *file = words[0];
+	struct stat st;
+	if (strcmp(file, "-") == 0 || file[0] == '\0') {
+		usage_error("snapshot writes a file: name it, such as wall.png");
+	}
+	if (stat(file, &st) == 0 && S_ISDIR(st.st_mode)) {
+		usage_error("'%s' is a directory: name the file to write, such as %s/wall.png", file,
+			file);
+	}
+	const char *slash = strrchr(file, '/');
+	char *dir = slash == NULL ? xstrdup(".") : slash == file ? xstrdup("/") :
+		strndup(file, (size_t)(slash - file));
+	if (dir == NULL) {
+		die_oom();
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "veilctl: cannot write '%s': the directory '%s' %s\n", file, dir,
+			errno == ENOENT ? "does not exist" : "is not a directory");
+		free(dir);
+		exit(EXIT_USAGE);
+	}
+	free(dir);
+	opts->file = file;
+}
+
 static void parse_args(int argc, char *argv[], struct options *opts) {
 	if (argc < 2) {
 		fputs(usage, stderr);
@@ -313,6 +378,13 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 					arg);
 			}
 			opts->exec = argv[++i];
+		} else if (strcmp(arg, "--size") == 0) {
+			if (i + 1 >= argc) {
+				usage_error("--size needs a width and a height, such as --size 640x360");
+			}
+			opts->size_word = argv[++i];
+		} else if (strncmp(arg, "--size=", 7) == 0) {
+			opts->size_word = arg + 7;
 		} else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			fputs(usage, stdout);
 			exit(EXIT_SUCCESS);
@@ -345,11 +417,16 @@ static void parse_args(int argc, char *argv[], struct options *opts) {
 	if ((opts->exec != NULL || opts->current) && opts->action != ACTION_WATCH) {
 		usage_error("--exec and --current go with watch: veilctl watch --exec CMD");
 	}
+	if (opts->size_word != NULL && opts->action != ACTION_SNAPSHOT) {
+		usage_error("--size goes with snapshot: veilctl snapshot --size 640x360 FILE.png");
+	}
 	if (opts->workspace != NULL && opts->action != ACTION_SET && opts->action != ACTION_OFF) {
 		usage_error("-W goes with set and off: a workspace has a wallpaper, not a state");
 	}
 	if (opts->action == ACTION_SET) {
 		parse_set(opts, words, n);
+	} else if (opts->action == ACTION_SNAPSHOT) {
+		parse_snapshot(opts, words, n);
 	} else if (n > 0) {
 		usage_error("'%s' is one word too many: %s takes only -o NAME%s", words[0],
 			command, opts->action == ACTION_STATUS ? ", --json and --watch" :
@@ -407,7 +484,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry, uin
 	struct client *client = data;
 	if (strcmp(interface, zveil_control_manager_v1_interface.name) == 0 &&
 			client->manager == NULL) {
-		client->version = version < 2 ? version : 2;
+		client->version = version < 3 ? version : 3;
 		client->manager = wl_registry_bind(registry, name,
 			&zveil_control_manager_v1_interface, client->version);
 	}
@@ -607,6 +684,7 @@ static int run_command(struct client *client, const struct options *opts) {
 		break;
 	case ACTION_STATUS:
 	case ACTION_WATCH:
+	case ACTION_SNAPSHOT:
 		abort();
 	}
 sent:
@@ -644,6 +722,105 @@ sent:
 	free(result.message);
 	free(label);
 	return status;
+}
+
+/* ---- Snapshot ---- */
+
+struct snapshot {
+	bool received;
+	bool ok;
+	int fd;
+	uint32_t format, width, height, stride;
+	uint32_t reason;
+	char *message;
+};
+
+static void snapshot_handle_ready(void *data, struct zveil_control_snapshot_v1 *proxy,
+		int32_t fd, uint32_t format, uint32_t width, uint32_t height, uint32_t stride) {
+	struct snapshot *snap = data;
+	snap->received = true;
+	snap->ok = true;
+	snap->fd = fd;
+	snap->format = format;
+	snap->width = width;
+	snap->height = height;
+	snap->stride = stride;
+}
+
+static void snapshot_handle_failed(void *data, struct zveil_control_snapshot_v1 *proxy,
+		uint32_t reason, const char *message) {
+	struct snapshot *snap = data;
+	snap->received = true;
+	snap->reason = reason;
+	snap->message = xstrdup(message);
+}
+
+static const struct zveil_control_snapshot_v1_listener snapshot_listener = {
+	.ready = snapshot_handle_ready,
+	.failed = snapshot_handle_failed,
+};
+
+/* Checks what the compositor sent and writes it out. */
+static int write_snapshot(const struct snapshot *snap, const char *file) {
+	bool alpha = snap->format == DRM_FORMAT_ABGR8888;
+	struct stat st;
+	if ((!alpha && snap->format != DRM_FORMAT_XBGR8888) || snap->width == 0 ||
+			snap->height == 0 || snap->width > 16384 || snap->height > 16384 ||
+			snap->stride / 4 < snap->width || fstat(snap->fd, &st) != 0 ||
+			(uint64_t)st.st_size < (uint64_t)snap->stride * snap->height) {
+		fprintf(stderr, "veilctl: the compositor sent a picture veilctl cannot read "
+			"(format 0x%08" PRIx32 ", %" PRIu32 "x%" PRIu32 ", stride %" PRIu32 ")\n",
+			snap->format, snap->width, snap->height, snap->stride);
+		return EXIT_REFUSED;
+	}
+	size_t size = (size_t)snap->stride * snap->height;
+	void *pixels = mmap(NULL, size, PROT_READ, MAP_PRIVATE, snap->fd, 0);
+	if (pixels == MAP_FAILED) {
+		fprintf(stderr, "veilctl: cannot map the picture: %s\n", strerror(errno));
+		return EXIT_REFUSED;
+	}
+	char message[PATH_MAX + 256];
+	int ret = veilctl_write_png(file, pixels, snap->width, snap->height, snap->stride, alpha,
+		message, sizeof(message));
+	munmap(pixels, size);
+	if (ret < 0) {
+		fprintf(stderr, "veilctl: %s\n", message);
+		return EXIT_USAGE;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int run_snapshot(struct client *client, const struct options *opts) {
+	connect_compositor(client);
+	if (client->version < 3) {
+		fprintf(stderr, "veilctl: this compositor's veil is too old for snapshot (its "
+			"control protocol is version %" PRIu32 ", 3 is needed)\n", client->version);
+		return EXIT_USAGE;
+	}
+	struct zveil_control_snapshot_v1 *proxy = zveil_control_manager_v1_snapshot(
+		client->manager, opts->output, opts->max_width, opts->max_height);
+	if (proxy == NULL) {
+		die_oom();
+	}
+	struct snapshot snap = { .fd = -1 };
+	zveil_control_snapshot_v1_add_listener(proxy, &snapshot_listener, &snap);
+	while (!snap.received) {
+		if (wl_display_dispatch(client->display) < 0) {
+			zveil_control_snapshot_v1_destroy(proxy);
+			return connection_lost(client->display);
+		}
+	}
+	zveil_control_snapshot_v1_destroy(proxy);
+	int ret;
+	if (snap.ok) {
+		ret = write_snapshot(&snap, opts->file);
+		close(snap.fd);
+	} else {
+		fprintf(stderr, "veilctl: %s\n", snap.message);
+		ret = EXIT_REFUSED;
+	}
+	free(snap.message);
+	return ret;
 }
 
 /* ---- Status ---- */
@@ -1434,6 +1611,8 @@ int main(int argc, char *argv[]) {
 		ret = run_status(&client, &opts);
 	} else if (opts.action == ACTION_WATCH) {
 		ret = run_watch(&client, &opts);
+	} else if (opts.action == ACTION_SNAPSHOT) {
+		ret = run_snapshot(&client, &opts);
 	} else {
 		ret = run_command(&client, &opts);
 	}

@@ -4,36 +4,43 @@
 
 #include <stdbool.h>
 #include <wlr/types/wlr_scene.h>
+#include "decode/video/colour_space.h"
 #include "veil-config.h"
 
-/* The matrix a YUV frame was encoded with. */
-enum veil_yuv_matrix {
-	VEIL_YUV_BT601,
-	VEIL_YUV_BT709,
-	VEIL_YUV_BT2020,
-};
-
 /*
- * Tells the renderer how to turn a YUV dmabuf into RGB. wlroots 0.20 takes it per scene buffer;
- * 0.19 has no way to say it and converts with its default (BT.601, limited range), so HD videos
- * are off by a few levels there.
+ * Tells the renderer what a video frame's numbers mean: a YUV dmabuf's matrix and range (yuv),
+ * and every frame's transfer function and primaries, so that HDR and wide-gamut video reach it
+ * as they are (NULL: a still, sRGB). wlroots 0.20 takes them per scene buffer; 0.19 has no way
+ * to say them: it converts YUV with its default (BT.601, limited range), so HD videos are off by
+ * a few levels there, and shows everything as sRGB.
  */
-static inline void veil_compat_set_yuv(struct wlr_scene_buffer *node,
-		enum veil_yuv_matrix matrix, bool full_range) {
+static inline void veil_compat_set_colour_space(struct wlr_scene_buffer *node,
+		const struct veil_colour_space *space, bool yuv) {
 #if VEIL_WLR_MINOR >= 20
-	enum wlr_color_encoding encoding = WLR_COLOR_ENCODING_BT601;
-	if (matrix == VEIL_YUV_BT709) {
-		encoding = WLR_COLOR_ENCODING_BT709;
-	} else if (matrix == VEIL_YUV_BT2020) {
-		encoding = WLR_COLOR_ENCODING_BT2020;
+	static const struct veil_colour_space srgb = {0};
+	if (space == NULL) {
+		space = &srgb;
 	}
-	wlr_scene_buffer_set_color_encoding(node, encoding);
-	wlr_scene_buffer_set_color_range(node,
-		full_range ? WLR_COLOR_RANGE_FULL : WLR_COLOR_RANGE_LIMITED);
+	if (yuv) {
+		enum wlr_color_encoding encoding = WLR_COLOR_ENCODING_BT601;
+		if (space->matrix == VEIL_YUV_BT709) {
+			encoding = WLR_COLOR_ENCODING_BT709;
+		} else if (space->matrix == VEIL_YUV_BT2020) {
+			encoding = WLR_COLOR_ENCODING_BT2020;
+		}
+		wlr_scene_buffer_set_color_encoding(node, encoding);
+		wlr_scene_buffer_set_color_range(node,
+			space->full_range ? WLR_COLOR_RANGE_FULL : WLR_COLOR_RANGE_LIMITED);
+	}
+	/* 0 is the scene's own default, sRGB; wlroots has no HLG curve (the status says so). */
+	wlr_scene_buffer_set_transfer_function(node, space->transfer == VEIL_TRANSFER_PQ ?
+		WLR_COLOR_TRANSFER_FUNCTION_ST2084_PQ : 0);
+	wlr_scene_buffer_set_primaries(node, space->primaries == VEIL_PRIMARIES_BT2020 ?
+		WLR_COLOR_NAMED_PRIMARIES_BT2020 : 0);
 #else
 	(void)node;
-	(void)matrix;
-	(void)full_range;
+	(void)space;
+	(void)yuv;
 #endif
 }
 

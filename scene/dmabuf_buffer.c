@@ -8,8 +8,7 @@
 struct dmabuf_buffer {
 	struct wlr_buffer base;
 	struct wlr_dmabuf_attributes attribs; /* descriptors borrowed, until release */
-	enum veil_yuv_matrix matrix;
-	bool full_range;
+	struct veil_colour_space space;
 	void (*release)(void *data); /* owned: called in destroy */
 	void *release_data;
 };
@@ -41,23 +40,20 @@ static const struct wlr_buffer_impl dmabuf_buffer_impl = {
 	.get_dmabuf = dmabuf_buffer_get_dmabuf,
 };
 
-bool veil_dmabuf_buffer_get_yuv(struct wlr_buffer *wlr_buffer, enum veil_yuv_matrix *matrix,
-		bool *full_range) {
+bool veil_dmabuf_buffer_get_colour_space(struct wlr_buffer *wlr_buffer,
+		struct veil_colour_space *space, bool *yuv) {
 	if (wlr_buffer->impl != &dmabuf_buffer_impl) {
 		return false;
 	}
 	struct dmabuf_buffer *buffer = dmabuf_buffer_from_buffer(wlr_buffer);
 	uint32_t format = buffer->attribs.format;
-	if (format == DRM_FORMAT_XRGB8888 || format == DRM_FORMAT_ARGB8888) {
-		return false;
-	}
-	*matrix = buffer->matrix;
-	*full_range = buffer->full_range;
+	*yuv = format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888;
+	*space = buffer->space;
 	return true;
 }
 
 struct wlr_buffer *veil_dmabuf_buffer_create(const struct wlr_dmabuf_attributes *attribs,
-		enum veil_yuv_matrix matrix, bool full_range, void (*release)(void *data),
+		const struct veil_colour_space *space, void (*release)(void *data),
 		void *release_data) {
 	struct dmabuf_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
@@ -66,8 +62,7 @@ struct wlr_buffer *veil_dmabuf_buffer_create(const struct wlr_dmabuf_attributes 
 	}
 	wlr_buffer_init(&buffer->base, &dmabuf_buffer_impl, attribs->width, attribs->height);
 	buffer->attribs = *attribs;
-	buffer->matrix = matrix;
-	buffer->full_range = full_range;
+	buffer->space = *space;
 	buffer->release = release;
 	buffer->release_data = release_data;
 	return &buffer->base;

@@ -12,17 +12,16 @@
 struct wlr_buffer;
 
 /*
- * Wraps attribs (its descriptors borrowed: valid until release), a YUV frame's encoded with
- * matrix in full_range or not, and takes over release, called with release_data once wlroots
- * drops the last lock, or at once if this fails (NULL). As with every wlr_buffer, the creator
- * locks it where it keeps it and gives up its own reference with wlr_buffer_drop().
+ * Wraps attribs (its descriptors borrowed: valid until release), a frame of colour space space,
+ * and takes over release, called with release_data once wlroots drops the last lock, or at once
+ * if this fails (NULL). As with every wlr_buffer, the creator locks it where it keeps it and
+ * gives up its own reference with wlr_buffer_drop().
  */
 struct wlr_buffer *veil_dmabuf_buffer_create(const struct wlr_dmabuf_attributes *attribs,
-	enum veil_yuv_matrix matrix, bool full_range, void (*release)(void *data),
-	void *release_data);
+	const struct veil_colour_space *space, void (*release)(void *data), void *release_data);
 
-/* Whether buffer is one of these in a YUV format, and then its matrix and range. */
-bool veil_dmabuf_buffer_get_yuv(struct wlr_buffer *buffer, enum veil_yuv_matrix *matrix,
-	bool *full_range);
+/* Whether buffer is one of these, and then its colour space and whether it is YUV. */
+bool veil_dmabuf_buffer_get_colour_space(struct wlr_buffer *buffer,
+	struct veil_colour_space *space, bool *yuv);
 
 #endif

@@ -46,27 +46,14 @@ static struct sample_buffer *sample_buffer_from_buffer(struct wlr_buffer *wlr_bu
 	return buffer;
 }
 
-bool veil_sample_buffer_get_yuv(struct wlr_buffer *wlr_buffer, enum veil_yuv_matrix *matrix,
-		bool *full_range) {
+bool veil_sample_buffer_get_colour_space(struct wlr_buffer *wlr_buffer,
+		struct veil_colour_space *space, bool *yuv) {
 	if (!veil_sample_buffer_is(wlr_buffer)) {
 		return false;
 	}
 	const GstVideoInfo *info = &sample_buffer_from_buffer(wlr_buffer)->fmt.info;
-	if (!GST_VIDEO_INFO_IS_YUV(info)) {
-		return false;
-	}
-	switch (info->colorimetry.matrix) {
-	case GST_VIDEO_COLOR_MATRIX_BT709:
-		*matrix = VEIL_YUV_BT709;
-		break;
-	case GST_VIDEO_COLOR_MATRIX_BT2020:
-		*matrix = VEIL_YUV_BT2020;
-		break;
-	default:
-		*matrix = VEIL_YUV_BT601;
-		break;
-	}
-	*full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+	veil_colour_space_from_info(info, space);
+	*yuv = GST_VIDEO_INFO_IS_YUV(info);
 	return true;
 }
 

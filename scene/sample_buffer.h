@@ -55,11 +55,11 @@ struct wlr_buffer *veil_sample_buffer_create_with_format(GstSample *sample,
 
 bool veil_sample_buffer_is(struct wlr_buffer *buffer);
 /*
- * Whether buffer is a YUV frame (a dmabuf: system-memory YUV is never wrapped), and then its
- * matrix and range, for the renderer's conversion.
+ * Whether buffer is a video frame of these, and then its colour space and whether it is YUV (a
+ * dmabuf: system-memory YUV is never wrapped), for the renderer's conversion.
  */
-bool veil_sample_buffer_get_yuv(struct wlr_buffer *buffer, enum veil_yuv_matrix *matrix,
-	bool *full_range);
+bool veil_sample_buffer_get_colour_space(struct wlr_buffer *buffer,
+	struct veil_colour_space *space, bool *yuv);
 /* The sample behind a sample buffer (not a new reference). */
 GstSample *veil_sample_buffer_get_sample(struct wlr_buffer *buffer);
 

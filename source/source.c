@@ -17,8 +17,11 @@
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/still.h"
+#include "scene/frame_read.h"
 #include "source/source.h"
+#include "util/image.h"
 #include "util/message.h"
+#include "util/worker.h"
 
 void veil_source_init(struct veil_source *source, const struct veil_source_impl *impl,
 		struct veil_source_context *ctx, char *path, const struct stat *st) {
@@ -35,6 +38,84 @@ void veil_source_init(struct veil_source *source, const struct veil_source_impl 
 	wl_list_insert(&ctx->sources, &source->link);
 }
 
+/*
+ * The palette of a source's first frame: the frame is taken here (a lock), read, scaled down to
+ * VEIL_PALETTE_SAMPLE and its colours counted on a worker. The job is never cancelled: a source
+ * that goes first only clears job->source, and done() gives the lock back on the compositor
+ * thread (discard() runs only when the worker is destroyed, on that thread too).
+ */
+struct veil_palette_job {
+	struct veil_job base;
+	struct veil_source *source; /* NULL once the source is gone */
+	struct veil_frame_read read;
+	struct veil_palette palette;
+	char *message; /* why there is none */
+};
+
+static void palette_job_run(struct veil_job *base) {
+	struct veil_palette_job *job = wl_container_of(base, job, base);
+	struct veil_image small;
+	if (veil_frame_read_sample(&job->read, VEIL_PALETTE_SAMPLE, VEIL_PALETTE_SAMPLE, &small,
+			&job->message) < 0) {
+		return;
+	}
+	if (veil_palette_compute(&small, &job->palette) < 0) {
+		veil_message_set(&job->message, "out of memory");
+	}
+	veil_image_finish(&small);
+}
+
+static void palette_job_free(struct veil_palette_job *job) {
+	veil_frame_read_release(&job->read);
+	free(job->message);
+	free(job);
+}
+
+static void palette_job_done(struct veil_job *base) {
+	struct veil_palette_job *job = wl_container_of(base, job, base);
+	struct veil_source *source = job->source;
+	if (source != NULL) {
+		source->palette_job = NULL;
+		if (job->message != NULL) {
+			wlr_log(WLR_INFO, "veil: %s: no palette: %s", source->path, job->message);
+		}
+		source->palette = job->palette;
+		if (source->palette.n > 0 && source->ctx->changed != NULL) {
+			source->ctx->changed(source->ctx);
+		}
+	}
+	palette_job_free(job);
+}
+
+static void palette_job_discard(struct veil_job *base) {
+	struct veil_palette_job *job = wl_container_of(base, job, base);
+	palette_job_free(job);
+}
+
+static const struct veil_job_impl palette_job_impl = {
+	.run = palette_job_run,
+	.done = palette_job_done,
+	.discard = palette_job_discard,
+};
+
+static void start_palette(struct veil_source *source, struct wlr_buffer *frame) {
+	source->palette_asked = true;
+	struct veil_palette_job *job = calloc(1, sizeof(*job));
+	if (job == NULL) {
+		return;
+	}
+	char *message = NULL;
+	if (veil_frame_read_take(&job->read, frame, &message) < 0) {
+		wlr_log(WLR_INFO, "veil: %s: no palette: %s", source->path, message);
+		free(message);
+		free(job);
+		return;
+	}
+	job->source = source;
+	source->palette_job = job;
+	veil_worker_submit(source->ctx->worker, &job->base, &palette_job_impl);
+}
+
 void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame) {
 	if (frame != NULL) {
 		wlr_buffer_lock(frame);
@@ -44,6 +125,10 @@ void veil_source_set_frame(struct veil_source *source, struct wlr_buffer *frame)
 	/* The holders lock what they show: the old frame lives on until they move on. */
 	wlr_buffer_unlock(source->frame);
 	source->frame = frame;
+	/* A still's picture, a video's or an animation's first frame. */
+	if (frame != NULL && !source->palette_asked && source->ctx->worker != NULL) {
+		start_palette(source, frame);
+	}
 	wl_signal_emit_mutable(&source->events.frame, source);
 }
 
@@ -79,6 +164,9 @@ void veil_source_unref(struct veil_source *source) {
 	assert(wl_list_empty(&source->events.frame.listener_list));
 	assert(wl_list_empty(&source->events.loop.listener_list));
 	wl_list_remove(&source->link);
+	if (source->palette_job != NULL) {
+		source->palette_job->source = NULL;
+	}
 	wlr_buffer_unlock(source->frame);
 	source->frame = NULL;
 	free(source->path);
@@ -129,6 +217,16 @@ void veil_source_set_fps(struct veil_source *source, int fps) {
 	source->fps = fps;
 	if (source->impl->set_fps != NULL) {
 		source->impl->set_fps(source, fps);
+	}
+}
+
+int64_t veil_source_get_position_ms(struct veil_source *source) {
+	return source->impl->get_position_ms != NULL ? source->impl->get_position_ms(source) : -1;
+}
+
+void veil_source_seek(struct veil_source *source, int64_t ms) {
+	if (ms >= 0 && source->impl->seek != NULL) {
+		source->impl->seek(source, ms);
 	}
 }
 

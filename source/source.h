@@ -13,6 +13,7 @@
 #include <time.h>
 #include <wayland-server-core.h>
 #include "util/image.h"
+#include "util/palette.h"
 
 struct wlr_buffer;
 struct wlr_renderer;
@@ -80,6 +81,17 @@ struct veil_source_impl {
 	 * dropped before they are converted, and not decoded where the decoder can skip them.
 	 */
 	void (*set_fps)(struct veil_source *source, int fps);
+	/*
+	 * Optional (videos). Where in the stream the frame shown is, in milliseconds from its
+	 * start (each loop from 0 again); -1 while unknown.
+	 */
+	int64_t (*get_position_ms)(struct veil_source *source);
+	/*
+	 * Optional (videos). Goes on from ms into the stream (a flushing seek, on a worker or in
+	 * veil-decoder, never on the compositor's thread); before the first frame, the first frame
+	 * shown is the one at ms. A position past the end ends the loop there (it starts again).
+	 */
+	void (*seek)(struct veil_source *source, int64_t ms);
 };
 
 enum veil_video_place {
@@ -114,6 +126,11 @@ struct veil_source_context {
 	/* Why there is no spare though the compositor did not ask for that, for the status. */
 	char *in_process_reason;
 	struct wl_list sources; /* veil_source.link */
+	/*
+	 * Called when something a source says of itself changed without a new frame (its palette
+	 * was computed): the scene's status changes. May be NULL.
+	 */
+	void (*changed)(struct veil_source_context *ctx);
 };
 
 struct veil_source {
@@ -148,6 +165,13 @@ struct veil_source {
 	bool opaque;
 	/* Frames may have transparent pixels, which show the setting's colour below them. */
 	bool translucent;
+	/*
+	 * The dominant colours of the first frame (util/palette.h), computed on a worker once it
+	 * comes; n is 0 until then, or when the frame could not be read.
+	 */
+	struct veil_palette palette;
+	struct veil_palette_job *palette_job; /* under way, or NULL */
+	bool palette_asked;
 	/* Set when a source fails after it was created (a video's decoder error); malloc()ed. */
 	char *error;
 	int error_code; /* with error: a negative errno */
@@ -207,6 +231,10 @@ void veil_source_set_paused(struct veil_source *source, bool paused);
 void veil_source_set_held(struct veil_source *source, bool held);
 /* A cap on the frames a second a video decodes and shows; 0 for none. */
 void veil_source_set_fps(struct veil_source *source, int fps);
+/* A video's position (impl->get_position_ms), -1 when unknown or not a video. */
+int64_t veil_source_get_position_ms(struct veil_source *source);
+/* A video goes on from ms into its stream (impl->seek); nothing for other sources. */
+void veil_source_seek(struct veil_source *source, int64_t ms);
 /*
  * An output showing the source committed (delta 1) and owes a frame event, or no longer does
  * (-1: its frame event came, or it stopped showing the source).

@@ -26,6 +26,9 @@
 
 static const struct veil_source_impl video_source_impl;
 
+/* How long a seek's job waits for the frame at its position. */
+#define SEEK_WAIT (5 * GST_SECOND)
+
 static struct video_source *video_source_from_source(struct veil_source *source) {
 	assert(source->impl == &video_source_impl);
 	struct video_source *src = wl_container_of(source, src, base);
@@ -182,7 +185,53 @@ static int load(struct video_source *src, char **message) {
 		return -EINVAL;
 	}
 	veil_video_start_looping(src);
+	/* A position asked for before the first frame: that frame is the one at the position. */
+	int64_t ms = __atomic_exchange_n(&src->seek_ms, -1, __ATOMIC_ACQ_REL);
+	if (ms > 0 && veil_player_seek(&src->player, ms) &&
+			gst_element_get_state(src->player.pipeline, NULL, NULL, SEEK_WAIT) !=
+			GST_STATE_CHANGE_FAILURE) {
+		veil_video_mailbox_read_wake(&src->mailbox, src->name);
+		GstSample *there = veil_video_mailbox_take(&src->mailbox);
+		if (there != NULL) {
+			gst_sample_unref(src->first);
+			src->first = there;
+		}
+	}
 	return 0;
+}
+
+/* The seek job: a seek asked for after the load, carried out on a worker. */
+static void seek_run(struct veil_job *job) {
+	struct video_source *src = wl_container_of(job, src, job);
+	int64_t ms = __atomic_exchange_n(&src->seek_ms, -1, __ATOMIC_ACQ_REL);
+	if (ms >= 0 && veil_player_seek(&src->player, ms)) {
+		/* Until the frame there is prerolled: one seek at a time. */
+		gst_element_get_state(src->player.pipeline, NULL, NULL, SEEK_WAIT);
+	}
+}
+
+static void maybe_seek(struct video_source *src);
+
+static void seek_done(struct veil_job *job) {
+	struct video_source *src = wl_container_of(job, src, job);
+	src->job_pending = false;
+	maybe_seek(src);
+}
+
+static const struct veil_job_impl seek_impl = {
+	.run = seek_run,
+	.done = seek_done,
+	.discard = discard_job,
+};
+
+/* A seek asked for and not carried out: its job, once no other job of the source runs. */
+static void maybe_seek(struct video_source *src) {
+	if (src->job_pending || !src->created || src->failed ||
+			__atomic_load_n(&src->seek_ms, __ATOMIC_ACQUIRE) < 0) {
+		return;
+	}
+	src->job_pending = true;
+	veil_worker_submit(src->base.ctx->worker, &src->job, &seek_impl);
 }
 
 static void load_run(struct veil_job *job) {
@@ -252,6 +301,8 @@ static void load_done(struct veil_job *job) {
 		veil_video_source_fail(src, message != NULL ? message : "The video can't be played");
 	}
 	free(message);
+	/* A seek asked for after the load job had looked. */
+	maybe_seek(src);
 }
 
 static const struct veil_job_impl load_impl = {
@@ -282,6 +333,17 @@ static void video_source_frame_event(struct veil_source *source) {
 
 static void video_source_set_frame_owed(struct veil_source *source, bool owed) {
 	veil_video_set_frame_owed(video_source_from_source(source), owed);
+}
+
+static int64_t video_source_get_position_ms(struct veil_source *source) {
+	struct video_source *src = video_source_from_source(source);
+	return src->created ? src->position_ms : -1;
+}
+
+static void video_source_seek(struct veil_source *source, int64_t ms) {
+	struct video_source *src = video_source_from_source(source);
+	__atomic_store_n(&src->seek_ms, ms, __ATOMIC_RELEASE);
+	maybe_seek(src);
 }
 
 static const char *state_name(struct video_source *src) {
@@ -370,6 +432,8 @@ static const struct veil_source_impl video_source_impl = {
 	.set_frame_owed = video_source_set_frame_owed,
 	.frame_event = video_source_frame_event,
 	.set_fps = video_source_set_fps,
+	.get_position_ms = video_source_get_position_ms,
+	.seek = video_source_seek,
 };
 
 struct veil_source *veil_video_source_create_with_allocator(struct veil_source_context *ctx,
@@ -396,6 +460,8 @@ struct veil_source *veil_video_source_create_with_allocator(struct veil_source_c
 	/* A failure below unlinks the source again (veil_source_unref). */
 	veil_source_init(&src->base, &video_source_impl, ctx, path, st);
 	src->target = GST_STATE_PAUSED;
+	src->position_ms = -1;
+	src->seek_ms = -1;
 	veil_player_init(&src->player);
 	src->name = strdup(path);
 	int ret = veil_video_mailbox_init(&src->mailbox);

@@ -20,7 +20,8 @@
  * clock and looping, and sends one reply a frame as it comes, the first once the video is
  * prerolled; frames are in slots as an animation's (the memfds its pipeline decodes into, sent
  * with the frame that first uses one). The compositor sends NEXT whenever it releases slots or
- * wants the video played, paused (playing) or capped (fps); the helper answers none of them.
+ * wants the video played, paused (playing), capped (fps) or moved to a position (seek); the
+ * helper answers none of them. Each frame says where it is in the stream (position_ms).
  *
  * A video for a renderer that imports dmabufs: the DECODE request lists the formats the
  * compositor takes as linear dmabufs (dmabuf_formats), and the helper decodes into memory the
@@ -49,7 +50,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 6u
+#define VEIL_WIRE_VERSION 8u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -85,6 +86,11 @@ struct veil_wire_request {
 	uint32_t dmabuf_formats[VEIL_WIRE_FORMATS];
 	/* MEMORY: the memory's index (0, 1, ... in the order given), or -1: none to give. */
 	int32_t memory;
+	/*
+	 * DECODE or NEXT of a video: with seek 1, go on from seek_ms into the stream (DECODE:
+	 * the first frame sent is the one there). A NEXT without seek leaves the position alone.
+	 */
+	int32_t seek, seek_ms;
 };
 
 struct veil_wire_reply {
@@ -114,8 +120,12 @@ struct veil_wire_reply {
 	 */
 	int32_t memory, n_planes;
 	int32_t offsets[VEIL_WIRE_PLANES], strides[VEIL_WIRE_PLANES];
-	/* Its YUV matrix (0 BT.601, 1 BT.709, 2 BT.2020) and range (1: full), for the GPU. */
-	int32_t matrix, full_range;
+	/*
+	 * Its colour space, for the GPU (decode/video/colour_space.h): the YUV matrix (0 BT.601,
+	 * 1 BT.709, 2 BT.2020) and range (1: full), the transfer function (0 SDR, 1 PQ, 2 HLG),
+	 * the primaries (0 BT.709, 1 BT.2020).
+	 */
+	int32_t matrix, full_range, transfer, primaries;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */
 	/*
 	 * A still's colour, what was done to it (NUL-terminated: "Display P3 (ICC) -> sRGB"), and
@@ -128,6 +138,8 @@ struct veil_wire_reply {
 	 * frames (factory names, space-separated: "qtdemux h264parse avdec_h264 ...").
 	 */
 	char message[VEIL_WIRE_TEXT];
+	/* A video's frame: where it is in the stream (stream time, in ms), -1 when unknown. */
+	int32_t position_ms;
 };
 
 /*

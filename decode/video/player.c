@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,6 +612,34 @@ void veil_player_start_looping(struct veil_player *player) {
 	}
 	wlr_log(WLR_INFO, "veil: %s: no segment seeking here; the video restarts with a flushing "
 		"seek at its end", player->name);
+}
+
+bool veil_player_seek(struct veil_player *player, int64_t ms) {
+	GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE;
+	if (player->segment_looping) {
+		/* The loop after this one stays gapless: SEGMENT_DONE again at the end. */
+		flags |= GST_SEEK_FLAG_SEGMENT;
+	}
+	bool ok = gst_element_seek(player->pipeline, 1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET,
+		(gint64)ms * GST_MSECOND, GST_SEEK_TYPE_NONE, GST_CLOCK_TIME_NONE);
+	if (!ok) {
+		wlr_log(WLR_INFO, "veil: %s: cannot go to %" PRId64 " ms; it plays from where it is",
+			player->name, ms);
+	}
+	return ok;
+}
+
+int64_t veil_player_sample_position_ms(GstSample *sample) {
+	GstBuffer *buffer = gst_sample_get_buffer(sample);
+	const GstSegment *segment = gst_sample_get_segment(sample);
+	if (buffer == NULL || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+		return -1;
+	}
+	GstClockTime time = GST_BUFFER_PTS(buffer);
+	if (segment != NULL && segment->format == GST_FORMAT_TIME) {
+		time = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, time);
+	}
+	return GST_CLOCK_TIME_IS_VALID(time) ? (int64_t)(time / GST_MSECOND) : -1;
 }
 
 enum veil_loop_verdict veil_player_loop_end(struct veil_player *player, bool eos,

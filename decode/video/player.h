@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
@@ -114,6 +115,15 @@ bool veil_player_check_size(struct veil_player *player, const GstCaps *caps);
 
 /* After the first frame (the owner's thread): arms gapless looping where the stream can. */
 void veil_player_start_looping(struct veil_player *player);
+/*
+ * The owner's thread (never the compositor's: a flushing seek waits for the streaming threads):
+ * goes on from ms into the stream, accurately, keeping gapless looping where it is armed.
+ * Whether the pipeline took the seek.
+ */
+bool veil_player_seek(struct veil_player *player, int64_t ms);
+/* Any thread: a sample's place in its stream (stream time), in ms; -1 when unknown. */
+int64_t veil_player_sample_position_ms(GstSample *sample);
+
 /*
  * The end of a loop came from the bus (EOS, or SEGMENT_DONE): starts it again, unless the loop
  * guard stops it (a sentence in *message) or keeps its one frame. frames: frames delivered so

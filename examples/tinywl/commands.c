@@ -209,12 +209,27 @@ static struct cmd_result cmd_power_source(struct tw_server *server, int argc, ch
 	return cmd_result_new(CMD_SUCCESS, NULL);
 }
 
+#if TINYWL_HAVE_FAKE_CLOCK
+/* `fake_clock SECONDS` (built with the tests): the wall clock jumps there (fake_clock.c). */
+static struct cmd_result cmd_fake_clock(struct tw_server *server, int argc, char **argv) {
+	double seconds;
+	if (argc != 1 || !fake_clock_parse(argv[0], &seconds)) {
+		return cmd_result_new(CMD_INVALID, "Expected `fake_clock <seconds since the epoch>`");
+	}
+	fake_clock_set(server, seconds);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+#endif
+
 static const struct {
 	const char *name;
 	struct cmd_result (*handle)(struct tw_server *server, int argc, char **argv);
 } handlers[] = {
 	{ "create_output", cmd_create_output },
 	{ "exit", cmd_exit },
+#if TINYWL_HAVE_FAKE_CLOCK
+	{ "fake_clock", cmd_fake_clock },
+#endif
 	{ "focus", cmd_focus },
 	{ "move", cmd_move },
 	{ "output", cmd_output },

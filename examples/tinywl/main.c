@@ -17,7 +17,7 @@ static const char usage[] =
 	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman]\n"
 	"                   [--decoding default|isolated|inprocess] [--decoder-timeout MS]\n"
 	"                   [--power-supply DIR] [--power-poll MS] [--workspace-pictures N]\n"
-	"                   [-d|-q] [-h]\n"
+	"                   [--fake-clock SECONDS] [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
@@ -37,6 +37,10 @@ static const char usage[] =
 	"  --workspace-pictures N\n"
 	"              pictures of workspaces an output does not show kept decoded for it\n"
 	"              (default 3; 0 none)\n"
+	"  --fake-clock SECONDS\n"
+	"              the wall clock veil's timed backgrounds follow starts at SECONDS since\n"
+	"              the epoch; the command `fake_clock SECONDS` moves it (only when built\n"
+	"              with the tests)\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -126,10 +130,13 @@ int main(int argc, char *argv[]) {
 		{ "power-supply", required_argument, NULL, 'P' },
 		{ "power-poll", required_argument, NULL, 'p' },
 		{ "workspace-pictures", required_argument, NULL, 'W' },
+		{ "fake-clock", required_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct veil_scene_options veil_options = { .size = sizeof(veil_options) };
 	enum tw_renderer_kind renderer_kind = TW_RENDERER_AUTO;
+	double fake_clock = 0;
+	bool has_fake_clock = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:s:dqh", long_options, NULL)) != -1) {
 		switch (opt) {
@@ -174,6 +181,18 @@ int main(int argc, char *argv[]) {
 			/* veil's 0 is its default: none is negative there. */
 			veil_options.workspace_pictures = atoi(optarg) > 0 ? atoi(optarg) : -1;
 			break;
+		case 'F':
+#if TINYWL_HAVE_FAKE_CLOCK
+			if (fake_clock_parse(optarg, &fake_clock)) {
+				has_fake_clock = true;
+				break;
+			}
+#endif
+			fprintf(stderr, "veil-tinywl: --fake-clock %s: %s\n", optarg,
+				TINYWL_HAVE_FAKE_CLOCK ? "expected seconds since the epoch" :
+				"built without the tests, so without a fake clock");
+			free(startup);
+			return EXIT_FAILURE;
 		case 'c':
 			config = optarg;
 			break;
@@ -214,6 +233,15 @@ int main(int argc, char *argv[]) {
 		}
 	}
 
+#if TINYWL_HAVE_FAKE_CLOCK
+	if (has_fake_clock) {
+		/* Handed to veil's scene as soon as server_init() makes it. */
+		fake_clock_set(&server, fake_clock);
+	}
+#else
+	(void)fake_clock;
+	(void)has_fake_clock;
+#endif
 	if (!server_init(&server)) {
 		goto out;
 	}

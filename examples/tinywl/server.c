@@ -304,6 +304,9 @@ bool server_init(struct tw_server *server) {
 		return false;
 	}
 	keep_state(server->veil);
+#if TINYWL_HAVE_FAKE_CLOCK
+	fake_clock_attach(server);
+#endif
 	/* veilctl's protocol, for this user's unsandboxed clients (veil's default filter). */
 	/* `span`: one wallpaper across the outputs of this layout. */
 	veil_scene_set_output_layout(server->veil, server->output_layout);

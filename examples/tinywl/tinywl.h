@@ -150,6 +150,14 @@ void server_terminate(struct tw_server *server);
 bool server_create_output(struct tw_server *server);
 /* Whether this build has the importing test renderer (veil-tinywl built with the tests). */
 bool server_has_import_renderer(void);
+#if TINYWL_HAVE_FAKE_CLOCK
+/* fake_clock.c (built with the tests): the wall clock veil's timed backgrounds follow. */
+bool fake_clock_parse(const char *word, double *seconds);
+/* Sets the clock (before the scene exists: for it, once it does); a move tells veil. */
+void fake_clock_set(struct tw_server *server, double seconds);
+/* Hands the clock set before to the new scene. */
+void fake_clock_attach(struct tw_server *server);
+#endif
 /*
  * Replaces the renderer and the allocator while running, as sway does after a GPU reset: import
  * becomes pixman, anything else import (pixman when the importing renderer is not built).

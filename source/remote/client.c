@@ -356,8 +356,8 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 	}
 	if (ret == 0 && (reply.index < 0 || reply.loops < 0 || reply.copies < 0 ||
 			reply.delay_ms < 0 || nfds > 1 || (reply.memory != 0 && nfds != 0) ||
-			reply.memory < 0 || reply.memory > 1 || reply.matrix < 0 || reply.matrix > 2 ||
-			reply.full_range < 0 || reply.full_range > 1)) {
+			reply.memory < 0 || reply.memory > 1 || !veil_colour_space_valid(reply.matrix,
+			reply.full_range, reply.transfer, reply.primaries) || reply.position_ms < -1)) {
 		veil_message_set(message, "decoder answered an impossible video frame (%d, %d loops, "
 			"%d ms, %d descriptors)", reply.index, reply.loops, reply.delay_ms, nfds);
 		ret = -EPROTO;
@@ -366,8 +366,12 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 		ret = veil_frame_pool_accept_memory(pool, reply.slot, reply.width, reply.height,
 			reply.drm_format, reply.n_planes, reply.offsets, reply.strides,
 			&frame->memory, message);
-		frame->memory.matrix = reply.matrix;
-		frame->memory.full_range = reply.full_range == 1;
+		frame->memory.space = (struct veil_colour_space){
+			.matrix = (enum veil_yuv_matrix)reply.matrix,
+			.full_range = reply.full_range == 1,
+			.transfer = (enum veil_transfer)reply.transfer,
+			.primaries = (enum veil_primaries)reply.primaries,
+		};
 	} else if (ret == 0) {
 		ret = veil_frame_pool_accept(pool, reply.slot, nfds == 1 ? fds[0] : -1, reply.width,
 			reply.height, reply.stride, reply.drm_format, image, message);
@@ -377,6 +381,7 @@ int veil_decoder_receive_video_frame(int sock, int ms, struct veil_frame_pool *p
 		frame->loops = reply.loops;
 		frame->copies = reply.copies;
 		frame->duration_ms = reply.delay_ms;
+		frame->position_ms = reply.position_ms;
 		copy_field(frame->elements, sizeof(frame->elements), reply.message,
 			sizeof(reply.message));
 	}

@@ -77,6 +77,7 @@ struct veil_decoder_video_frame {
 	int memory_size;
 	int index, loops, copies;
 	int duration_ms; /* how long it shows, as the helper says (0: unknown) */
+	int position_ms; /* where it is in the stream, as the helper says (-1: unknown) */
 	char decoder[32]; /* the video decoder's factory name, "gstreamer" before one is known */
 	char elements[VEIL_WIRE_TEXT]; /* what its pipeline is made of, as the helper says */
 };

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <wlr/render/dmabuf.h>
+#include "decode/video/colour_space.h"
 
 struct veil_frame_pool;
 struct veil_image;
@@ -23,8 +24,7 @@ struct veil_image;
  */
 struct veil_memory_frame {
 	struct wlr_dmabuf_attributes dmabuf;
-	int matrix; /* of a YUV frame: 0 BT.601, 1 BT.709, 2 BT.2020 */
-	bool full_range;
+	struct veil_colour_space space;
 	void (*release)(void *data);
 	void *release_data;
 };

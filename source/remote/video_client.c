@@ -65,6 +65,11 @@ struct video_start {
 	struct veil_frame_pool *pool; /* a reference */
 	GstAllocator *allocator; /* a reference, or NULL: frames in the helper's memfds */
 	uint32_t dmabuf_formats[VEIL_WIRE_FORMATS];
+	/*
+	 * A position asked for before the helper started (ms, -1 for none): sent with the file
+	 * if run() takes it in time (atomically), else by done() in a NEXT request.
+	 */
+	int64_t seek_ms;
 	int fd;
 	struct veil_helper helper;
 	bool started;
@@ -95,6 +100,8 @@ struct video_helper_source {
 	bool failed;
 	int64_t heard_ms; /* CLOCK_MONOTONIC: the last frame, or when it was last asked to play */
 	int duration_ms; /* of the last frame, at most MAX_DURATION_MS */
+	int position_ms; /* of the last frame shown, -1 before one */
+	int64_t seek_ms; /* a position to send in the next request, -1 for none */
 	uint64_t frames, dropped, loops, copies, wakeups;
 	pid_t pid; /* of the helper, for the status: each video's pipeline is told apart */
 	int file_fd; /* ours: reopen() plays the same file, whatever its path names now */
@@ -268,6 +275,8 @@ static void send_state(struct video_helper_source *src) {
 		.kind = VEIL_MEDIA_VIDEO,
 		.playing = src->running,
 		.fps = src->base.fps,
+		.seek = src->seek_ms >= 0,
+		.seek_ms = src->seek_ms >= 0 ? (int32_t)src->seek_ms : 0,
 	};
 	do {
 		request.n_released = (uint32_t)veil_frame_pool_take_released(src->pool,
@@ -281,6 +290,10 @@ static void send_state(struct video_helper_source *src) {
 			/* It ended: its last words (a -ECHILD reply), if any, are read next. */
 			return;
 		}
+		/* Once. */
+		src->seek_ms = -1;
+		request.seek = 0;
+		request.seek_ms = 0;
 	} while (request.n_released == VEIL_WIRE_RELEASED);
 }
 
@@ -317,8 +330,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 	uint32_t format;
 	if (frame->memory.release != NULL) {
 		format = frame->memory.dmabuf.format;
-		buffer = veil_dmabuf_buffer_create(&frame->memory.dmabuf,
-			(enum veil_yuv_matrix)frame->memory.matrix, frame->memory.full_range,
+		buffer = veil_dmabuf_buffer_create(&frame->memory.dmabuf, &frame->memory.space,
 			frame->memory.release, frame->memory.release_data);
 		frame->memory.release = NULL;
 	} else {
@@ -332,6 +344,7 @@ static void show(struct video_helper_source *src, struct veil_image *image,
 		return;
 	}
 	src->frames++;
+	src->position_ms = frame->position_ms;
 	bool seam = (uint64_t)frame->loops > src->loops && src->base.frame != NULL;
 	src->loops = (uint64_t)frame->loops;
 	src->copies = (uint64_t)frame->copies;
@@ -483,6 +496,11 @@ static void start_run(struct veil_job *job) {
 		.kind = VEIL_MEDIA_VIDEO,
 	};
 	memcpy(request.dmabuf_formats, start->dmabuf_formats, sizeof(request.dmabuf_formats));
+	int64_t seek_ms = __atomic_exchange_n(&start->seek_ms, -1, __ATOMIC_ACQ_REL);
+	if (seek_ms >= 0) {
+		request.seek = 1;
+		request.seek_ms = seek_ms > INT32_MAX ? INT32_MAX : (int32_t)seek_ms;
+	}
 	int ms = veil_decoder_begin(start->spare, &start->helper, &request, start->fd,
 		&start->message);
 	if (ms < 0) {
@@ -536,6 +554,11 @@ static void start_done(struct veil_job *job) {
 	}
 	src->helper = start->helper;
 	src->pid = src->helper.pid;
+	/* A position asked for after run() sent the file: in the first request below. */
+	int64_t seek_ms = __atomic_exchange_n(&start->seek_ms, -1, __ATOMIC_ACQ_REL);
+	if (seek_ms >= 0) {
+		src->seek_ms = seek_ms;
+	}
 	src->allocator = start->allocator != NULL ? gst_object_ref(start->allocator) : NULL;
 	wlr_log(WLR_INFO, "veil: %s: playing in veil-decoder (pid %d), decoded by %s",
 		src->base.path, (int)src->pid, start->frame.decoder);
@@ -628,6 +651,24 @@ static void video_helper_source_set_fps(struct veil_source *source, int fps) {
 	send_state(src);
 }
 
+static int64_t video_helper_source_get_position_ms(struct veil_source *source) {
+	return video_helper_source_from_source(source)->position_ms;
+}
+
+static void video_helper_source_seek(struct veil_source *source, int64_t ms) {
+	struct video_helper_source *src = video_helper_source_from_source(source);
+	if (ms > INT32_MAX) {
+		ms = INT32_MAX;
+	}
+	if (src->start != NULL) {
+		/* With the file, or right after its first frame (start_done()). */
+		__atomic_store_n(&src->start->seek_ms, ms, __ATOMIC_RELEASE);
+		return;
+	}
+	src->seek_ms = ms;
+	send_state(src);
+}
+
 static void video_helper_source_get_info(struct veil_source *source,
 		struct veil_source_info *info) {
 	struct video_helper_source *src = video_helper_source_from_source(source);
@@ -664,6 +705,8 @@ static const struct veil_source_impl video_helper_source_impl = {
 	.set_frame_owed = video_helper_source_set_frame_owed,
 	.frame_event = video_helper_source_frame_event,
 	.reopen = video_helper_source_reopen,
+	.get_position_ms = video_helper_source_get_position_ms,
+	.seek = video_helper_source_seek,
 };
 
 /*
@@ -716,6 +759,8 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	}
 	veil_source_init(&src->base, &video_helper_source_impl, ctx, path, st);
 	src->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
+	src->position_ms = -1;
+	src->seek_ms = -1;
 	src->pool = pool;
 	src->file_fd = kept;
 	snprintf(src->decoder, sizeof(src->decoder), "veil-decoder");
@@ -725,6 +770,7 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 		.pool = pool,
 		.fd = copy,
 		.helper = { .pidfd = -1, .sock = -1 },
+		.seek_ms = -1,
 	};
 	/* The worker's reference: its first frame is mapped there. */
 	start->pool = veil_frame_pool_ref(pool);

@@ -192,10 +192,13 @@ struct wlr_buffer *veil_video_wrap_sample(struct video_source *src, GstSample *s
 		src->base.opaque = format.opaque;
 	}
 
+	int64_t position = veil_player_sample_position_ms(sample);
 	frame = veil_sample_buffer_create_with_format(sample, &src->format);
 	if (frame == NULL) {
 		veil_message_set(message, "A video frame can't be handed to the renderer");
 		*err = -ENOTSUP;
+	} else {
+		src->position_ms = position;
 	}
 
 out:

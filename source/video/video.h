@@ -120,6 +120,12 @@ struct video_source {
 	uint64_t frames, loops;
 	uint64_t wakeups; /* times the streaming threads woke the compositor (wake_fd) */
 	bool visible, paused; /* asked for; applied once loaded */
+	int64_t position_ms; /* of the frame shown (stream time), -1 before the first */
+	/*
+	 * A seek asked for (ms into the stream), -1 for none: set on the compositor thread, taken
+	 * (atomically) by the job that carries it out, the load's or a seek's (video_source.c).
+	 */
+	int64_t seek_ms;
 	bool loading, created, failed;
 	GstState target;
 };

@@ -134,7 +134,7 @@ def ycbcr_to_rgb(ycc, matrix, full):
     return [min(255, max(0, int(round(255 * v)))) for v in (r, g, b)]
 
 
-def tagged_clip(path, matrix, full, w=64, h=48):
+def tagged_clip(path, matrix, full, w=64, h=48, transfer=1):
     """
     Four colour quadrants written as YUV by hand (no conversion in ffmpeg) and tagged with
     matrix and range: shown right only if veil and the renderer convert with the tags.
@@ -153,7 +153,7 @@ def tagged_clip(path, matrix, full, w=64, h=48):
     # the samples from what it takes the untagged input to be.
     code = {'bt709': 1, 'smpte170m': 6, 'bt2020nc': 9}[matrix]
     vui = (f'h264_metadata=matrix_coefficients={code}:colour_primaries={code}:'
-           f'transfer_characteristics=1:video_full_range_flag={int(full)}')
+           f'transfer_characteristics={transfer}:video_full_range_flag={int(full)}')
     vt._ffmpeg(['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', f'{w}x{h}', '-r', '10',
                 '-i', '-', '-c:v', 'libx264', '-preset', 'veryfast', '-qp', '0',
                 '-bsf:v', vui, '-movflags', '+faststart', path], input=frame * 10)
@@ -161,6 +161,7 @@ def tagged_clip(path, matrix, full, w=64, h=48):
     return path
 
 
+pq_clip = tagged_clip(os.path.join(media, 'tagged-pq.mp4'), 'bt2020nc', False, transfer=16)
 tagged = [(m, full, tagged_clip(os.path.join(media, f'tagged-{m}-{"pc" if full else "tv"}.mp4'),
                                 m, full))
           for m, full in (('bt709', False), ('bt709', True), ('bt2020nc', False),
@@ -479,6 +480,33 @@ with t.compositor(outputs=1, renderer='import') as c:
             else:
                 t.check(worst <= 4, f'{name}: the quadrants show their colours (within 4)',
                         f'off by {worst}: {got_all} for {QUAD_RGB}')
+
+    with t.case('HDR: a PQ BT.2020 video, then an SDR one'):
+        # Tagged PQ (transfer 16) in BT.2020: on wlroots 0.20 the scene's buffers carry the
+        # transfer function and primaries to the renderer, which logs them on each change;
+        # 0.19 has no way to say them. The status says what becomes of it either way.
+        show_video(c, pq_clip, 'stretch')
+        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
+                     'three decoded frames of the PQ clip')
+        colour = (c.veil(OUT).get('source') or {}).get('colour') or ''
+        t.check('BT.2020 PQ (HDR)' in colour, 'the status says the video is BT.2020 PQ', colour)
+        said = re.findall(r'transfer function (\w+), primaries ([\w.]+)', log_text(c))
+        if wlr_minor >= 20:
+            t.check(bool(said) and said[-1] == ('PQ', 'BT.2020'),
+                    'the renderer is given PQ and BT.2020 with the frames', str(said[-3:]))
+            t.check('given to the renderer' in colour, 'the status says so', colour)
+        else:
+            t.check('no tone mapping' in colour, 'on 0.19 the status says it is shown as SDR',
+                    colour)
+        show_video(c, tagged[0][2], 'stretch')
+        c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
+                     'three decoded frames of the SDR clip')
+        said = re.findall(r'transfer function (\w+), primaries ([\w.]+)', log_text(c))
+        if wlr_minor >= 20:
+            t.check(bool(said) and said[-1] == ('sRGB', 'sRGB'),
+                    'back to sRGB for the SDR video (the node is not left HDR)', str(said[-3:]))
+        t.check('colour' not in (c.veil(OUT).get('source') or {}),
+                'no colour note for SDR BT.709 video')
 
     with t.case('a size that changes at each loop'):
         # Each size's buffer pool is made again at every loop; in veil-decoder they are the

@@ -20,12 +20,17 @@ The labwc patch series (examples/labwc/) built and driven for real.
    LD_PRELOAD library) and labwc must run on without wallpapers.
 4. Another run has two workspaces with a <wallpaper workspace=""> each, switched with
    GoToDesktop keys (wtype): each must show its picture and the status its workspace; renamed,
-   swapped, a missing file, removed (see workspaces()).
+   swapped, a missing file, removed (see workspaces()). Another has three, each with a window,
+   and records every frame across 20 switches: none may mix two workspaces (atomicity()).
 5. A last run loses the renderer (tests/integration/lose-renderer.c, preloaded, makes it emit
    "lost" on SIGUSR2, as a GPU reset does) with a video and a still set through veilctl.
    labwc must survive (the series' patch 4 re-creates the renderer from an idle callback;
    labwc 0.20.2 itself aborts, see LABWC_LOST_ABORT), the video restart with a new pipeline
    and play on, the still's picture and both settings stay.
+6. Restarts (restart()): a private HOME and XDG_STATE_HOME; labwc makes $XDG_STATE_HOME/veil;
+   a picture set with veilctl comes back at the next start with <wallpaper restore="yes">
+   (grim, exact), and with the state file deleted the wallpaper's own file shows; a state
+   directory that cannot be made is logged and labwc starts with the wallpaper's own file.
 
 Under the sanitizers labwc is built with them too and LeakSanitizer stays on (LSAN_SUPP).
 """
@@ -46,6 +51,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+import wslib  # noqa: E402
 from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
@@ -113,6 +119,8 @@ class Labwc(vt.Compositor):
         env = {k: v for k, v in os.environ.items()
                if k not in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK',
                             'I3SOCK', 'XDG_RUNTIME_DIR', 'LABWC_PID')}
+        # veil's state goes to the private HOME's ~/.local/state unless the test says where.
+        env.pop('XDG_STATE_HOME', None)
         env.update({
             'XDG_RUNTIME_DIR': self.runtime,
             'HOME': self.home,
@@ -249,16 +257,16 @@ def sanitizer_env(t, sanitized):
     return {'LSAN_OPTIONS': f'suppressions={supp}:print_suppressions=0'}
 
 
-def rc_xml(wallpapers, desktops=''):
+def rc_xml(wallpapers, desktops='', extra=''):
     """
     An rc.xml: the wallpapers given, keys that add and remove a virtual output, and the
     <desktops> given, with F7, F8 and F9 bound to the first, second and third workspace
-    (GoToDesktop by index, so that they do not depend on the names).
+    (GoToDesktop by index, so that they do not depend on the names); extra: more of it.
     """
     return f'''<?xml version="1.0"?>
 <labwc_config>
   <core><decoration>client</decoration></core>
-{desktops}
+{desktops}{extra}
   <wallpapers>
 {wallpapers}
   </wallpapers>
@@ -993,6 +1001,135 @@ def workspaces(t, labwc, veilctl, sanitized):
         c.stop('exit')
 
 
+def atomicity(t, labwc, veilctl, tools, sanitized):
+    """
+    A wallpaper per workspace, frame by frame (tests/integration/wslib.py): rc.xml names three
+    workspaces, 1, 2 and 3, each with a <wallpaper workspace=""> picture of its own colour, and
+    places windows in the middle of the output; each gets a window of its own colour
+    (solid-window). 20 switches with the GoToDesktop keys (F7, F8, F9, pressed by wtype) are
+    recorded frame by frame (tests/tools/frame-record, labwc's wlr-screencopy): no frame may
+    show one workspace's window over another's picture, or over none. The recorder's own check
+    first; a control after (the workspace wallpapers taken off with veilctl, the output's set
+    with veilctl after each switch: the count must see mixed frames).
+    """
+    wtype = shutil.which('wtype')
+    with t.case('atomicity: setup'):
+        missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
+                   not os.access(v, os.X_OK)]
+        if not t.check(not missing, 'frame-record and solid-window are built',
+                       ', '.join(missing) + ' (meson passes --frame-record, --solid-window)'):
+            return
+        if not t.check(wtype, 'wtype is installed (it presses the keys of GoToDesktop)'):
+            return
+    pictures = wslib.make_pictures(t.media, (W, H))
+    outdir = t.path('ws-atomic')
+    home = os.path.join(outdir, 'home')
+    os.makedirs(home)
+    cfgdir = os.path.join(outdir, 'labwc-config')
+    os.makedirs(cfgdir)
+    wallpapers = '\n'.join(f'    <wallpaper output="*" workspace="{ws}" mode="fill">'
+                           f'{pictures[ws]}</wallpaper>' for ws in wslib.WORKSPACES)
+    write(os.path.join(cfgdir, 'rc.xml'), rc_xml(
+        wallpapers, desktops_xml(*wslib.WORKSPACES),
+        '  <placement><policy>center</policy></placement>\n'))
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=sanitizer_env(t, sanitized),
+               name='labwc-ws-atomic') as c:
+        driver = wslib.KeyDriver(c, dict(zip(wslib.WORKSPACES, ('F7', 'F8', 'F9'))), wtype)
+        wslib.atomicity(t, c, tools, pictures, outdir, driver=driver, label='atomicity: ')
+        c.stop('exit')
+
+
+def flat_png(path, colour):
+    """A picture of one colour at the output's size: its screenshot is exactly that colour."""
+    import numpy as np
+    return vt.make_png(path, np.broadcast_to(np.array(vt.rgb(colour), np.uint8),
+                                             (H, W, 3)).copy())
+
+
+def restart(t, labwc, veilctl, sanitized):
+    """
+    What veilctl set is kept across a restart (patch 5): labwc gives veil
+    $XDG_STATE_HOME/veil/labwc.json, making the directories, and <wallpaper restore="yes">
+    shows it again at the next start; without the state file, the wallpaper's own file. A
+    private HOME and XDG_STATE_HOME, three starts, exact screenshots of flat pictures.
+    """
+    started = time.monotonic()
+    with t.case('restart: ~/.local/state by default'):
+        # drive()'s labwc had HOME=t.outdir and no XDG_STATE_HOME, and veilctl set pictures.
+        default = os.path.join(t.outdir, '.local', 'state', 'veil', 'labwc.json')
+        t.check(os.path.isfile(default), f'without XDG_STATE_HOME, veil kept {default}')
+    home = t.path('restart-home')
+    state_home = os.path.join(home, 'xdg', 'state')  # no directory yet: labwc makes it
+    state_file = os.path.join(state_home, 'veil', 'labwc.json')
+    os.makedirs(home)
+    set_c, fb_c = '#1e6ea0', '#3cc850'
+    set_png = flat_png(t.path('restart-set.png'), set_c)
+    fb_png = flat_png(t.path('restart-fallback.png'), fb_c)
+    cfgdir = t.path('labwc-config-restart')
+    labwc_config(cfgdir, f'    <wallpaper output="*" restore="yes" mode="fill">{fb_png}'
+                         f'</wallpaper>')
+    env = dict(sanitizer_env(t, sanitized), XDG_STATE_HOME=state_home)
+
+    def remembered():
+        try:
+            with open(state_file) as f:
+                s = json.load(f)
+        except (OSError, ValueError):
+            return None
+        return (((s.get('outputs') or {}).get('*') or {}).get('file') or {}).get('path')
+
+    def fallback_shows(c, why):
+        v = c.wait_veil(OUT, 'shown', file=fb_png)
+        t.check(v.get('restored') is False and v.get('restore_reason'),
+                f'the status says not restored ({why}), and why', json.dumps(v))
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                  f'restart-fallback-{why}', **EXACT)
+
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-restart-1') as c:
+        with t.case('restart: first start, nothing kept'):
+            sdir = os.path.dirname(state_file)
+            t.check(os.path.isdir(sdir) and (os.stat(sdir).st_mode & 0o777) == 0o700,
+                    'labwc made $XDG_STATE_HOME/veil (0700) and its missing parents')
+            fallback_shows(c, 'first start')
+            rc, _, err = c.ctl('set', set_png, 'fill')
+            t.check(rc == 0, '`veilctl set <picture> fill` exits 0', err)
+            c.wait_veil(OUT, 'shown', file=set_png)
+            c.check_until(lambda: remembered() == set_png,
+                          'veil wrote the picture to $XDG_STATE_HOME/veil/labwc.json')
+            c.stop('exit')
+
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-restart-2') as c:
+        with t.case('restart: restore'):
+            v = c.wait_veil(OUT, 'shown', file=set_png)
+            t.check(v.get('restored') is True and v.get('mode') == 'fill',
+                    'the picture set with veilctl is back, restored: true', json.dumps(v))
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(set_c, W, H),
+                      'restart-restored', **EXACT)
+            c.stop('exit')
+
+    os.unlink(state_file)
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-restart-3') as c:
+        with t.case('restart: state file deleted'):
+            fallback_shows(c, 'no state file')
+            c.stop('exit')
+
+    # A state directory that cannot be made: logged, and labwc runs without a state file.
+    blocker = os.path.join(home, 'not-a-directory')
+    write(blocker, 'in the way\n')
+    env = dict(env, XDG_STATE_HOME=os.path.join(blocker, 'state'))
+    with Labwc(t, labwc, veilctl, cfgdir, home, env=env, name='labwc-restart-4') as c:
+        with t.case('restart: no state directory'):
+            c.wait_veil(OUT, 'shown', file=fb_png)
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                      'restart-no-state-dir', **EXACT)
+            log = c.log_text()
+            t.check(f'unable to create {blocker}/state/veil' in log and 'not kept' in log,
+                    'labwc starts, logs why nothing is kept and shows the fallback',
+                    log[-1500:])
+            c.stop('exit')
+    say(f'# restart: {time.monotonic() - started:.1f} s')
+
+
 def main():
     parser = argparse.ArgumentParser(description='the labwc patch series, built and driven')
     parser.add_argument('--series', required=True, help='examples/labwc')
@@ -1003,6 +1140,8 @@ def main():
     parser.add_argument('--sources', required=True,
                         help=f'a directory that holds {TARBALL} (../shared/sources)')
     parser.add_argument('--sanitize', default='none', help="meson's b_sanitize")
+    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
+    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -1023,8 +1162,11 @@ def main():
         check_links_this_veil(t, labwc, args.veil_build)
     drive(t, labwc, veilctl, sanitized)
     workspaces(t, labwc, veilctl, sanitized)
+    atomicity(t, labwc, veilctl, {'frame-record': args.frame_record,
+                                  'solid-window': args.solid_window}, sanitized)
     without_veil(t, labwc, veilctl, sanitized)
     renderer_loss(t, labwc, veilctl, sanitized)
+    restart(t, labwc, veilctl, sanitized)
     say(f'# the labwc suite took {time.monotonic() - started:.0f} s')
     t.finish()
 

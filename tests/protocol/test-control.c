@@ -986,6 +986,145 @@ static void test_lifetimes(void) {
 	wlr_scene_node_destroy(&server.wlr_scene->tree.node);
 }
 
+/* ---- Snapshots (version 3) ---- */
+
+struct snap {
+	bool received, ok;
+	int fd;
+	uint32_t format, width, height, stride, reason;
+	char message[4096];
+};
+
+static void snap_handle_ready(void *data, struct zveil_control_snapshot_v1 *proxy, int32_t fd,
+		uint32_t format, uint32_t width, uint32_t height, uint32_t stride) {
+	struct snap *snap = data;
+	*snap = (struct snap){ .received = true, .ok = true, .fd = fd, .format = format,
+		.width = width, .height = height, .stride = stride };
+	zveil_control_snapshot_v1_destroy(proxy);
+}
+
+static void snap_handle_failed(void *data, struct zveil_control_snapshot_v1 *proxy,
+		uint32_t reason, const char *message) {
+	struct snap *snap = data;
+	*snap = (struct snap){ .received = true, .fd = -1, .reason = reason };
+	copy(snap->message, sizeof(snap->message), message);
+	zveil_control_snapshot_v1_destroy(proxy);
+}
+
+static const struct zveil_control_snapshot_v1_listener snap_listener = {
+	.ready = snap_handle_ready,
+	.failed = snap_handle_failed,
+};
+
+/* Runs the server (its worker fills the memfd) until the snapshot's event comes. */
+static struct snap take_snapshot(struct server *server, struct client *client,
+		const char *output, uint32_t max_width, uint32_t max_height) {
+	struct snap snap = { .fd = -1 };
+	struct zveil_control_snapshot_v1 *proxy = zveil_control_manager_v1_snapshot(
+		client->manager, output, max_width, max_height);
+	zveil_control_snapshot_v1_add_listener(proxy, &snap_listener, &snap);
+	for (int i = 0; i < 500 && !snap.received && !client->lost; i++) {
+		pump(server, client);
+		if (!snap.received) {
+			wl_event_loop_dispatch(server->loop, 10);
+		}
+	}
+	return snap;
+}
+
+static void test_snapshot(void) {
+	struct server server;
+	server_init(&server, true);
+	struct client client = { .version = 3 };
+	client_connect(&server, &client);
+	if (!CHECK(client.manager != NULL &&
+			zveil_control_manager_v1_get_version(client.manager) == 3)) {
+		return;
+	}
+
+	/* Nothing set: refused, and the reason says so. */
+	struct snap snap = take_snapshot(&server, &client, NULL, 0, 0);
+	CHECK(snap.received && !snap.ok && snap.reason == ZVEIL_CONTROL_RESULT_V1_REASON_NOT_SHOWN,
+		"nothing shown: %s", snap.message);
+	snap = take_snapshot(&server, &client, "NOPE-9", 0, 0);
+	CHECK(snap.received && !snap.ok &&
+		snap.reason == ZVEIL_CONTROL_RESULT_V1_REASON_UNKNOWN_OUTPUT &&
+		strstr(snap.message, "NOPE-9") != NULL, "unknown output: %s", snap.message);
+	snap = take_snapshot(&server, &client, NULL, 20000, 10);
+	CHECK(snap.received && !snap.ok, "20000 wide: refused");
+
+	/* A colour: WxH of it, in a sealed memfd. */
+	struct result r = set_color(&server, &client, NULL, 0x203040);
+	CHECK(r.ok, "%s", r.message);
+	snap = take_snapshot(&server, &client, NULL, 4, 2);
+	if (CHECK(snap.received && snap.ok, "a colour: %s", snap.message)) {
+		CHECK(snap.width == 4 && snap.height == 2 && snap.stride == 16 &&
+			snap.format == 0x34324258 /* XB24 */, "%ux%u stride %u format %08x",
+			snap.width, snap.height, snap.stride, snap.format);
+		int seals = fcntl(snap.fd, F_GET_SEALS);
+		CHECK(seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)) ==
+			(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW), "seals %x", seals);
+		uint8_t *p = mmap(NULL, 32, PROT_READ, MAP_PRIVATE, snap.fd, 0);
+		if (CHECK(p != MAP_FAILED)) {
+			CHECK(p[0] == 0x20 && p[1] == 0x30 && p[2] == 0x40 && p[31] == 0xff);
+			munmap(p, 32);
+		}
+		close(snap.fd);
+	}
+
+	/* A still: its frame, scaled down to fit. */
+	int fd = open(wallpaper_path, O_RDONLY | O_CLOEXEC);
+	r = set_fd(&server, &client, NULL, fd, NULL);
+	close(fd);
+	CHECK(r.ok && wait_loaded(&server, &client), "%s", r.message);
+	snap = take_snapshot(&server, &client, server.output->name, 16, 16);
+	if (CHECK(snap.received && snap.ok, "a still: %s", snap.message)) {
+		CHECK(snap.width <= 16 && snap.height <= 16 && (snap.width == 16 ||
+			snap.height == 16), "%ux%u", snap.width, snap.height);
+		close(snap.fd);
+	}
+
+	/* The client destroys the object, or goes, while the worker fills the memfd. */
+	struct zveil_control_snapshot_v1 *proxy =
+		zveil_control_manager_v1_snapshot(client.manager, NULL, 0, 0);
+	zveil_control_snapshot_v1_destroy(proxy);
+	pump(&server, &client);
+	for (int i = 0; i < 20; i++) {
+		wl_event_loop_dispatch(server.loop, 10);
+	}
+	CHECK(pump(&server, &client) && !client.lost, "the client is still connected");
+	proxy = zveil_control_manager_v1_snapshot(client.manager, NULL, 0, 0);
+	wl_display_flush(client.display);
+	wl_event_loop_dispatch(server.loop, 0);
+	/* Freed here, never sent: the server sees the client hang up with the object alive. */
+	zveil_control_snapshot_v1_destroy(proxy);
+	client_disconnect(&server, &client);
+	for (int i = 0; i < 20; i++) {
+		wl_event_loop_dispatch(server.loop, 10);
+	}
+
+	/* The scene goes while a snapshot is under way: failed, unavailable. */
+	client = (struct client){ .version = 3 };
+	client_connect(&server, &client);
+	snap = (struct snap){ .fd = -1 };
+	proxy = zveil_control_manager_v1_snapshot(client.manager, NULL, 0, 0);
+	zveil_control_snapshot_v1_add_listener(proxy, &snap_listener, &snap);
+	wl_display_flush(client.display);
+	wl_event_loop_dispatch(server.loop, 0);
+	veil_scene_destroy(server.scene);
+	server.scene = NULL;
+	pump(&server, &client);
+	CHECK(snap.received && (snap.ok || snap.reason ==
+		ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE), "the scene went: %s", snap.message);
+	if (snap.ok) {
+		close(snap.fd);
+	}
+	snap = take_snapshot(&server, &client, NULL, 0, 0);
+	CHECK(snap.received && snap.reason == ZVEIL_CONTROL_RESULT_V1_REASON_UNAVAILABLE);
+	client_disconnect(&server, &client);
+	server_finish(&server);
+}
+
 int main(int argc, char *argv[]) {
 	if (argc < 2) {
 		fprintf(stderr, "usage: test-control WALLPAPER.png\n");
@@ -999,5 +1138,6 @@ int main(int argc, char *argv[]) {
 	test_words();
 	test_filter_and_sandbox();
 	test_lifetimes();
+	test_snapshot();
 	return check_summary("control");
 }

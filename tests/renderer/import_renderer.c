@@ -67,6 +67,7 @@ struct import_renderer {
 	struct import_renderer_stats stats;
 	uint32_t formats_seen; // bit i: formats[i] was imported once already
 	int last_yuv; // matrix * 2 + full range of the last YUV conversion, -1 before the first
+	int last_space; // PQ * 2 + BT.2020 of the last texture, -1 before the first
 };
 
 struct plane_map {
@@ -672,6 +673,14 @@ static void pass_add_texture(struct wlr_render_pass *wlr_pass,
 		wlr_log(WLR_INFO, "import renderer: converting YUV as %s, %s range", names[matrix],
 			full_range ? "full" : "limited");
 	}
+	bool pq, bt2020;
+	compat_get_colour_space(options, &pq, &bt2020);
+	if (pass->renderer->last_space != (int)pq * 2 + bt2020) {
+		/* Said on each change: tests read what the scene told the renderer of HDR video. */
+		pass->renderer->last_space = (int)pq * 2 + bt2020;
+		wlr_log(WLR_INFO, "import renderer: transfer function %s, primaries %s",
+			pq ? "PQ" : "sRGB", bt2020 ? "BT.2020" : "sRGB");
+	}
 	struct wlr_texture *pixman = texture->renderer == pass->renderer ?
 		texture_get_pixman(texture, matrix, full_range) : NULL;
 	if (pixman == NULL) {
@@ -797,6 +806,7 @@ struct wlr_renderer *import_renderer_create(void) {
 	}
 	wl_list_init(&renderer->textures);
 	renderer->last_yuv = -1;
+	renderer->last_space = -1;
 
 	bool ok = true;
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {

@@ -28,6 +28,14 @@ The sway patch series (examples/sway/) built and driven for real.
    have one). sway makes a new renderer and gives it to veil; the video on one output restarts
    with a new pipeline and plays on, the still on another keeps its exact picture, both
    settings stay.
+8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/integration/wslib.py,
+   tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
+   and a picture each, no recorded frame may show one workspace's window over another's
+   picture or over none; the recorder's own check first, a control after.
+9. Restarts (restart()): a private HOME and XDG_STATE_HOME; sway makes $XDG_STATE_HOME/veil;
+   a picture set with swaymsg comes back at the next start with `output * veil restore
+   <fallback>` in the config (grim, exact), and with the state file deleted the fallback shows;
+   a state directory that cannot be made is logged and sway starts with the fallback.
 
 Order with swaybg (decided in the series): a veil wallpaper covers swaybg and every other
 client of the background layer; where veil has none (`veil off`), swaybg shows.
@@ -50,6 +58,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import compositor as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
+import wslib  # noqa: E402
 from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
@@ -178,6 +187,8 @@ def main():
     parser.add_argument('--sanitize', default='', help="meson's b_sanitize of veil's build")
     parser.add_argument('--sources', default='',
                         help=f'a directory that may hold {SWAY_TARBALL} (../shared/sources)')
+    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
+    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
     args = parser.parse_args()
 
     outdir = os.path.abspath(args.outdir)
@@ -201,7 +212,8 @@ def main():
     t = vt.Test('sway')
     for name in os.listdir(logs):
         shutil.copy(os.path.join(logs, name), t.path(name))
-    drive(t, sway, swaymsg_built, sanitized=bool(sanitizers(args.sanitize)))
+    tools = {'frame-record': args.frame_record, 'solid-window': args.solid_window}
+    drive(t, sway, swaymsg_built, tools, sanitized=bool(sanitizers(args.sanitize)))
     t.finish()
 
 
@@ -221,7 +233,7 @@ def rss_kib(pid):
     return 0
 
 
-def drive(t, sway, swaymsg_built, sanitized):
+def drive(t, sway, swaymsg_built, tools, sanitized):
     media = t.media
     cfg_png, img_png, clip = cm.make_media(media)
 
@@ -398,6 +410,8 @@ def drive(t, sway, swaymsg_built, sanitized):
     logs.append(later_outputs(t, env))
     logs.append(without_veil(t, sway, env, img_png, sanitized))
     logs.append(renderer_loss(t, env, clip, img_png, expect_clip, sanitized))
+    logs.append(atomicity(t, env, tools))
+    logs += restart(t, env)
 
     if sanitized:
         reports = []
@@ -410,6 +424,110 @@ def drive(t, sway, swaymsg_built, sanitized):
                         if 'runtime error:' in line or 'AddressSanitizer' in line]
         t.check(not reports, 'no sanitizer report in the compositors\' logs',
                 '\n'.join(reports[:10]))
+
+
+def flat_png(path, colour, w=W, h=H):
+    """A picture of one colour at the output's size: its screenshot is exactly that colour."""
+    import numpy as np
+    return vt.make_png(path, np.broadcast_to(np.array(vt.rgb(colour), np.uint8),
+                                             (h, w, 3)).copy())
+
+
+def restart(t, env):
+    """
+    What swaymsg set is kept across a restart (patch 5): sway gives veil
+    $XDG_STATE_HOME/veil/sway.json, making the directories, and `output * veil restore
+    <fallback>` in the config shows it again at the next start; without the state file, the
+    fallback (named relative to the config, as any veil file there). A private HOME and
+    XDG_STATE_HOME, three starts, exact screenshots of flat pictures.
+    """
+    started = time.monotonic()
+    home = t.path('restart-home')
+    state_home = os.path.join(home, 'xdg', 'state')  # no directory yet: sway makes it
+    state_file = os.path.join(state_home, 'veil', 'sway.json')
+    os.makedirs(home)
+    cfgdir = t.path('restart')
+    os.makedirs(cfgdir)
+    set_c, fb_c = '#1e6ea0', '#3cc850'
+    set_png = flat_png(os.path.join(cfgdir, 'set.png'), set_c)
+    flat_png(os.path.join(cfgdir, 'fallback.png'), fb_c)
+    config = os.path.join(cfgdir, 'config')
+    with open(config, 'w') as f:
+        f.write('xwayland disable\n'
+                'default_border none\n'
+                f'output {OUT} bg {BG} solid_color\n'
+                'output * veil restore fallback.png fill\n')
+    env = dict(env, HOME=home, XDG_STATE_HOME=state_home)
+    exact = dict(tolerance=0)
+    logs = []
+
+    def state():
+        try:
+            with open(state_file) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def remembered():
+        s = state() or {}
+        return (((s.get('outputs') or {}).get('*') or {}).get('file') or {}).get('path')
+
+    def fallback_shows(c, why):
+        v = c.wait_veil(OUT, 'shown', file=os.path.join(cfgdir, 'fallback.png'))
+        t.check(v.get('restored') is False and v.get('restore_reason'),
+                f'the status says not restored ({why}), and why', json.dumps(v))
+        t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                  f'restart-fallback-{why}', **exact)
+
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-1') as c:
+        logs.append(c.log_path)
+        with t.case('restart: first start, nothing kept'):
+            t.check(os.path.isdir(os.path.dirname(state_file)) and
+                    (os.stat(os.path.dirname(state_file)).st_mode & 0o777) == 0o700,
+                    'sway made $XDG_STATE_HOME/veil (0700) and its missing parents')
+            fallback_shows(c, 'first start')
+            ok, err = c.msg(f'output * veil {vt.quote(set_png)} fill')
+            t.check(ok, '`output * veil <picture> fill` with swaymsg', err)
+            c.wait_veil(OUT, 'shown', file=set_png)
+            c.check_until(lambda: remembered() == set_png,
+                          'veil wrote the picture to $XDG_STATE_HOME/veil/sway.json')
+            c.stop('exit')
+
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-2') as c:
+        logs.append(c.log_path)
+        with t.case('restart: restore'):
+            v = c.wait_veil(OUT, 'shown', file=set_png)
+            t.check(v.get('restored') is True and v.get('mode') == 'fill',
+                    'the picture set with swaymsg is back, restored: true', json.dumps(v))
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(set_c, W, H),
+                      'restart-restored', **exact)
+            c.stop('exit')
+
+    os.unlink(state_file)
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-3') as c:
+        logs.append(c.log_path)
+        with t.case('restart: state file deleted'):
+            fallback_shows(c, 'no state file')
+            c.stop('exit')
+
+    # A state directory that cannot be made: logged, and sway runs without a state file.
+    blocker = os.path.join(home, 'not-a-directory')
+    with open(blocker, 'w') as f:
+        f.write('in the way\n')
+    env = dict(env, XDG_STATE_HOME=os.path.join(blocker, 'state'))
+    with t.compositor(outputs=1, config=config, env=env, name='sway-restart-4') as c:
+        logs.append(c.log_path)
+        with t.case('restart: no state directory'):
+            c.wait_veil(OUT, 'shown', file=os.path.join(cfgdir, 'fallback.png'))
+            t.compare(c.settled_screenshot(OUT), vt.expect_solid(fb_c, W, H),
+                      'restart-no-state-dir', **exact)
+            log = read_file(c.log_path)
+            t.check(f'Unable to create {blocker}/state/veil' in log and
+                    'not kept' in log, 'sway starts, logs why nothing is kept and shows the '
+                    'fallback', log[-1500:])
+            c.stop('exit')
+    say(f'# restart: {time.monotonic() - started:.1f} s')
+    return logs
 
 
 def nag_recorder(t, name):
@@ -957,6 +1075,33 @@ def workspaces(t, c, img_png, expect_img):
     t.check(v.get('setting') == OUT and 'one' not in (v.get('workspaces') or {}),
             "off: workspace one shows the output's own wallpaper", json.dumps(v))
     t.compare(c.settled_screenshot(OUT), expect_img, 'ws-off-output-own', **SCALED)
+
+
+def atomicity(t, env, tools):
+    """
+    A wallpaper per workspace, frame by frame, in a sway of its own (its config floats the
+    windows, centred): three workspaces with a window and a picture each (`workspace <n> veil`),
+    every frame recorded across 20 switches (`workspace <n>` over sway's IPC) must show the
+    shown workspace's window over its own picture; the recorder first shows that it sees every
+    frame, and a control (the output's wallpaper set after each switch, as a client would) that
+    the count sees a switch that is not atomic. tests/integration/wslib.py says how.
+    """
+    with t.case('atomicity: setup'):
+        missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
+                   not os.access(v, os.X_OK)]
+        if not t.check(not missing, 'frame-record and solid-window are built',
+                       ', '.join(missing) + ' (meson passes --frame-record, --solid-window)'):
+            return None
+    pictures = wslib.make_pictures(t.media, (W, H))
+    outdir = t.path('ws-atomic')
+    os.makedirs(outdir, exist_ok=True)
+    config = wslib.sway_config(os.path.join(outdir, 'config'))
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-ws-atomic')
+    with c:
+        wslib.atomicity(t, c, tools, pictures, outdir, label='atomicity: ')
+        with t.case('sway-ws-atomic exit'):
+            c.stop('exit')
+    return c.log_path
 
 
 def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):

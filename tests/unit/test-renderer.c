@@ -41,13 +41,17 @@ static bool write_y4m(const char *path) {
 	return fclose(f) == 0;
 }
 
-/* The output's status JSON (malloc()ed) once it shows a file and loads nothing. */
+/*
+ * The output's status JSON (malloc()ed) once it shows a file, loads nothing and has the
+ * palette of its first frame (computed on a worker after the frame came).
+ */
 static char *wait_settled(struct wl_event_loop *loop, struct veil_scene *scene,
 		const char *name) {
 	for (int i = 0; i < 1000; i++) {
 		char *json = veil_scene_status_json(scene, name);
 		if (json != NULL && strstr(json, "\"loading\":null") != NULL &&
-				strstr(json, "\"file\":") != NULL) {
+				strstr(json, "\"file\":") != NULL &&
+				strstr(json, "\"palette\":[") != NULL) {
 			return json;
 		}
 		free(json);

@@ -1,6 +1,7 @@
 /*
- * veil_state_parse and veil_state_command (module/state_read.c): what the writer writes comes
- * back as the command it was; every kind of bad file is refused with a reason; and
+ * veil_state_parse and the commands it gives back (module/state_read.c): what the writer writes
+ * comes back as the command it was (settings, workspace settings, transition defaults, fps and
+ * battery policies); every kind of bad file is refused with a reason; and
  * `veil restore [FALLBACK...]` parses. Prints one line per failure and a summary.
  */
 #include <errno.h>
@@ -15,12 +16,18 @@ static struct json_object *parse(const char *text, char **why) {
 	return veil_state_parse(text, strlen(text), why);
 }
 
+/* A member of a parsed root (borrowed), NULL when it has none. */
+static struct json_object *member(struct json_object *root, const char *name) {
+	struct json_object *obj = NULL;
+	return root != NULL && json_object_object_get_ex(root, name, &obj) ? obj : NULL;
+}
+
 static void refused(const char *text, size_t len, const char *reason) {
 	char *why = NULL;
-	struct json_object *outputs = veil_state_parse(text, len, &why);
-	CHECK(outputs == NULL && why != NULL && strstr(why, reason) != NULL,
+	struct json_object *root = veil_state_parse(text, len, &why);
+	CHECK(root == NULL && why != NULL && strstr(why, reason) != NULL,
 		"'%.60s': %s (wanted: %s)", text, why != NULL ? why : "(accepted)", reason);
-	json_object_put(outputs);
+	json_object_put(root);
 	free(why);
 }
 
@@ -28,7 +35,7 @@ static void refused(const char *text, size_t len, const char *reason) {
 
 static void test_round_trip(void) {
 	char *why = NULL;
-	struct json_object *outputs = parse("{\"version\":1,\"outputs\":{"
+	struct json_object *root = parse("{\"version\":1,\"outputs\":{"
 		"\"HDMI-A-1\":{\"mode\":\"fit\",\"color\":\"#102030\","
 		"\"file\":{\"path\":\"/w/$HOME/~a b.png\",\"size\":10,\"mtime_ns\":5},"
 		"\"transition\":{\"kind\":\"grow\",\"ms\":1200,\"at\":[\"50%\",\"100%\"]},"
@@ -42,11 +49,12 @@ static void test_round_trip(void) {
 		"\"DP-3\":{\"mode\":\"fill\",\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},"
 		"\"dark\":\"/$d/d.png\",\"transition\":{\"kind\":\"fade\",\"ms\":400,"
 		"\"ease\":\"cubic-bezier(0.2,0.9,0.3,1)\"}}}}", &why);
-	CHECK(outputs != NULL, "%s", why != NULL ? why : "");
+	CHECK(root != NULL, "%s", why != NULL ? why : "");
 	free(why);
-	if (outputs == NULL) {
+	if (root == NULL) {
 		return;
 	}
+	struct json_object *outputs = member(root, "outputs");
 	struct json_object *entry;
 	struct veil_command cmd;
 	json_object_object_get_ex(outputs, "HDMI-A-1", &entry);
@@ -87,22 +95,22 @@ static void test_round_trip(void) {
 		cmd.transition.ease.y2 == 1.0, "%s", cmd.dark_path != NULL ? cmd.dark_path : "no dark");
 	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH, "no filter written: the default");
 	veil_command_finish(&cmd);
-	json_object_put(outputs);
+	json_object_put(root);
 
 	/* A filter word the parser refuses: the setting is refused with its reason. */
-	outputs = parse("{\"version\":1,\"outputs\":{\"A\":{\"mode\":\"fill\","
+	root = parse("{\"version\":1,\"outputs\":{\"A\":{\"mode\":\"fill\","
 		"\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},\"filter\":\"lanczos\"}}}",
 		&why);
-	CHECK(outputs != NULL, "%s", why != NULL ? why : "");
+	CHECK(root != NULL, "%s", why != NULL ? why : "");
 	free(why);
 	why = NULL;
-	if (outputs != NULL) {
-		json_object_object_get_ex(outputs, "A", &entry);
+	entry = member(member(root, "outputs"), "A");
+	if (entry != NULL) {
 		CHECK(veil_state_command(entry, &cmd, &why) < 0 && why != NULL &&
 			strstr(why, "Invalid filter 'lanczos'") != NULL, "%s", why != NULL ? why : "");
 		free(why);
-		json_object_put(outputs);
 	}
+	json_object_put(root);
 }
 
 /* Types right, values the parser refuses: refused when turned into a command. */
@@ -121,18 +129,18 @@ static void test_values(void) {
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
 		char text[512], *why = NULL;
 		snprintf(text, sizeof(text), "{\"version\":1,\"outputs\":{\"X\":%s}}", entries[i]);
-		struct json_object *outputs = parse(text, &why);
-		CHECK(outputs != NULL, "%s: %s", entries[i], why);
+		struct json_object *root = parse(text, &why);
+		CHECK(root != NULL, "%s: %s", entries[i], why);
 		free(why);
 		why = NULL;
-		struct json_object *entry;
+		struct json_object *entry = member(member(root, "outputs"), "X");
 		struct veil_command cmd;
-		if (outputs != NULL && json_object_object_get_ex(outputs, "X", &entry)) {
+		if (entry != NULL) {
 			CHECK(veil_state_command(entry, &cmd, &why) < 0 && why != NULL, "%s",
 				entries[i]);
 		}
 		free(why);
-		json_object_put(outputs);
+		json_object_put(root);
 	}
 }
 
@@ -176,6 +184,101 @@ static void test_refused(void) {
 	free(huge);
 }
 
+/* Workspace settings, transition defaults, policies, a video's position and filter. */
+static void test_extras(void) {
+	char *why = NULL;
+	struct json_object *root = parse("{\"version\":1,\"outputs\":{"
+		"\"*\":{\"mode\":\"fill\",\"file\":{\"path\":\"/v.mp4\"},\"filter\":\"nearest\","
+		"\"paused\":true,\"position_ms\":1500}},"
+		"\"workspaces\":{\"*\":{\"2\":{\"mode\":\"fit\",\"color\":\"#010203\","
+		"\"file\":{\"path\":\"/two.png\"},\"transition\":{\"kind\":\"slide\",\"ms\":300}},"
+		"\"mail\":{\"mode\":\"solid_color\",\"color\":\"#abcdef\"}}},"
+		"\"transitions\":{\"*\":{\"kind\":\"wipe\",\"ms\":250,\"from\":\"top\","
+		"\"ease\":\"in\"}},"
+		"\"policies\":{\"*\":{\"fps\":24,\"battery\":\"fps\",\"battery_fps\":10},"
+		"\"DP-1\":{\"fps\":0,\"battery\":\"pause\"},\"DP-2\":{}}}", &why);
+	CHECK(root != NULL, "%s", why != NULL ? why : "");
+	free(why);
+	why = NULL;
+	if (root == NULL) {
+		return;
+	}
+	struct veil_command cmd;
+	CHECK(veil_state_command(member(member(root, "outputs"), "*"), &cmd, &why) == 0 &&
+		cmd.filter == VEIL_IMAGE_FILTER_NEAREST && strcmp(cmd.path, "/v.mp4") == 0, "%s",
+		why != NULL ? why : "");
+	veil_command_finish(&cmd);
+
+	struct json_object *spaces = member(member(root, "workspaces"), "*");
+	CHECK(veil_state_command(member(spaces, "2"), &cmd, &why) == 0 &&
+		cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/two.png") == 0 &&
+		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x010203 &&
+		cmd.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.transition.side_given, "%s",
+		why);
+	veil_command_finish(&cmd);
+	CHECK(veil_state_command(member(spaces, "mail"), &cmd, &why) == 0 &&
+		cmd.mode == VEIL_MODE_SOLID_COLOR && cmd.color == 0xabcdef, "%s", why);
+	veil_command_finish(&cmd);
+
+	CHECK(veil_state_transition_command(member(member(root, "transitions"), "*"), &cmd,
+		&why) == 0 && cmd.kind == VEIL_COMMAND_TRANSITION &&
+		cmd.transition.kind == VEIL_TRANSITION_WIPE && cmd.transition.ms == 250 &&
+		cmd.transition.side == VEIL_SIDE_TOP && cmd.transition.ease.kind != VEIL_EASE_LINEAR,
+		"%s", why);
+	veil_command_finish(&cmd);
+
+	struct json_object *policies = member(root, "policies");
+	CHECK(veil_state_policy_command(member(policies, "*"), false, &cmd, &why) == 0 &&
+		cmd.kind == VEIL_COMMAND_FPS && cmd.fps == 24, "%s", why);
+	veil_command_finish(&cmd);
+	CHECK(veil_state_policy_command(member(policies, "*"), true, &cmd, &why) == 0 &&
+		cmd.kind == VEIL_COMMAND_BATTERY && cmd.battery == VEIL_BATTERY_FPS &&
+		cmd.battery_fps == 10, "%s", why);
+	veil_command_finish(&cmd);
+	CHECK(veil_state_policy_command(member(policies, "DP-1"), false, &cmd, &why) == 0 &&
+		cmd.kind == VEIL_COMMAND_FPS && cmd.fps == 0, "fps off: %s", why);
+	veil_command_finish(&cmd);
+	CHECK(veil_state_policy_command(member(policies, "DP-1"), true, &cmd, &why) == 0 &&
+		cmd.battery == VEIL_BATTERY_PAUSE, "%s", why);
+	veil_command_finish(&cmd);
+	CHECK(veil_state_policy_command(member(policies, "DP-2"), false, &cmd, &why) == 1 &&
+		veil_state_policy_command(member(policies, "DP-2"), true, &cmd, &why) == 1,
+		"an empty policy has neither");
+	json_object_put(root);
+
+	/* Values of the right type the parser refuses. */
+	root = parse("{\"version\":1,\"outputs\":{},\"transitions\":{\"*\":{\"kind\":"
+		"\"explode\"}},\"policies\":{\"*\":{\"fps\":100000,\"battery\":\"dance\"}}}",
+		&why);
+	CHECK(root != NULL, "%s", why);
+	CHECK(veil_state_transition_command(member(member(root, "transitions"), "*"), &cmd,
+		&why) < 0 && why != NULL);
+	free(why);
+	why = NULL;
+	policies = member(root, "policies");
+	CHECK(veil_state_policy_command(member(policies, "*"), false, &cmd, &why) < 0 &&
+		why != NULL);
+	free(why);
+	why = NULL;
+	CHECK(veil_state_policy_command(member(policies, "*"), true, &cmd, &why) < 0 &&
+		why != NULL);
+	free(why);
+	json_object_put(root);
+
+	REFUSED("{\"version\":1,\"outputs\":{},\"workspaces\":[]}", "workspaces");
+	REFUSED("{\"version\":1,\"outputs\":{},\"workspaces\":{\"*\":{\"2\":{\"mode\":1}}}}",
+		"wrong type");
+	REFUSED("{\"version\":1,\"outputs\":{},\"workspaces\":{\"*\":{\"2\":{"
+		"\"slideshow\":{\"directory\":\"/w\"}}}}}", "one picture");
+	REFUSED("{\"version\":1,\"outputs\":{},\"workspaces\":{\"*\":{\"\":{}}}}",
+		"workspace's name");
+	REFUSED("{\"version\":1,\"outputs\":{},\"transitions\":{\"*\":[]}}", "transition");
+	REFUSED("{\"version\":1,\"outputs\":{},\"policies\":{\"*\":{\"fps\":\"24\"}}}",
+		"policy");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"position_ms\":-4}}}", "position_ms");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"position_ms\":1.5}}}", "position_ms");
+}
+
 static void test_restore_words(void) {
 	struct veil_command cmd;
 	char *message = NULL;
@@ -205,6 +308,7 @@ int main(void) {
 	test_round_trip();
 	test_values();
 	test_refused();
+	test_extras();
 	test_restore_words();
 	return check_summary("state");
 }
