@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/image.h"
 
 enum veil_anim_format {
 	VEIL_ANIM_NONE,
@@ -75,13 +76,13 @@ int veil_anim_open_file(const struct veil_anim_decoder_impl *impl, int fd, uint8
 
 /*
  * A composed canvas (width * height * 4 bytes, as next() gives it) as a picture of its own
- * (util/pixels.h's allocator: a memfd in veil-decoder), shrunk to cover cover_width x
- * cover_height when both are > 0 (a failure to shrink keeps it whole, its error in
+ * (util/pixels.h's allocator: a memfd in veil-decoder), shrunk with filter to cover
+ * cover_width x cover_height when both are > 0 (a failure to shrink keeps it whole, its error in
  * *shrink_error). 0, or -ENOMEM with a sentence.
  */
-struct veil_image;
 int veil_anim_frame_image(const uint8_t *canvas, int width, int height, int cover_width,
-	int cover_height, struct veil_image *image, int *shrink_error, char **message);
+	int cover_height, enum veil_image_filter filter, struct veil_image *image,
+	int *shrink_error, char **message);
 
 /* A delay as the files give it (milliseconds), raised when too short to be meant. */
 int veil_anim_delay(int64_t ms);

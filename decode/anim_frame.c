@@ -28,7 +28,8 @@ int veil_anim_open_file(const struct veil_anim_decoder_impl *impl, int fd, uint8
 }
 
 int veil_anim_frame_image(const uint8_t *canvas, int width, int height, int cover_width,
-		int cover_height, struct veil_image *image, int *shrink_error, char **message) {
+		int cover_height, enum veil_image_filter filter, struct veil_image *image,
+		int *shrink_error, char **message) {
 	*shrink_error = 0;
 	size_t size = (size_t)width * (size_t)height * 4;
 	uint8_t *pixels = veil_pixels_alloc(size);
@@ -47,7 +48,8 @@ int veil_anim_frame_image(const uint8_t *canvas, int width, int height, int cove
 		.data = pixels,
 	};
 	if (cover_width > 0 && cover_height > 0) {
-		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height);
+		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height,
+			filter);
 	}
 	return 0;
 }

@@ -53,9 +53,9 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 }
 
 int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
-		int cover_height, struct veil_image *image, int *original_width, int *original_height,
-		const struct veil_still_decoder **used, int *shrink_error,
-		struct veil_colour_result *colour, char **message) {
+		int cover_height, enum veil_image_filter filter, struct veil_image *image,
+		int *original_width, int *original_height, const struct veil_still_decoder **used,
+		int *shrink_error, struct veil_colour_result *colour, char **message) {
 	*shrink_error = 0;
 	*colour = (struct veil_colour_result){0};
 	int ret = decoder->load(fd, image, message);
@@ -82,7 +82,8 @@ int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cove
 	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.
 	 */
 	if (cover_width > 0 && cover_height > 0) {
-		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height);
+		*shrink_error = veil_image_shrink_to_cover(image, cover_width, cover_height,
+			filter);
 	}
 	/* After the shrink: the conversion's cost goes with the pixels kept, not the file's. */
 	veil_colour_to_srgb(image, colour);

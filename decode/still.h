@@ -40,15 +40,15 @@ const struct veil_still_decoder *veil_still_decoder_gst(void);
 /*
  * The whole decode of a still, the same in the compositor's process and in veil-decoder:
  * decoder->load (GStreamer's when a "PNG" turns out to be none), then, when cover_width and
- * cover_height are > 0, veil_image_shrink_to_cover() (the image is kept whole when that fails,
+ * cover_height are > 0, veil_image_shrink_to_cover() with filter (kept whole when that fails,
  * *shrink_error then negative), then veil_colour_to_srgb() on the pixels kept (what it did in
  * *colour). *used is the decoder that ran; original_* the decoded size. 0, or a negative errno
  * with a sentence in *message.
  */
 int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
-	int cover_height, struct veil_image *image, int *original_width, int *original_height,
-	const struct veil_still_decoder **used, int *shrink_error,
-	struct veil_colour_result *colour, char **message);
+	int cover_height, enum veil_image_filter filter, struct veil_image *image,
+	int *original_width, int *original_height, const struct veil_still_decoder **used,
+	int *shrink_error, struct veil_colour_result *colour, char **message);
 
 
 /*

@@ -180,6 +180,18 @@ size_t veil_serve_cover_bytes(const struct veil_wire_request *request) {
 	return (size_t)request->cover_width * (size_t)request->cover_height * 4;
 }
 
+enum veil_image_filter veil_serve_filter(const struct veil_wire_request *request) {
+	switch (request->filter) {
+	case VEIL_IMAGE_FILTER_NEAREST:
+		return VEIL_IMAGE_FILTER_NEAREST;
+	case VEIL_IMAGE_FILTER_LINEAR:
+		return VEIL_IMAGE_FILTER_LINEAR;
+	default:
+		/* Smooth, and anything else the compositor would not send: the default. */
+		return VEIL_IMAGE_FILTER_SMOOTH;
+	}
+}
+
 int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd) {
 	if (request->anim != VEIL_ANIM_NONE) {
 		return veil_serve_anim(sock, request, fd);
@@ -224,7 +236,8 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 	int original_width = 0, original_height = 0, shrink_error = 0;
 	struct veil_colour_result colour;
 	const struct veil_still_decoder *used = decoder;
-	ret = veil_still_decode(decoder, fd, request->cover_width, request->cover_height, &image,
+	ret = veil_still_decode(decoder, fd, request->cover_width, request->cover_height,
+		veil_serve_filter(request), &image,
 		&original_width, &original_height, &used, &shrink_error, &colour, &message);
 	struct veil_wire_reply reply = { .status = ret };
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", used->name);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/image.h"
 #include "wire/wire.h"
 
 /*
@@ -44,6 +45,8 @@ void veil_serve_prepare_heap(size_t size);
 int veil_serve_slot_memfd(size_t size, uint8_t **data, int *fd);
 /* The bytes of a picture the size the request asks to cover; 0 when it asks for none. */
 size_t veil_serve_cover_bytes(const struct veil_wire_request *request);
+/* The filter a request shrinks with (a value the compositor would not send: smooth). */
+enum veil_image_filter veil_serve_filter(const struct veil_wire_request *request);
 /*
  * The real work for a request: GStreamer started when its decoder is the one asked for, the
  * sandbox entered, the file decoded with veil_still_decode(), the pixels put in a sealed memfd

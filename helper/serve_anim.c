@@ -116,7 +116,7 @@ static int compose(const struct veil_anim_decoder_impl *impl, struct veil_anim_d
 	dst.data = slots->slot[id].data;
 	if (!shrink) {
 		memcpy(dst.data, canvas, (size_t)dst.stride * (size_t)dst.height);
-	} else if (veil_image_scale_into(&src, &dst) < 0) {
+	} else if (veil_image_scale_into(&src, &dst, veil_serve_filter(request)) < 0) {
 		veil_message_set(message, "out of memory scaling a frame down");
 		return -ENOMEM;
 	}

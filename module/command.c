@@ -15,7 +15,7 @@
 
 static const char usage[] =
 	"`veil <file> [mode] [#rrggbb] [dark <file>] [span] [transition <fade|wipe|grow|slide|random|"
-	"none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest]`";
+	"none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest|smooth]`";
 static const char modes[] = "stretch, fill, fit, center, tile, integer or solid_color";
 
 static const struct {
@@ -570,29 +570,38 @@ static int parse_loopfade(const char *word, int *ms, char **message) {
 	return 0;
 }
 
-/* `filter linear|nearest`: how the renderer scales the picture. */
-static int parse_filter(const char *word, bool *nearest, char **message) {
-	if (strcasecmp(word, "nearest") == 0 || strcasecmp(word, "linear") == 0) {
-		*nearest = strcasecmp(word, "nearest") == 0;
+/* `filter linear|nearest|smooth`: how the worker shrinks a still, how the renderer scales. */
+static int parse_filter(const char *word, enum veil_image_filter *filter, char **message) {
+	if (strcasecmp(word, "linear") == 0) {
+		*filter = VEIL_IMAGE_FILTER_LINEAR;
+		return 0;
+	}
+	if (strcasecmp(word, "nearest") == 0) {
+		*filter = VEIL_IMAGE_FILTER_NEAREST;
+		return 0;
+	}
+	if (strcasecmp(word, "smooth") == 0) {
+		*filter = VEIL_IMAGE_FILTER_SMOOTH;
 		return 0;
 	}
 	char shown[VEIL_QUOTE_SIZE];
-	return veil_message_fail(message, -EINVAL, "Invalid filter '%s': expected linear or nearest",
+	return veil_message_fail(message, -EINVAL,
+		"Invalid filter '%s': expected linear, nearest or smooth",
 		veil_message_quote(shown, word));
 }
 
 /*
- * The options that end a SET, in any order: `filter linear|nearest` and `loopfade <ms>` (each
- * the last two words) and `transition <kind> ...` (the last `transition` word among the last
- * eleven: a file name may have the word in it elsewhere). Shortens *argc to the words before
- * them.
+ * The options that end a SET, in any order: `filter linear|nearest|smooth` and `loopfade <ms>`
+ * (each the last two words) and `transition <kind> ...` (the last `transition` word among the
+ * last eleven: a file name may have the word in it elsewhere). Shortens *argc to the words
+ * before them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
 	bool has_loopfade = false, has_filter = false;
 	for (int round = 0; round < 3; round++) {
 		int n = *argc;
 		if (!has_filter && n >= 4 && strcasecmp(argv[n - 2], "filter") == 0) {
-			int ret = parse_filter(argv[n - 1], &parsed->nearest, message);
+			int ret = parse_filter(argv[n - 1], &parsed->filter, message);
 			if (ret < 0) {
 				return ret;
 			}

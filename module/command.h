@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "util/ease.h"
+#include "util/image.h"
 #include "util/mode.h"
 
 enum veil_command_kind {
@@ -140,8 +141,11 @@ struct veil_command {
 	bool from_slideshow;
 	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
 	int loopfade_ms;
-	/* SET: `filter nearest`, the renderer scales without smoothing (`filter linear`: false). */
-	bool nearest;
+	/*
+	 * SET: `filter linear|nearest|smooth`: how the worker shrinks a large still (nearest: the
+	 * renderer too scales without smoothing); smooth (0) when not given.
+	 */
+	enum veil_image_filter filter;
 	int fps; /* FPS: the cap, 0 for `fps off` */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */

@@ -345,6 +345,14 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 	return true;
 }
 
+enum wlr_scale_filter_mode veil_output_filter_mode(const struct veil_output *output) {
+	/* `filter nearest`, and `integer`'s whole-number scales: no smoothing. */
+	const struct veil_setting *setting = output->setting;
+	bool nearest = setting != NULL && (setting->filter == VEIL_IMAGE_FILTER_NEAREST ||
+		setting->mode == VEIL_MODE_INTEGER);
+	return nearest ? WLR_SCALE_FILTER_NEAREST : WLR_SCALE_FILTER_BILINEAR;
+}
+
 /* The buffer nodes, one per copy of the frame the mode needs. */
 static void place_frame(struct veil_output *output, const struct veil_geometry_in *in,
 		struct wlr_buffer *frame) {
@@ -375,11 +383,7 @@ static void place_frame(struct veil_output *output, const struct veil_geometry_i
 	}
 	int i = 0;
 	struct veil_node *node;
-	/* `filter nearest`, and `integer`'s whole-number scales: no smoothing. */
-	bool nearest = output->setting != NULL && (output->setting->nearest ||
-		output->setting->mode == VEIL_MODE_INTEGER);
-	enum wlr_scale_filter_mode filter = nearest ? WLR_SCALE_FILTER_NEAREST :
-		WLR_SCALE_FILTER_BILINEAR;
+	enum wlr_scale_filter_mode filter = veil_output_filter_mode(output);
 	wl_list_for_each(node, &output->nodes, link) {
 		const struct veil_tile *t = &tiles[i++];
 		wlr_scene_buffer_set_filter_mode(node->buffer, filter);

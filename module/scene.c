@@ -248,7 +248,7 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->color = setting->color;
 	copy->loopfade_ms = setting->loopfade_ms;
 	copy->span = setting->span;
-	copy->nearest = setting->nearest;
+	copy->filter = setting->filter;
 	copy->full_size = setting->full_size;
 	copy->video = setting->video;
 	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
@@ -527,7 +527,7 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 	setting->transition = cmd->transition;
 	setting->span = cmd->span;
 	setting->loopfade_ms = cmd->loopfade_ms;
-	setting->nearest = cmd->nearest;
+	setting->filter = cmd->filter;
 	setting->source = source;
 	return setting;
 }
@@ -757,13 +757,16 @@ static int run(struct veil_scene *scene, const char *output_name,
 		if (fd >= 0) {
 			char *name = strdup(label != NULL ? label : "(file descriptor)");
 			source = name != NULL ?
-				veil_source_open_fd(&scene->ctx, fd, name, full_size, &ret, message) :
+				veil_source_open_fd(&scene->ctx, fd, name, full_size, cmd->filter,
+				&ret, message) :
 				NULL;
 		} else {
-			source = veil_source_open(&scene->ctx, cmd->path, full_size, &ret, message);
+			source = veil_source_open(&scene->ctx, cmd->path, full_size, cmd->filter,
+				&ret, message);
 		}
 		if (source != NULL && cmd->dark_path != NULL) {
-			dark = veil_source_open(&scene->ctx, cmd->dark_path, full_size, &ret, message);
+			dark = veil_source_open(&scene->ctx, cmd->dark_path, full_size, cmd->filter,
+				&ret, message);
 			if (dark == NULL) {
 				veil_source_unref(source);
 				source = NULL;

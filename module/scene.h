@@ -42,7 +42,8 @@ struct veil_setting {
 	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
 	 */
 	struct veil_setting *dark;
-	bool nearest; /* `filter nearest`: the buffer nodes scale without smoothing */
+	/* `filter`: how stills are shrunk; nearest: the buffer nodes scale without smoothing */
+	enum veil_image_filter filter;
 	/*
 	 * `veil workspace <ws> ...`: the workspace of the outputs named that this setting is for
 	 * (module/workspace.c); NULL for the outputs whatever workspace they show.
@@ -224,6 +225,11 @@ int veil_output_get_pieces(struct veil_output *output, struct veil_piece *pieces
 /* A piece moved by (dx, dy) and cut to clip: false when nothing of it is left. */
 bool veil_piece_clip(const struct veil_piece *piece, int dx, int dy, const struct wlr_box *clip,
 	struct veil_piece *out);
+/*
+ * How the output's buffer nodes scale, by its setting: nearest for `filter nearest` and mode
+ * integer, else bilinear. Every node veil makes for the output (copies too) takes it.
+ */
+enum wlr_scale_filter_mode veil_output_filter_mode(const struct veil_output *output);
 /* Puts a frame on a buffer node; a YUV dmabuf also tells the renderer how to convert it. */
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame);
 /* Ends a running transition at once (the new picture alone shows); no transition is fine. */
@@ -373,7 +379,7 @@ struct veil_output_state {
 	float transition_eased; /* the progress drawn: transition_progress through the curve */
 	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
 	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
-	bool nearest; /* the shown setting's `filter nearest` */
+	enum veil_image_filter filter; /* the shown setting's `filter` */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

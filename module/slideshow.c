@@ -183,7 +183,7 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 		int err = 0;
 		char *message = NULL;
 		struct veil_source *source = veil_source_open(&show->scene->ctx, slide->path,
-			full_size(show), &err, &message);
+			full_size(show), show->step.filter, &err, &message);
 		if (source == NULL) {
 			wlr_log(WLR_ERROR, "veil: slideshow %s: skipping: %s", show->dir,
 				message != NULL ? message : "out of memory");

@@ -202,8 +202,10 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
 	json_object_object_add(obj, "loopfade_ms", json_object_new_int(setting->loopfade_ms));
-	if (setting->nearest) {
-		json_object_object_add(obj, "filter", json_object_new_string("nearest"));
+	if (setting->filter != VEIL_IMAGE_FILTER_SMOOTH) {
+		/* Not the default: written, as its word. */
+		json_object_object_add(obj, "filter",
+			json_object_new_string(veil_image_filter_name(setting->filter)));
 	}
 	/* `veil pause`: a video stays paused, where it was. */
 	struct veil_source *source = setting->source;

@@ -81,7 +81,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->mode = setting->mode;
 		state->color = setting->color & 0xffffff;
 		state->loopfade_ms = setting->loopfade_ms;
-		state->nearest = setting->nearest;
+		state->filter = setting->filter;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -336,7 +336,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "timed", veil_timed_status(output));
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",
-		json_object_new_string(state.nearest ? "nearest" : "linear"));
+		json_object_new_string(veil_image_filter_name(state.filter)));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */

@@ -182,7 +182,7 @@ static bool hold(struct veil_timed_show *show, struct held *held, const char *pa
 	int err = 0;
 	char *message = NULL;
 	struct veil_source *source = veil_source_open(&show->scene->ctx, path, full_size(show),
-		&err, &message);
+		show->step.filter, &err, &message);
 	if (source == NULL) {
 		fail(show, message != NULL ? message : "out of memory");
 		free(message);

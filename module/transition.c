@@ -55,6 +55,8 @@ static struct wlr_scene_buffer *copy_buffer(struct wlr_scene_tree *parent,
 		return NULL;
 	}
 	veil_node_set_frame(copy, node->buffer);
+	/* The old picture's scaling, `filter nearest`'s included. */
+	wlr_scene_buffer_set_filter_mode(copy, node->filter_mode);
 	wlr_scene_buffer_set_source_box(copy, &node->src_box);
 	wlr_scene_buffer_set_dest_size(copy, node->dst_width, node->dst_height);
 	wlr_scene_buffer_set_transform(copy, node->transform);

@@ -61,6 +61,7 @@ static void make_copies(struct grow *grow) {
 	struct veil_transition *transition = grow->transition;
 	struct veil_output *output = transition->output;
 	struct wlr_scene_rect *rect = output->rect;
+	enum wlr_scale_filter_mode filter = veil_output_filter_mode(output);
 	for (int s = 0; s < grow->n_strips; s++) {
 		if (rect->node.enabled) {
 			grow->rects[s] = wlr_scene_rect_create(transition->old, 0, 0, rect->color);
@@ -73,6 +74,8 @@ static void make_copies(struct grow *grow) {
 			struct wlr_scene_buffer *copy = wlr_scene_buffer_create(transition->old, NULL);
 			if (copy != NULL) {
 				veil_node_set_frame(copy, piece->buffer);
+				/* Copies of the new picture: its setting's scaling. */
+				wlr_scene_buffer_set_filter_mode(copy, filter);
 				wlr_scene_node_set_enabled(&copy->node, false);
 			}
 			grow->copies[s * grow->n_pieces + p] = copy;

@@ -31,10 +31,10 @@ bool veil_workspace_load(struct veil_scene *scene, struct veil_setting *setting)
 		if (s->fd >= 0) {
 			char *label = strdup(s->label);
 			s->source = label != NULL ? veil_source_open_fd(&scene->ctx, s->fd, label,
-				s->full_size, &err, &message) : NULL;
+				s->full_size, setting->filter, &err, &message) : NULL;
 		} else {
-			s->source = veil_source_open(&scene->ctx, s->path, s->full_size, &err,
-				&message);
+			s->source = veil_source_open(&scene->ctx, s->path, s->full_size,
+				setting->filter, &err, &message);
 		}
 		if (s->source == NULL) {
 			wlr_log(WLR_ERROR, "veil: workspace '%s': %s", setting->workspace,

@@ -501,7 +501,7 @@ int veil_frame_read_pixels(const struct veil_frame_read *read, int max_width, in
 		}
 		ret = 0;
 	} else {
-		ret = veil_image_scale_into(&full, &dst);
+		ret = veil_image_scale_into(&full, &dst, VEIL_IMAGE_FILTER_LINEAR);
 	}
 	if (ret < 0) {
 		veil_pixels_free(dst.data);

@@ -58,6 +58,7 @@ struct anim_decode {
 	struct veil_helper_spare *spare;
 	struct veil_anim_helper helper;
 	int cover_width, cover_height; /* 0: keep every pixel */
+	enum veil_image_filter filter; /* how frames are shrunk to cover that */
 	struct veil_anim_info info;
 	/* One job's result. */
 	int ret;
@@ -114,8 +115,8 @@ static void decode_in_helper(struct anim_decode *d) {
 	struct veil_decoder_frame frame;
 	int original_width, original_height;
 	d->ret = veil_anim_helper_next(&d->helper, d->spare, d->impl->format, d->fd,
-		d->cover_width, d->cover_height, &d->image, &original_width, &original_height,
-		&frame, &d->message);
+		d->cover_width, d->cover_height, d->filter, &d->image, &original_width,
+		&original_height, &frame, &d->message);
 	if (d->ret < 0) {
 		return;
 	}
@@ -153,7 +154,7 @@ static void decode_run(struct veil_job *job) {
 	}
 	int shrink_error;
 	d->ret = veil_anim_frame_image(canvas, d->info.width, d->info.height, d->cover_width,
-		d->cover_height, &d->image, &shrink_error, &d->message);
+		d->cover_height, d->filter, &d->image, &shrink_error, &d->message);
 	if (shrink_error < 0) {
 		wlr_log(WLR_ERROR, "veil: an animation's frame cannot be scaled down (%d): "
 			"kept whole", shrink_error);
@@ -467,7 +468,7 @@ static const struct veil_source_impl anim_source_impl = {
 
 struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
 		char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
-		bool full_size, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	struct anim_source *anim = calloc(1, sizeof(*anim));
 	struct anim_decode *d = calloc(1, sizeof(*d));
 	if (anim == NULL || d == NULL) {
@@ -501,12 +502,14 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 	if (!full_size) {
 		d->cover_width = ctx->max_output_width;
 		d->cover_height = ctx->max_output_height;
+		d->filter = filter;
 	}
 	anim->impl = impl;
 	anim->decode = d;
 	veil_source_init(&anim->base, &anim_source_impl, ctx, path, st);
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	anim->base.shrunk = !full_size;
+	anim->base.filter = filter;
 	/* Transparent pixels show the setting's colour (module/layout.c keeps the rect). */
 	anim->base.translucent = true;
 	schedule(anim);

@@ -42,6 +42,7 @@ struct image_load {
 	int fd; /* our own descriptor of the file */
 	const struct veil_still_decoder *decoder; /* the one the header was checked with */
 	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+	enum veil_image_filter filter; /* how */
 	/* Decoded in veil-decoder (source/remote/) when not NULL, else in this process. */
 	struct veil_helper_spare *spare;
 	/* Result. */
@@ -66,7 +67,8 @@ static void load_run(struct veil_job *job) {
 #if VEIL_DECODER_PROCESS
 	if (load->spare != NULL) {
 		load->ret = veil_decoder_run(load->spare, load->decoder->kind, load->fd,
-			load->cover_width, load->cover_height, &load->pixels, &load->original_width,
+			load->cover_width, load->cover_height, load->filter, &load->pixels,
+			&load->original_width,
 			&load->original_height, load->decoder_name, sizeof(load->decoder_name),
 			&load->colour, &load->message);
 		load->frames = load->pixels.frames;
@@ -76,8 +78,8 @@ static void load_run(struct veil_job *job) {
 	const struct veil_still_decoder *used = load->decoder;
 	int shrink_error = 0;
 	load->ret = veil_still_decode(load->decoder, load->fd, load->cover_width,
-		load->cover_height, &load->pixels, &load->original_width, &load->original_height,
-		&used, &shrink_error, &load->colour, &load->message);
+		load->cover_height, load->filter, &load->pixels, &load->original_width,
+		&load->original_height, &used, &shrink_error, &load->colour, &load->message);
 	snprintf(load->decoder_name, sizeof(load->decoder_name), "%s", used->name);
 	load->frames = load->pixels.frames;
 	if (shrink_error < 0) {
@@ -170,7 +172,7 @@ static const struct veil_source_impl image_source_impl = {
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
 		char *path, const struct stat *st, const struct veil_still_decoder *decoder,
-		bool full_size, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	struct image_source *image = calloc(1, sizeof(*image));
 	struct image_load *load = calloc(1, sizeof(*load));
 	if (image == NULL || load == NULL) {
@@ -192,11 +194,13 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	if (!full_size) {
 		load->cover_width = ctx->max_output_width;
 		load->cover_height = ctx->max_output_height;
+		load->filter = filter;
 	}
 	image->load = load;
 	veil_source_init(&image->base, &image_source_impl, ctx, path, st);
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	image->base.shrunk = !full_size;
+	image->base.filter = filter;
 	veil_worker_submit(ctx->worker, &load->job, &load_impl);
 	return &image->base;
 

@@ -261,13 +261,17 @@ static bool same_file(const struct veil_source *source, const struct stat *st) {
 }
 
 static struct veil_source *find_source(struct veil_source_context *ctx, const struct stat *st,
-		bool full_size) {
+		bool full_size, enum veil_image_filter filter) {
 	struct veil_source *source;
 	wl_list_for_each(source, &ctx->sources, link) {
 		if (!same_file(source, st) || source->error != NULL || source->stale) {
 			continue;
 		}
 		if (full_size && source->shrunk) {
+			continue;
+		}
+		/* Shrunk with another filter: `filter nearest` must not show averaged pixels. */
+		if (!full_size && source->shrunk && source->filter != filter) {
 			continue;
 		}
 		return source;
@@ -388,7 +392,7 @@ int veil_source_check(const char *path, char **message) {
 }
 
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
-		bool full_size, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	int fd = open_file(path, message);
@@ -402,7 +406,8 @@ struct veil_source *veil_source_open(struct veil_source_context *ctx, const char
 		*err = -ENOMEM;
 		veil_message_set(message, "Out of memory");
 	} else {
-		source = veil_source_open_fd(ctx, fd, shown_path, full_size, err, message);
+		source = veil_source_open_fd(ctx, fd, shown_path, full_size, filter, err,
+			message);
 	}
 	close(fd);
 	return source;
@@ -456,7 +461,7 @@ struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd) {
 }
 
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
-		bool full_size, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	/* name is for people only (the status, messages): keep it valid UTF-8. */
@@ -464,7 +469,7 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
 		/* A file being decoded or shown already: its source, without reading it again. */
-		struct veil_source *source = find_source(ctx, &st, full_size);
+		struct veil_source *source = find_source(ctx, &st, full_size, filter);
 		if (source != NULL) {
 			free(name);
 			return veil_source_ref(source);
@@ -498,10 +503,10 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	struct veil_source *source;
 	if (anim != VEIL_ANIM_NONE) {
 		source = veil_anim_source_create(ctx, fd, name, &st, veil_anim_decoder_find(anim),
-			full_size, err, message);
+			full_size, filter, err, message);
 	} else if (decoder != NULL) {
-		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, err,
-			message);
+		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, filter,
+			err, message);
 	} else {
 		source = veil_video_open(ctx, fd, name, &st, err, message);
 	}

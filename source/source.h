@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <wayland-server-core.h>
+#include "util/image.h"
 #include "util/palette.h"
 
 struct wlr_buffer;
@@ -142,8 +143,9 @@ struct veil_source {
 	bool paused; /* by the user */
 	bool held; /* paused by a policy (on battery): decodes only when neither is set */
 	int fps; /* the frame rate cap, 0 for none (module/policy.c) */
-	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit). */
+	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit), and how. */
 	bool shrunk;
+	enum veil_image_filter filter;
 	/* Made for a renderer the compositor replaced: new commands get a new source. */
 	bool stale;
 	/* Decoded in veil-decoder (else in the compositor's process). */
@@ -200,7 +202,8 @@ void veil_source_set_error(struct veil_source *source, int err, const char *fmt,
 /*
  * Finds the source of a file or opens one: a still image (PNG through libpng, others through
  * GStreamer) or a video. full_size keeps a still's every pixel (center and tile show them one
- * to one); otherwise a still is shrunk to what covers the largest output. The returned source
+ * to one); otherwise a still is shrunk with filter to what covers the largest output (a source
+ * shrunk with another filter is not shared). The returned source
  * holds one more reference. On failure returns NULL
  * with a negative errno in *err and a sentence in *message (malloc()ed).
  *
@@ -209,13 +212,13 @@ void veil_source_set_error(struct veil_source *source, int err, const char *fmt,
  * then, or when decoding fails (error set), it emits frame.
  */
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
-	bool full_size, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, int *err, char **message);
 /*
  * The same for a file already open (a client's fd, for instance): fd stays the caller's. name is
  * what the status shows for it; it is taken over, also on failure.
  */
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
-	bool full_size, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, int *err, char **message);
 /* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
 int veil_source_check(const char *path, char **message);
 struct veil_source *veil_source_ref(struct veil_source *source);
@@ -246,7 +249,7 @@ void veil_source_frame_event(struct veil_source *source);
  */
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, const struct veil_still_decoder *decoder,
-	bool full_size, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_anim_decoder_impl;
@@ -267,6 +270,6 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
-	bool full_size, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, int *err, char **message);
 
 #endif

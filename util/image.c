@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include "util/image.h"
 #include "util/pixels.h"
+#include "util/resample.h"
 #include "util/message.h"
 
 /*
@@ -41,11 +42,11 @@ void veil_image_finish(struct veil_image *image) {
 }
 
 /*
- * Scaling through pixman's separable convolution: every destination pixel averages the source
- * pixels under it (a box sampling filter as wide as the reduction), so a large reduction does not
- * alias the way bilinear sampling, which looks at 2x2 source pixels only, would.
+ * Linear and nearest, through pixman. dst's pixels have alpha even when src is opaque: pixman
+ * fills in 0xff from the X source.
  */
-int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst) {
+static int scale_pixman(const struct veil_image *src, const struct veil_image *dst,
+		enum veil_image_filter filter) {
 	int ret = -ENOMEM;
 	bool opaque = src->drm_format == DRM_FORMAT_XRGB8888;
 	pixman_image_t *src_image = NULL, *dst_image = NULL;
@@ -53,7 +54,6 @@ int veil_image_scale_into(const struct veil_image *src, const struct veil_image 
 
 	src_image = pixman_image_create_bits_no_clear(opaque ? PIXMAN_XRGB : PIXMAN_ARGB,
 		src->width, src->height, src->data, src->stride);
-	/* The destination has alpha even when opaque: pixman fills in 0xff from the X source. */
 	dst_image = pixman_image_create_bits_no_clear(PIXMAN_ARGB, dst->width, dst->height,
 		dst->data, dst->stride);
 	if (src_image == NULL || dst_image == NULL) {
@@ -71,12 +71,30 @@ int veil_image_scale_into(const struct veil_image *src, const struct veil_image 
 	/* Edge pixels repeat outwards: the filter would otherwise fade the borders to nothing. */
 	pixman_image_set_repeat(src_image, PIXMAN_REPEAT_PAD);
 
-	int n_params;
-	params = pixman_filter_create_separable_convolution(&n_params,
-		pixman_double_to_fixed(sx), pixman_double_to_fixed(sy),
-		PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, 2, 2);
-	if (params == NULL || !pixman_image_set_filter(src_image,
-			PIXMAN_FILTER_SEPARABLE_CONVOLUTION, params, n_params)) {
+	int n_params = 0;
+	switch (filter) {
+	case VEIL_IMAGE_FILTER_NEAREST:
+		/* The source pixel under each destination pixel's centre. */
+		if (!pixman_image_set_filter(src_image, PIXMAN_FILTER_NEAREST, NULL, 0)) {
+			goto out;
+		}
+		break;
+	case VEIL_IMAGE_FILTER_LINEAR:
+	default:
+		/*
+		 * Every destination pixel averages the source pixels under it (a box sampling
+		 * filter as wide as the reduction), so a large reduction does not alias the way
+		 * bilinear sampling, which looks at 2x2 source pixels only, would.
+		 */
+		params = pixman_filter_create_separable_convolution(&n_params,
+			pixman_double_to_fixed(sx), pixman_double_to_fixed(sy),
+			PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX, PIXMAN_KERNEL_BOX,
+			2, 2);
+		break;
+	}
+	if (filter != VEIL_IMAGE_FILTER_NEAREST && (params == NULL ||
+			!pixman_image_set_filter(src_image, PIXMAN_FILTER_SEPARABLE_CONVOLUTION,
+			params, n_params))) {
 		goto out;
 	}
 
@@ -93,6 +111,14 @@ out:
 		pixman_image_unref(dst_image);
 	}
 	return ret;
+}
+
+int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst,
+		enum veil_image_filter filter) {
+	if (filter == VEIL_IMAGE_FILTER_SMOOTH) {
+		return veil_resample_lanczos3(src, dst);
+	}
+	return scale_pixman(src, dst, filter);
 }
 
 bool veil_image_cover_size(int width, int height, int max_width, int max_height,
@@ -123,7 +149,8 @@ bool veil_image_cover_size(int width, int height, int max_width, int max_height,
 	return true;
 }
 
-int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height) {
+int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height,
+		enum veil_image_filter filter) {
 	if (max_width <= 0 || max_height <= 0 || image->width <= 0 || image->height <= 0 ||
 			image->data == NULL) {
 		return -EINVAL;
@@ -142,7 +169,7 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
 	if (scaled.data == NULL) {
 		return -ENOMEM;
 	}
-	int ret = veil_image_scale_into(image, &scaled);
+	int ret = veil_image_scale_into(image, &scaled, filter);
 	if (ret < 0) {
 		veil_pixels_free(scaled.data);
 		return ret;

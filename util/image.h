@@ -69,12 +69,40 @@ void veil_image_data_free(void *data, size_t mapped_size);
  */
 int veil_image_check_size(uint64_t width, uint64_t height, const char *what, char **message);
 
+/* How a still is scaled down on the worker: a setting's `filter` word. */
+enum veil_image_filter {
+	/*
+	 * A Lanczos-3 kernel as wide as the reduction (util/resample.c): the default, zero, since
+	 * it came within 35 to 51 dB of ImageMagick's Lanczos where the box was at 22 to 46, for
+	 * 0.9 to 1.6 times the box's time on the worker (docs/scaling.md).
+	 */
+	VEIL_IMAGE_FILTER_SMOOTH = 0,
+	/* Each pixel the average of the source pixels under it (a box filter): before 0.2.0's. */
+	VEIL_IMAGE_FILTER_LINEAR,
+	/* Each pixel one source pixel, the one under its centre: no smoothing (pixel art). */
+	VEIL_IMAGE_FILTER_NEAREST,
+};
+
+/* Its word: "linear", "nearest", "smooth" (veilctl too, which has no pixman). */
+static inline const char *veil_image_filter_name(enum veil_image_filter filter) {
+	switch (filter) {
+	case VEIL_IMAGE_FILTER_NEAREST:
+		return "nearest";
+	case VEIL_IMAGE_FILTER_LINEAR:
+		return "linear";
+	case VEIL_IMAGE_FILTER_SMOOTH:
+	default:
+		return "smooth";
+	}
+}
+
 /*
- * Scales the image down (never up) so that it is no larger than needed to cover
+ * Scales the image down (never up) with filter so that it is no larger than needed to cover
  * max_width x max_height while keeping its aspect ratio; a no-op when it already fits.
  * Returns 0 or a negative errno (the image is unchanged then).
  */
-int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height);
+int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_height,
+	enum veil_image_filter filter);
 /*
  * The size veil_image_shrink_to_cover() would keep of a width x height picture, in *out_width
  * and *out_height; whether it is smaller (false: kept as it is, or limits of 0).
@@ -82,9 +110,10 @@ int veil_image_shrink_to_cover(struct veil_image *image, int max_width, int max_
 bool veil_image_cover_size(int width, int height, int max_width, int max_height,
 	int *out_width, int *out_height);
 /*
- * Scales src into dst, whose size, stride and pixels (of dst's size) the caller gives; the
- * format is src's. 0 or -ENOMEM.
+ * Scales src into dst with filter, dst's size, stride and pixels (of dst's size) given by the
+ * caller; the format is src's. 0 or -ENOMEM.
  */
-int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst);
+int veil_image_scale_into(const struct veil_image *src, const struct veil_image *dst,
+	enum veil_image_filter filter);
 
 #endif

@@ -50,7 +50,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 7u
+#define VEIL_WIRE_VERSION 8u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -76,6 +76,7 @@ struct veil_wire_request {
 	uint32_t kind; /* enum veil_media_kind of the decoder the header was checked with */
 	uint32_t anim; /* enum veil_anim_format; VEIL_ANIM_NONE (0) for a still */
 	int32_t cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
+	uint32_t filter; /* DECODE of a still or an animation: enum veil_image_filter to shrink */
 	/* NEXT: the slots the compositor released since its last request. */
 	uint32_t n_released;
 	int32_t released[VEIL_WIRE_RELEASED];

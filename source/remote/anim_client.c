@@ -54,8 +54,8 @@ static int check_frame(struct veil_anim_helper *ah, const struct veil_image *ima
 
 int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare *spare,
 		enum veil_anim_format format, int fd, int cover_width, int cover_height,
-		struct veil_image *image, int *original_width, int *original_height,
-		struct veil_decoder_frame *frame, char **message) {
+		enum veil_image_filter filter, struct veil_image *image, int *original_width,
+		int *original_height, struct veil_decoder_frame *frame, char **message) {
 	*image = (struct veil_image){0};
 	struct veil_wire_request request = {
 		.magic = VEIL_WIRE_MAGIC,
@@ -74,6 +74,7 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 		request.anim = (uint32_t)format;
 		request.cover_width = cover_width;
 		request.cover_height = cover_height;
+		request.filter = (uint32_t)filter;
 		ms = veil_decoder_begin(spare, &ah->helper, &request, fd, message);
 		if (ms < 0) {
 			veil_frame_pool_unref(ah->pool);

@@ -43,8 +43,8 @@ void veil_anim_helper_init(struct veil_anim_helper *ah);
  */
 int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare *spare,
 	enum veil_anim_format format, int fd, int cover_width, int cover_height,
-	struct veil_image *image, int *original_width, int *original_height,
-	struct veil_decoder_frame *frame, char **message);
+	enum veil_image_filter filter, struct veil_image *image, int *original_width,
+	int *original_height, struct veil_decoder_frame *frame, char **message);
 
 /* Whether a helper is running: ending it must then happen on a worker. */
 bool veil_anim_helper_running(const struct veil_anim_helper *ah);

@@ -447,7 +447,8 @@ fail:
 }
 
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
-		int cover_width, int cover_height, struct veil_image *image, int *original_width,
+		int cover_width, int cover_height, enum veil_image_filter filter,
+		struct veil_image *image, int *original_width,
 		int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
 		char **message) {
 	*image = (struct veil_image){0};
@@ -459,6 +460,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 		.kind = (uint32_t)kind,
 		.cover_width = cover_width,
 		.cover_height = cover_height,
+		.filter = (uint32_t)filter,
 	};
 	struct veil_helper helper;
 	int ms = veil_decoder_begin(spare, &helper, &request, fd, message);

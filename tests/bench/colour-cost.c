@@ -62,8 +62,8 @@ static int bench(const char *path, int rounds) {
 		int shrink_error;
 		char *message = NULL;
 		double t0 = now_ms();
-		int ret = veil_still_decode(decoder, fd, 1920, 1080, &image, &width, &height, &used,
-			&shrink_error, &colour, &message);
+		int ret = veil_still_decode(decoder, fd, 1920, 1080, VEIL_IMAGE_FILTER_LINEAR, &image,
+			&width, &height, &used, &shrink_error, &colour, &message);
 		decode_ms[i] = now_ms() - t0;
 		if (ret < 0) {
 			fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
@@ -82,7 +82,7 @@ static int bench(const char *path, int rounds) {
 		close(fd);
 		return -1;
 	}
-	veil_image_shrink_to_cover(&decoded, 1920, 1080);
+	veil_image_shrink_to_cover(&decoded, 1920, 1080, VEIL_IMAGE_FILTER_LINEAR);
 	size_t size = (size_t)decoded.stride * (size_t)decoded.height;
 	for (int i = 0; i < rounds; i++) {
 		struct veil_image copy = decoded;

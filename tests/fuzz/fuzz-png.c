@@ -1,7 +1,8 @@
 /*
  * veil_png_load on any bytes, from a memfd (pread) and, for inputs that fit a pipe's buffer,
  * from a pipe too (the read() path): both must agree on the result and the pixels. A decoded
- * image is then scaled down with veil_image_shrink_to_cover, as a still for a small output is.
+ * image is then scaled down with veil_image_shrink_to_cover, as a still for a small output is
+ * (with each filter in turn, by the input's size).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -65,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 	if (ret == 0) {
 		/* A small output of another shape: every decoded image is shrunk. */
-		int r = veil_image_shrink_to_cover(&image, 7 + (int)(size % 23), 5 + (int)(size % 17));
+		int r = veil_image_shrink_to_cover(&image, 7 + (int)(size % 23), 5 + (int)(size % 17),
+			(enum veil_image_filter)(size % 3));
 		FUZZ_CHECK(r == 0, "shrink_to_cover failed: %d", r);
 		fuzz_check_image(&image);
 		/* The file's colour chunks (iCCP, cICP, gAMA, cHRM) through lcms2. */

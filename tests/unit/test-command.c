@@ -270,22 +270,35 @@ static void test_transition_options(void) {
 	/* filter, among loopfade and the transition in any order. */
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "stretch", "filter", "nearest"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.nearest && cmd.mode == VEIL_MODE_STRETCH && strcmp(cmd.path, "a.png") == 0);
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.mode == VEIL_MODE_STRETCH &&
+		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "filter", "Nearest", "transition", "fade",
 		"loopfade", "10"), &cmd, NULL) == 0);
-	CHECK(cmd.nearest && cmd.has_transition && cmd.loopfade_ms == 10 &&
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.has_transition &&
+		cmd.loopfade_ms == 10 &&
 		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "filter", "linear"),
 		&cmd, NULL) == 0);
-	CHECK(!cmd.nearest && cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030);
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_LINEAR && cmd.mode == VEIL_MODE_FIT &&
+		cmd.color == 0x102030);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill", "filter", "smooth"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.mode == VEIL_MODE_FILL &&
+		strcmp(cmd.path, "a.png") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "loopfade", "5", "filter", "SMOOTH",
+		"span"), &cmd, NULL) == 0);
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.loopfade_ms == 5 && cmd.span &&
+		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill"), &cmd, NULL) == 0);
-	CHECK(!cmd.nearest, "linear unless asked");
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH, "smooth unless asked");
 	veil_command_finish(&cmd);
 	expect_error(ARGV("veil", "a.png", "filter", "lanczos"), -EINVAL,
-		"Invalid filter 'lanczos': expected linear or nearest");
+		"Invalid filter 'lanczos': expected linear, nearest or smooth");
 	free(message);
 }
 
@@ -715,7 +728,7 @@ static void test_forms(void) {
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
 		"[dark <file>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
-		"[loopfade <ms>] [filter linear|nearest]`");
+		"[loopfade <ms>] [filter linear|nearest|smooth]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");

@@ -886,8 +886,9 @@ static struct veil_image make_image(int width, int height, uint32_t format) {
 }
 
 static void test_shrink_checkerboard(int width, int height, int max_w, int max_h, int want_w,
-		int want_h) {
-	begin("shrink %dx%d checkerboard to cover %dx%d", width, height, max_w, max_h);
+		int want_h, enum veil_image_filter filter) {
+	begin("shrink %dx%d checkerboard to cover %dx%d, %s", width, height, max_w, max_h,
+		veil_image_filter_name(filter));
 	struct veil_image image = make_image(width, height, DRM_FORMAT_XRGB8888);
 	uint32_t *p = image.data;
 	for (int y = 0; y < height; y++) {
@@ -896,43 +897,52 @@ static void test_shrink_checkerboard(int width, int height, int max_w, int max_h
 		}
 	}
 	double start = now();
-	int ret = veil_image_shrink_to_cover(&image, max_w, max_h);
+	int ret = veil_image_shrink_to_cover(&image, max_w, max_h, filter);
 	double elapsed = now() - start;
 	if (ret != 0 || image.width != want_w || image.height != want_h ||
 			image.stride != want_w * 4 || image.drm_format != DRM_FORMAT_XRGB8888) {
 		fail("returned %d, %dx%d stride %d format %.4s", ret, image.width, image.height,
 			image.stride, (const char *)&image.drm_format);
 	} else {
-		/* A one-pixel checkerboard averages to grey; aliasing would show as patterns. */
-		int lo = 255, hi = 0;
+		/*
+		 * A one-pixel checkerboard averages to grey; aliasing would show as patterns.
+		 * Nearest picks source pixels: black and white only.
+		 */
+		int lo = 255, hi = 0, others = 0;
 		const uint8_t *bytes = image.data;
 		for (size_t i = 0; i < (size_t)image.width * image.height; i++) {
 			int v = bytes[4 * i + 1];
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
+			others += v != 0 && v != 255;
 			if (bytes[4 * i + 3] != 0xff) {
 				fail("X byte %d at %zu", bytes[4 * i + 3], i);
 				break;
 			}
 		}
-		if (lo < 127 - 12 || hi > 128 + 12) {
+		if (filter == VEIL_IMAGE_FILTER_NEAREST) {
+			if (others > 0) {
+				fail("%d pixels neither black nor white", others);
+			}
+		} else if (lo < 127 - 12 || hi > 128 + 12) {
 			fail("grey ranges from %d to %d", lo, hi);
 		}
-		printf("ok shrink %dx%d -> %dx%d in %.3f s, grey %d..%d\n", width, height,
-			image.width, image.height, elapsed, lo, hi);
+		printf("ok shrink %dx%d -> %dx%d %s in %.3f s, grey %d..%d\n", width, height,
+			image.width, image.height, veil_image_filter_name(filter), elapsed, lo, hi);
 	}
 	veil_image_finish(&image);
 	end();
 }
 
-static void test_shrink_solid(uint32_t pixel, uint32_t format) {
-	begin("shrink solid %08x %.4s keeps colour to the edges", pixel, (const char *)&format);
+static void test_shrink_solid(uint32_t pixel, uint32_t format, enum veil_image_filter filter) {
+	begin("shrink solid %08x %.4s keeps colour to the edges, %s", pixel,
+		(const char *)&format, veil_image_filter_name(filter));
 	struct veil_image image = make_image(1000, 700, format);
 	uint32_t *p = image.data;
 	for (int i = 0; i < 1000 * 700; i++) {
 		p[i] = pixel;
 	}
-	int ret = veil_image_shrink_to_cover(&image, 333, 100);
+	int ret = veil_image_shrink_to_cover(&image, 333, 100, filter);
 	if (ret != 0 || image.width != 333 || image.height != 234 ||
 			image.drm_format != format) {
 		fail("returned %d, %dx%d %.4s", ret, image.width, image.height,
@@ -962,7 +972,7 @@ static void test_shrink_noop(int width, int height, int max_w, int max_h) {
 	struct veil_image image = make_image(width, height, DRM_FORMAT_ARGB8888);
 	void *data = image.data;
 	memset(data, 0x40, (size_t)width * height * 4);
-	int ret = veil_image_shrink_to_cover(&image, max_w, max_h);
+	int ret = veil_image_shrink_to_cover(&image, max_w, max_h, VEIL_IMAGE_FILTER_SMOOTH);
 	if (ret != 0 || image.data != data || image.width != width || image.height != height) {
 		fail("returned %d, %dx%d", ret, image.width, image.height);
 	}
@@ -970,21 +980,57 @@ static void test_shrink_noop(int width, int height, int max_w, int max_h) {
 	end();
 }
 
+/*
+ * A smooth shrink of a bright opaque square on transparency: Lanczos' lobes overshoot at the
+ * edge, and no premultiplied channel may end above its alpha.
+ */
+static void test_shrink_smooth_premultiplied(void) {
+	begin("smooth shrink keeps premultiplied colour within alpha");
+	struct veil_image image = make_image(900, 900, DRM_FORMAT_ARGB8888);
+	uint32_t *p = image.data;
+	for (int y = 0; y < 900; y++) {
+		for (int x = 0; x < 900; x++) {
+			bool in = x >= 300 && x < 600 && y >= 300 && y < 600;
+			p[y * 900 + x] = in ? 0xffffffff : (x % 2 ? 0x40404040 : 0x00000000);
+		}
+	}
+	int ret = veil_image_shrink_to_cover(&image, 97, 97, VEIL_IMAGE_FILTER_SMOOTH);
+	const uint8_t *b = image.data;
+	int bad = 0;
+	for (int i = 0; ret == 0 && i < image.width * image.height; i++) {
+		bad += b[4 * i] > b[4 * i + 3] || b[4 * i + 1] > b[4 * i + 3] ||
+			b[4 * i + 2] > b[4 * i + 3];
+	}
+	if (ret != 0 || image.width != 97 || bad > 0) {
+		fail("returned %d, %dx%d, %d pixels with colour above alpha", ret, image.width,
+			image.height, bad);
+	}
+	veil_image_finish(&image);
+	end();
+}
+
 static void test_shrink(void) {
-	test_shrink_checkerboard(4000, 3000, 1920, 1080, 1920, 1440);
-	test_shrink_checkerboard(8000, 6000, 1920, 1080, 1920, 1440);
-	test_shrink_checkerboard(3000, 6000, 1920, 1080, 1920, 3840);
-	test_shrink_checkerboard(2001, 1000, 1000, 499, 1000, 500);
-	test_shrink_solid(0xffd0a060, DRM_FORMAT_XRGB8888);
-	test_shrink_solid(0x80402010, DRM_FORMAT_ARGB8888);
+	static const enum veil_image_filter filters[] = {
+		VEIL_IMAGE_FILTER_LINEAR, VEIL_IMAGE_FILTER_SMOOTH, VEIL_IMAGE_FILTER_NEAREST,
+	};
+	for (size_t f = 0; f < sizeof(filters) / sizeof(filters[0]); f++) {
+		test_shrink_checkerboard(4000, 3000, 1920, 1080, 1920, 1440, filters[f]);
+		test_shrink_checkerboard(8000, 6000, 1920, 1080, 1920, 1440, filters[f]);
+		test_shrink_checkerboard(3000, 6000, 1920, 1080, 1920, 3840, filters[f]);
+		test_shrink_checkerboard(2001, 1000, 1000, 499, 1000, 500, filters[f]);
+		test_shrink_solid(0xffd0a060, DRM_FORMAT_XRGB8888, filters[f]);
+		test_shrink_solid(0x80402010, DRM_FORMAT_ARGB8888, filters[f]);
+	}
+	test_shrink_smooth_premultiplied();
 	test_shrink_noop(800, 600, 1920, 1080);
 	test_shrink_noop(1920, 1080, 1920, 1080);
 	test_shrink_noop(1000, 4000, 1920, 1080);
 
 	begin("shrink refuses bad sizes");
 	struct veil_image image = make_image(10, 10, DRM_FORMAT_XRGB8888);
-	if (veil_image_shrink_to_cover(&image, 0, 10) != -EINVAL ||
-			veil_image_shrink_to_cover(&image, 10, -1) != -EINVAL ||
+	if (veil_image_shrink_to_cover(&image, 0, 10, VEIL_IMAGE_FILTER_LINEAR) != -EINVAL ||
+			veil_image_shrink_to_cover(&image, 10, -1, VEIL_IMAGE_FILTER_LINEAR) !=
+			-EINVAL ||
 			image.width != 10) {
 		fail("accepted");
 	}

@@ -39,7 +39,7 @@ static void test_round_trip(void) {
 		"\"HDMI-A-1\":{\"mode\":\"fit\",\"color\":\"#102030\","
 		"\"file\":{\"path\":\"/w/$HOME/~a b.png\",\"size\":10,\"mtime_ns\":5},"
 		"\"transition\":{\"kind\":\"grow\",\"ms\":1200,\"at\":[\"50%\",\"100%\"]},"
-		"\"span\":true,\"loopfade_ms\":300},"
+		"\"span\":true,\"loopfade_ms\":300,\"filter\":\"nearest\"},"
 		"\"*\":{\"mode\":\"fill\",\"color\":\"#000000\",\"slideshow\":{\"directory\":\"/w\","
 		"\"file\":\"/w/2.png\",\"position\":2,\"order\":\"shuffle\",\"recursive\":true,"
 		"\"every\":30,\"seen\":[\"/w/1.png\",\"/w/2.png\"]},"
@@ -63,6 +63,7 @@ static void test_round_trip(void) {
 	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/w/$HOME/~a b.png") == 0 &&
 		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030 && cmd.span &&
 		cmd.loopfade_ms == 300 && cmd.has_transition &&
+		cmd.filter == VEIL_IMAGE_FILTER_NEAREST &&
 		cmd.transition.kind == VEIL_TRANSITION_GROW && cmd.transition.ms == 1200 &&
 		cmd.transition.at_y.value == 100 && cmd.transition.at_y.percent, "%s", cmd.path);
 	veil_command_finish(&cmd);
@@ -92,7 +93,23 @@ static void test_round_trip(void) {
 		strcmp(cmd.dark_path, "/$d/d.png") == 0 && cmd.transition.kind == VEIL_TRANSITION_FADE &&
 		cmd.transition.ease.kind == VEIL_EASE_BEZIER && cmd.transition.ease.x1 == 0.2 &&
 		cmd.transition.ease.y2 == 1.0, "%s", cmd.dark_path != NULL ? cmd.dark_path : "no dark");
+	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH, "no filter written: the default");
 	veil_command_finish(&cmd);
+	json_object_put(root);
+
+	/* A filter word the parser refuses: the setting is refused with its reason. */
+	root = parse("{\"version\":1,\"outputs\":{\"A\":{\"mode\":\"fill\","
+		"\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},\"filter\":\"lanczos\"}}}",
+		&why);
+	CHECK(root != NULL, "%s", why != NULL ? why : "");
+	free(why);
+	why = NULL;
+	entry = member(member(root, "outputs"), "A");
+	if (entry != NULL) {
+		CHECK(veil_state_command(entry, &cmd, &why) < 0 && why != NULL &&
+			strstr(why, "Invalid filter 'lanczos'") != NULL, "%s", why != NULL ? why : "");
+		free(why);
+	}
 	json_object_put(root);
 }
 
@@ -139,6 +156,7 @@ static void test_refused(void) {
 	REFUSED("{\"version\":1,\"outputs\":[]}", "outputs");
 	REFUSED("{\"version\":1,\"outputs\":{\"A\":[]}}", "not an object");
 	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"mode\":1}}}", "wrong type");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"filter\":2}}}", "wrong type");
 	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"file\":{\"path\":\"a.png\"}}}}",
 		"absolute");
 	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"file\":{\"path\":\"/a\",\"size\":-1}}}}",
@@ -187,7 +205,8 @@ static void test_extras(void) {
 	}
 	struct veil_command cmd;
 	CHECK(veil_state_command(member(member(root, "outputs"), "*"), &cmd, &why) == 0 &&
-		cmd.nearest && strcmp(cmd.path, "/v.mp4") == 0, "%s", why);
+		cmd.filter == VEIL_IMAGE_FILTER_NEAREST && strcmp(cmd.path, "/v.mp4") == 0, "%s",
+		why != NULL ? why : "");
 	veil_command_finish(&cmd);
 
 	struct json_object *spaces = member(member(root, "workspaces"), "*");

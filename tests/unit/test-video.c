@@ -168,7 +168,8 @@ static bool wait_loaded(struct wl_event_loop *loop, struct veil_source *source) 
  */
 static struct veil_source *open_loaded(struct veil_source_context *ctx, const char *path,
 		int *err, char **message) {
-	struct veil_source *source = veil_source_open(ctx, path, false, err, message);
+	struct veil_source *source = veil_source_open(ctx, path, false, VEIL_IMAGE_FILTER_LINEAR,
+		err, message);
 	if (source == NULL || wait_loaded(ctx->loop, source)) {
 		return source;
 	}
@@ -313,8 +314,8 @@ static void test_playback(struct veil_source_context *ctx) {
 	char *message;
 	/* Opening returns at once: no frame, no size, loading. */
 	double opened = now();
-	struct veil_source *loading = veil_source_open(ctx, media("colours.mp4"), false, &err,
-		&message);
+	struct veil_source *loading = veil_source_open(ctx, media("colours.mp4"), false,
+		VEIL_IMAGE_FILTER_LINEAR, &err, &message);
 	printf("colours.mp4: open returned in %.1f ms\n", (now() - opened) * 1000);
 	CHECK(loading != NULL && err == 0, "%d %s", err, message ? message : "");
 	free(message);
@@ -329,7 +330,8 @@ static void test_playback(struct veil_source_context *ctx) {
 		veil_source_add_viewers(loading, -1);
 		veil_source_unref(loading);
 	}
-	loading = veil_source_open(ctx, media("colours.mp4"), false, &err, &message);
+	loading = veil_source_open(ctx, media("colours.mp4"), false,
+		VEIL_IMAGE_FILTER_LINEAR, &err, &message);
 	CHECK(loading != NULL && loading->frame == NULL, "%d %s", err, message ? message : "");
 	free(message);
 	/* Let go while it loads: the job's discard frees it on the worker. */
