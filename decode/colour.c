@@ -12,6 +12,9 @@
 #include <lcms2.h>
 #endif
 
+static void say(struct veil_colour_result *result, bool fell_back, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 static void say(struct veil_colour_result *result, bool fell_back, const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
