@@ -17,6 +17,7 @@
 #include "module/control.h"
 #include "module/scene.h"
 #include "module/snapshot.h"
+#include "module/timed_xml.h"
 #include "util/message.h"
 #include "veil-control-unstable-v1-protocol.h"
 
@@ -333,8 +334,59 @@ static void send_failed(struct wl_resource *result, uint32_t reason, const char 
 	zveil_control_result_v1_send_failed(result, reason, clip(message, buf));
 }
 
+/* Words the parser refused: nothing runs, the client hears why. */
+static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, int err, const char *message) {
+	struct wl_resource *result = wl_resource_create(client,
+		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
+	if (result == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(result, NULL, NULL, NULL);
+	send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE,
+		message != NULL ? message : strerror(-err));
+	wl_resource_destroy(result);
+}
+
 /*
- * Runs a command for a client and answers it on a new result object. fd stays the caller's.
+ * For a descriptor of what is played from its path, the path, checked to name the same file: a
+ * directory when the request takes one (a slideshow reads it again at each step), or a GNOME
+ * timed background (whose pictures are named relative to it). *path stays NULL for anything
+ * else, which is played from the descriptor. 0 or a negative errno with *message.
+ */
+static int played_path(int fd, bool directories, char **path, char **message) {
+	struct stat st, named;
+	*path = NULL;
+	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || (directories && S_ISDIR(st.st_mode)))) {
+		return 0;
+	}
+	const char *what = S_ISDIR(st.st_mode) ? "directory" : "timed background";
+	char link[64], target[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, target, sizeof(target) - 1);
+	if (len > 0) {
+		target[len] = '\0';
+	}
+	if (S_ISREG(st.st_mode) && (len <= 0 || !veil_timed_xml_name(target))) {
+		return 0;
+	}
+	if (len <= 0 || target[0] != '/') {
+		*message = veil_message("Cannot find the %s given: %s", what,
+			len < 0 ? strerror(errno) : "it has no path");
+		return -ENOENT;
+	}
+	if (stat(target, &named) != 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+		*message = veil_message("The %s '%s' was moved or removed", what, target);
+		return -ENOENT;
+	}
+	*path = strdup(target);
+	return *path != NULL ? 0 : -ENOMEM;
+}
+
+/*
+ * Runs a command for a client and answers it on a new result object: a SET with a path plays
+ * that path, else fd's file. fd stays the caller's.
  * Everything happens before this returns, so no result object outlives its request.
  */
 static void run_command(struct wl_client *client, struct wl_resource *manager_resource,
@@ -374,8 +426,9 @@ static void run_command(struct wl_client *client, struct wl_resource *manager_re
 		}
 	}
 
+	/* A slideshow or a timed background is played by the path found from the descriptor. */
 	int ret = veil_scene_run(control->scene, output_name != NULL ? output_name : "*", cmd,
-		fd, label_copy, &message);
+		cmd->path != NULL ? -1 : fd, label_copy, &message);
 	if (ret == 0) {
 		zveil_control_result_v1_send_done(result);
 	} else {
@@ -407,7 +460,15 @@ static void manager_handle_set_wallpaper(struct wl_client *client,
 			"set_wallpaper: color 0x%" PRIx32 " is not 0xRRGGBB", color);
 		goto out;
 	}
-	run_command(client, manager_resource, id, output, &cmd, fd, label);
+	char *message = NULL;
+	int ret = played_path(fd, false, &cmd.path, &message);
+	if (ret < 0) {
+		answer_parse_error(client, manager_resource, id, ret, message);
+	} else {
+		run_command(client, manager_resource, id, output, &cmd, fd, label);
+	}
+	free(message);
+	free(cmd.path);
 
 out:
 	/* libwayland handed us a descriptor of our own; sources keep their own copies. */
@@ -477,48 +538,6 @@ static bool split_words(struct wl_resource *manager_resource, const struct wl_ar
 	return true;
 }
 
-/*
- * For a descriptor of a directory (a slideshow), the path of that directory, checked to name the
- * same one; *path stays NULL for anything else. 0 or a negative errno with *message.
- */
-static int directory_path(int fd, char **path, char **message) {
-	struct stat st, named;
-	*path = NULL;
-	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		return 0;
-	}
-	char link[64], target[PATH_MAX];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(link, target, sizeof(target) - 1);
-	if (len <= 0 || target[0] != '/') {
-		*message = veil_message("Cannot find the directory given: %s",
-			len < 0 ? strerror(errno) : "it has no path");
-		return -ENOENT;
-	}
-	target[len] = '\0';
-	if (stat(target, &named) != 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
-		*message = veil_message("The directory '%s' was moved or removed", target);
-		return -ENOENT;
-	}
-	*path = strdup(target);
-	return *path != NULL ? 0 : -ENOMEM;
-}
-
-/* Words the parser refused: nothing runs, the client hears why. */
-static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
-		uint32_t id, int err, const char *message) {
-	struct wl_resource *result = wl_resource_create(client,
-		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
-	if (result == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(result, NULL, NULL, NULL);
-	send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE,
-		message != NULL ? message : strerror(-err));
-	wl_resource_destroy(result);
-}
-
 static void manager_handle_set_media(struct wl_client *client,
 		struct wl_resource *manager_resource, uint32_t id, const char *output, int32_t fd,
 		const char *label, struct wl_array *array) {
@@ -534,13 +553,11 @@ static void manager_handle_set_media(struct wl_client *client,
 		answer_parse_error(client, manager_resource, id, ret, message);
 		goto out;
 	}
-	ret = directory_path(fd, &cmd.path, &message);
+	ret = played_path(fd, true, &cmd.path, &message);
 	if (ret < 0) {
 		answer_parse_error(client, manager_resource, id, ret, message);
 	} else {
-		/* A slideshow reads its directory again at each step: by the path found here. */
-		run_command(client, manager_resource, id, output, &cmd, cmd.path != NULL ? -1 : fd,
-			label);
+		run_command(client, manager_resource, id, output, &cmd, fd, label);
 	}
 	veil_command_finish(&cmd);
 

@@ -71,9 +71,12 @@ def wait_file(c, path, what, timeout=10):
 
 
 def wait_ahead(c):
-    """The picture after the one on screen is decoded: the next step is at once."""
-    return c.wait_until(lambda: (show_of(c) or {}).get('ahead'), 'a picture decoded ahead',
-                        timeout=10)
+    """
+    The picture after the one on screen is decoded: the next step is at once. And the shown
+    picture's palette is made: its result, when it comes, wakes the compositor once.
+    """
+    return c.wait_until(lambda: (show_of(c) or {}).get('ahead') and c.veil(OUT).get('palette'),
+                        'a picture decoded ahead, the palette of the one shown', timeout=10)
 
 
 def step(c, word, colours, label):

@@ -41,15 +41,9 @@ CYCLE_TOLERANCE = 24
 PALETTE_DISTANCE = 6
 
 
-def veilctl(c, *args, env=None):
-    r = subprocess.run([t.veilctl] + list(args), env=env or c.client_env,
-                       capture_output=True, text=True, timeout=60)
-    return r.returncode, r.stderr.strip()
-
-
 def snapshot(c, path, *args):
     """Runs veilctl snapshot; the PNG read back by ffmpeg, or a failure naming the error."""
-    rc, err = veilctl(c, 'snapshot', *args, path)
+    rc, err = c.veilctl('snapshot', *args, path)
     if rc != 0:
         raise vt.Failure(f'veilctl snapshot {" ".join(args)} exited {rc}: {err}')
     return vt.read_image(path)
@@ -168,7 +162,7 @@ with t.compositor(outputs=2) as c:
         os.chmod(alpha_png, 0o644)
         set_file(c, alpha_png, 'center #102030')
         path = t.path('alpha.png')
-        rc, err = veilctl(c, 'snapshot', '-o', OUT, path)
+        rc, err = c.veilctl('snapshot', '-o', OUT, path)
         t.check(rc == 0, 'snapshot', err)
         t.check(png_colour_type(path) == 6, 'transparent pixels give an RGBA PNG',
                 f'colour type {png_colour_type(path)}')
@@ -235,7 +229,7 @@ with t.compositor(outputs=2) as c:
             (['snapshot', '-o', OTHER, t.path('x.png')], 2, f'{OTHER} shows no wallpaper'),
         ]
         for args, want_rc, want_text in cases:
-            rc, err = veilctl(c, *args)
+            rc, err = c.veilctl(*args)
             t.check(rc == want_rc and want_text in err,
                     f'veilctl {" ".join(os.path.basename(a) for a in args)}: exit {want_rc}, '
                     f'says {want_text!r}', f'exit {rc}: {err}')
@@ -245,7 +239,7 @@ with t.compositor(outputs=2) as c:
         ok, err = c.msg(f'output {OUT} veil off')
         t.check(ok, 'off', err)
         c.wait_veil(OUT, 'off')
-        rc, err = veilctl(c, 'snapshot', '-o', OUT, t.path('x.png'))
+        rc, err = c.veilctl('snapshot', '-o', OUT, t.path('x.png'))
         t.check(rc == 2 and 'it is off' in err, 'an output turned off: exit 2, says so',
                 f'exit {rc}: {err}')
 
@@ -291,7 +285,7 @@ with t.compositor(outputs=1, renderer='import', name='import') as c:
                 'the frames are YUV (read back from their planes)', fmt)
         agreed = check_video_against_screen(c, 'import')
         t.check(agreed >= 5, 'the snapshot follows the video', f'{agreed} of 6')
-        rc, err = veilctl(c, 'snapshot', t.path('import-only.png'))
+        rc, err = c.veilctl('snapshot', t.path('import-only.png'))
         t.check(rc == 0, 'one output: -o may be left out', err)
 
 t.finish()

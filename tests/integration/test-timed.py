@@ -279,6 +279,22 @@ with t.compositor(args=['--fake-clock', str(START)], env={'TZ': 'UTC0'}) as c:
         time.sleep(0.5)
         t.compare(c.settled_screenshot(OUT), flat(BASE), 'ended', **EXACT)
 
+    with t.case('veilctl set plays the XML'):
+        # veilctl sends a descriptor; veil finds the XML's path from it, to find its pictures.
+        set_clock(c, slot_start(2) + 10)
+        rc, err = c.veilctl('-o', OUT, 'set', good_xml, 'fill')
+        t.check(rc == 0, '`veilctl set timed.xml fill` exits 0', err)
+        v = wait_slot(c, 3, 'veilctl')
+        t.check(v.get('file') == good_xml, 'the status names the XML', str(v))
+        at_picture(c, B, 'veilctl-static-b', 3)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(base_png)} fill')
+        t.check(ok, '`veil base.png fill` accepted', err)
+        c.wait_veil(OUT, 'shown', file=base_png)
+        rc, err = c.veilctl('-o', OUT, 'set', os.path.join(media, 'nowhere.xml'))
+        t.check(rc != 0 and 'nowhere.xml' in err, 'a missing XML is refused, named', err)
+        t.check(c.veil(OUT).get('file') == base_png, 'the wallpaper stays',
+                str(c.veil(OUT).get('file')))
+
     with t.case('words that do not fit a timed background'):
         for words, part in (('every 10s', 'every, order and recursive'),
                             (f'fill dark {vt.quote(base_png)}', 'dark names one picture')):

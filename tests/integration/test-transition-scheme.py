@@ -47,13 +47,6 @@ def progress(c):
     return (transition_of(c.veil(OUT)) or {}).get('progress')
 
 
-def veilctl(c, *words):
-    if not t.veilctl or not os.access(t.veilctl, os.X_OK):
-        return None, f'veilctl is not built ({t.veilctl})'
-    r = subprocess.run([t.veilctl, *words], env=c.client_env, capture_output=True, timeout=30)
-    return r.returncode, r.stderr.decode('utf-8', 'replace').strip()
-
-
 def judge_fade(c, old, new, what):
     """A screenshot mid-fade: a blend of old and new that follows the progress."""
     time.sleep(0.8)
@@ -113,7 +106,7 @@ with t.compositor(outputs=2) as c:
                 'no transition, the dark picture stays', str(v))
 
     with t.case('veilctl scheme light fades back'):
-        rc, err = veilctl(c, 'scheme', 'light')
+        rc, err = c.veilctl('scheme', 'light')
         t.check(rc == 0, '`veilctl scheme light` exits 0', err)
         v = c.wait_veil(OUT, 'shown', file=light_png)
         tr = transition_of(v) or {}
@@ -123,7 +116,7 @@ with t.compositor(outputs=2) as c:
         other_unchanged(c, 'light')
         c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
         t.compare(c.settled_screenshot(OUT), flat(LIGHT), 'light-again', **EXACT)
-        rc, err = veilctl(c, 'scheme', 'dusk')
+        rc, err = c.veilctl('scheme', 'dusk')
         t.check(rc == 1 and 'Unknown scheme' in err, '`veilctl scheme dusk` refused (exit 1)',
                 f'{rc} {err}')
 

@@ -65,11 +65,6 @@ with open(truncated, 'wb') as f:
     f.write(whole[:len(whole) // 2])
 
 
-def veilctl(c, *words):
-    r = subprocess.run([t.veilctl, *words], env=c.client_env, capture_output=True, timeout=30)
-    return r.returncode, r.stderr.decode('utf-8', 'replace').strip()
-
-
 def set_ok(c, command):
     ok, err = c.msg(command)
     t.check(ok, command, err)
@@ -267,7 +262,7 @@ with t.compositor(outputs=2) as c:
                 f'{before} -> {after}')
 
     with t.case('veilctl -W'):
-        rc, err = veilctl(c, '-o', OUT, '-W', '3', 'set', png['blue'])
+        rc, err = c.veilctl('-o', OUT, '-W', '3', 'set', png['blue'])
         t.check(rc == 0, 'veilctl -o OUT -W 3 set FILE', err)
         set_ok(c, 'workspace 3')
         c.wait_until(lambda: np.array_equal(vt.grab(c, OUT), flat(COLOURS['blue'])),
@@ -275,11 +270,11 @@ with t.compositor(outputs=2) as c:
         v = c.veil(OUT)
         t.check(v.get('setting') == OUT and v.get('setting_workspace') == '3',
                 'veilctl\'s setting is the output\'s for workspace 3', str(v))
-        rc, err = veilctl(c, '-o', OUT, '-W', '3', 'off')
+        rc, err = c.veilctl('-o', OUT, '-W', '3', 'off')
         t.check(rc == 0, 'veilctl -o OUT -W 3 off', err)
         c.wait_veil(OUT, file=png['base'])
         t.compare(vt.grab(c, OUT), flat(COLOURS['base']), 'veilctl-W-off', **EXACT)
-        rc, err = veilctl(c, '-W', '3', 'pause')
+        rc, err = c.veilctl('-W', '3', 'pause')
         t.check(rc == 1 and '-W' in err, 'veilctl refuses -W with pause', err)
 
     t.check(c.responsive(), 'the compositor is still responsive')

@@ -657,6 +657,21 @@ class Compositor:
             text = f'(swaymsg exit {r.returncode} but reply {out.strip()!r}) {text}'
         return ok, text
 
+    def veilctl(self, *words, env=None, timeout=IPC_TIMEOUT):
+        """
+        Runs the real veilctl (the test's --veilctl) as a client of this compositor. Returns
+        (exit status, its stderr stripped).
+        """
+        if not self.test.veilctl or not os.access(self.test.veilctl, os.X_OK):
+            raise Failure(f'veilctl is not built ({self.test.veilctl})')
+        self._require_alive(f'veilctl {" ".join(words)}')
+        try:
+            r = subprocess.run([self.test.veilctl, *words], env=env or self.client_env,
+                               capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure(f'veilctl {" ".join(words)} got no answer in {timeout:.0f} s')
+        return r.returncode, r.stderr.decode('utf-8', 'replace').strip()
+
     def query(self, kind):
         self._require_alive(f'swaymsg -t {kind}')
         try:
