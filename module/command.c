@@ -14,7 +14,7 @@
 
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [dark <file>] [span] [transition <fade|wipe|grow|slide|random|"
+	"`veil <file> [mode] [#rrggbb] [dark <file|#rrggbb>] [span] [transition <fade|wipe|grow|slide|random|"
 	"none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest|smooth]`";
 static const char modes[] = "stretch, fill, fit, center, tile, integer or solid_color";
 
@@ -652,10 +652,10 @@ static bool take_span(int *argc, char *argv[]) {
 }
 
 /*
- * `dark <file>` after the file, its mode and colour: the picture the dark scheme shows (the last
- * `dark` word from the third on; the words after it, up to the options, are its name, as a
- * file's are). Takes the words off *argc and returns the index of the name's first word, 0 when
- * there is no `dark`, or a negative errno.
+ * `dark <file|#rrggbb>` after the file (or colour), its mode and colour: what the dark scheme
+ * shows (the last `dark` word from the third on; the words after it, up to the options, are its
+ * name, as a file's are, or one colour). Takes the words off *argc and returns the index of the
+ * name's first word, 0 when there is no `dark`, or a negative errno.
  */
 static int take_dark(int *argc, char *argv[], char **message) {
 	int k = *argc - 1;
@@ -666,8 +666,8 @@ static int take_dark(int *argc, char *argv[], char **message) {
 		return 0;
 	}
 	if (k == *argc - 1) {
-		return veil_message_fail(message, -EINVAL, "dark needs a file: `veil <file> [mode] "
-			"dark <file for the dark scheme>`");
+		return veil_message_fail(message, -EINVAL, "dark needs a file or a colour: `veil "
+			"<file> [mode] dark <file for the dark scheme|#rrggbb>`");
 	}
 	int first = k + 1;
 	*argc = k;
@@ -832,6 +832,15 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		return dark_first;
 	}
 	int dark_words = dark_first > 0 ? n_words - dark_first : 0;
+	if (dark_words == 1 && argv[dark_first][0] == '#') {
+		/* `dark #rrggbb`: a colour alone. A file named so is given as ./#name. */
+		if (!veil_color_parse(argv[dark_first], &parsed.dark_color)) {
+			return veil_message_fail(message, -EINVAL, "Invalid colour '%s' after dark: "
+				"expected #rrggbb", veil_message_quote(shown, argv[dark_first]));
+		}
+		parsed.has_dark_color = true;
+		dark_words = 0;
+	}
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
@@ -873,9 +882,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	}
 
 	if (has_mode && mode == VEIL_MODE_SOLID_COLOR) {
-		if (dark_first > 0) {
-			return veil_message_fail(message, -EINVAL, "dark needs a picture: "
-				"`#rrggbb solid_color` has none to swap");
+		if (dark_words > 0) {
+			return veil_message_fail(message, -EINVAL, "dark of a colour is a colour: "
+				"`veil #rrggbb solid_color dark #rrggbb`");
 		}
 		if (end != 2) {
 			return veil_message_fail(message, -EINVAL, "solid_color needs a colour: "

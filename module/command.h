@@ -125,6 +125,9 @@ struct veil_command {
 	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
 	/* SET: `dark <file>`, the picture for the dark scheme, expanded and malloc()ed; or NULL. */
 	char *dark_path;
+	/* SET: `dark #rrggbb`: the dark scheme shows this colour alone (dark_path is NULL). */
+	bool has_dark_color;
+	uint32_t dark_color;
 	bool dark; /* SCHEME: `scheme dark` (else light) */
 	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */

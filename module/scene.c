@@ -502,7 +502,8 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 	} else if ((setting->path = strdup(cmd->path)) == NULL) {
 		return false;
 	}
-	if (setting->dark != NULL && (setting->dark->path = strdup(cmd->dark_path)) == NULL) {
+	if (setting->dark != NULL && cmd->dark_path != NULL &&
+			(setting->dark->path = strdup(cmd->dark_path)) == NULL) {
 		return false;
 	}
 	return true;
@@ -548,6 +549,16 @@ static int store_setting(struct veil_scene *scene, const char *name,
 	if (dark != NULL && (setting->dark = setting_create(name, cmd, dark)) == NULL) {
 		veil_setting_unref(setting);
 		return -ENOMEM;
+	}
+	if (cmd->has_dark_color) {
+		/* `dark #rrggbb`: the dark scheme's setting is that colour alone. */
+		struct veil_command color = *cmd;
+		color.mode = VEIL_MODE_SOLID_COLOR;
+		color.color = cmd->dark_color;
+		if ((setting->dark = setting_create(name, &color, NULL)) == NULL) {
+			veil_setting_unref(setting);
+			return -ENOMEM;
+		}
 	}
 	if (cmd->workspace != NULL && !workspace_origin(setting, cmd, fd, label)) {
 		veil_setting_unref(setting);
@@ -621,7 +632,7 @@ static int run_directory(struct veil_scene *scene, const char *output_name,
 	} else if (fd < 0) {
 		ret = veil_slideshow_check(cmd, &directory, message);
 	}
-	if (ret == 0 && directory && cmd->dark_path != NULL) {
+	if (ret == 0 && directory && (cmd->dark_path != NULL || cmd->has_dark_color)) {
 		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
 			"one", cmd->path);
 		ret = -EINVAL;
@@ -874,7 +885,7 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 			!directory && !timed) {
 		ret = veil_source_check(cmd.path, message);
 	}
-	if (ret == 0 && directory && cmd.dark_path != NULL) {
+	if (ret == 0 && directory && (cmd.dark_path != NULL || cmd.has_dark_color)) {
 		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
 			"one", cmd.path);
 		ret = -EINVAL;

@@ -192,8 +192,13 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (has_timed && step->has_transition) {
 		json_object_object_add(obj, "transition", transition_object(&step->transition));
 	}
-	/* `dark <file>`: the dark scheme's picture, by its path. */
+	/* `dark <file|#rrggbb>`: the dark scheme's picture, by its path, or its colour. */
 	const char *dark = setting->dark != NULL ? setting_path(setting->dark) : NULL;
+	char dark_color[8];
+	if (setting->dark != NULL && setting->dark->mode == VEIL_MODE_SOLID_COLOR) {
+		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);
+		dark = dark_color;
+	}
 	if (show == NULL && dark != NULL) {
 		json_object_object_add(obj, "dark", json_object_new_string(dark));
 	}

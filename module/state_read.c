@@ -432,12 +432,18 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 	json_object_object_get_ex(entry, "transition", &tr);
 	const char *mode = get_string(entry, "mode");
 	const char *color = get_string(entry, "color");
+	const char *dark = get_string(entry, "dark");
 	const char *path = NULL;
 	if (get_bool(entry, "off")) {
 		add(&w, "off");
 	} else if (mode != NULL && strcmp(mode, "solid_color") == 0) {
 		add(&w, color != NULL ? color : "#000000");
 		add(&w, "solid_color");
+		if (dark != NULL) {
+			/* A colour's dark is a colour, a word the parser checks. */
+			add(&w, "dark");
+			add(&w, dark);
+		}
 	} else {
 		path = show != NULL ? get_string(show, "directory") :
 			file != NULL ? get_string(file, "path") : NULL;
@@ -448,10 +454,10 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 		add(&w, "/");
 		add(&w, mode != NULL ? mode : "fill");
 		add(&w, color);
-		/* The dark picture goes in after the parser, as the path does. */
-		if (get_string(entry, "dark") != NULL) {
+		/* The dark picture goes in after the parser, as the path does; a colour now. */
+		if (dark != NULL) {
 			add(&w, "dark");
-			add(&w, "/");
+			add(&w, dark[0] == '#' ? dark : "/");
 		}
 		if (show != NULL) {
 			add(&w, "every");
@@ -492,7 +498,6 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			return fail(why, -ENOMEM, "out of memory");
 		}
 	}
-	const char *dark = get_string(entry, "dark");
 	if (dark != NULL && cmd->dark_path != NULL) {
 		free(cmd->dark_path);
 		cmd->dark_path = strdup(dark);

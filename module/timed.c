@@ -448,7 +448,7 @@ int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message
 		return veil_message_fail(message, -EINVAL, "'%s' is a timed background: every, order "
 			"and recursive are for a directory of pictures", cmd->path);
 	}
-	if (cmd->dark_path != NULL) {
+	if (cmd->dark_path != NULL || cmd->has_dark_color) {
 		return veil_message_fail(message, -EINVAL, "'%s' is a timed background: dark names "
 			"one picture, not for a timed background", cmd->path);
 	}

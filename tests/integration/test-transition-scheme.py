@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """
-Light and dark: a setting that names two pictures (`veil <file> fill dark <file>`) and the
+Light and dark: a setting that names two pictures (`veil <file> fill dark <file>`), or a
+colour for the dark scheme (`veil <file|#rrggbb solid_color> dark #rrggbb`), and the
 scene's scheme switched by `veil scheme light|dark` (the real swaymsg) and by `veilctl scheme`,
 on two outputs of veil-tinywl (headless, pixman), seen with grim.
 
@@ -145,7 +146,10 @@ with t.compositor(outputs=2) as c:
                 (f'output {OUT} veil {vt.quote(light_png)} fill dark {vt.quote(media)}',
                  'media'),
                 (f'output {OUT} veil #102030 solid_color dark {vt.quote(dark_png)}',
-                 'dark needs a picture'),
+                 'dark of a colour is a colour'),
+                (f'output {OUT} veil {vt.quote(light_png)} fill dark #12', "Invalid colour '#12'"),
+                (f'output {OUT} veil {vt.quote(media)} fill dark #102030',
+                 'dark names one picture'),
                 (f'output {OUT} veil scheme dusk', "Unknown scheme 'dusk'")):
             ok, err = c.msg(command)
             t.check(not ok and part in (err or ''), f'`{command[len(OUT) + 8:]}` refused',
@@ -154,5 +158,39 @@ with t.compositor(outputs=2) as c:
             t.check(v.get('file') == before.get('file') and v.get('scheme') == 'light',
                     'the wallpaper and the scheme unchanged', str(v))
         t.compare(c.settled_screenshot(OUT), flat(THIRD), 'unchanged-after-bad-words', **EXACT)
+
+    def hexed(color):
+        return '#%02x%02x%02x' % color
+
+    with t.case('a colour with a dark colour fades between them'):
+        ok, err = c.msg(f'output {OUT} veil {hexed(LIGHT)} solid_color dark {hexed(DARK)} '
+                        'transition fade 3000')
+        t.check(ok, '`veil #light solid_color dark #dark transition fade 3000` accepted', err)
+        c.wait_veil(OUT, 'shown', kind='color', color=hexed(LIGHT))
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the first fade ends',
+                     timeout=10)
+        t.compare(c.settled_screenshot(OUT), flat(LIGHT), 'colour-light', **EXACT)
+        ok, err = c.msg('output * veil scheme dark')
+        t.check(ok, '`veil scheme dark` accepted', err)
+        c.wait_veil(OUT, 'shown', kind='color', color=hexed(DARK))
+        judge_fade(c, LIGHT, DARK, 'colour to dark colour')
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), flat(DARK), 'colour-dark', **EXACT)
+        ok, err = c.msg('output * veil scheme light')
+        t.check(ok, '`veil scheme light` accepted', err)
+        c.wait_veil(OUT, 'shown', kind='color', color=hexed(LIGHT))
+        c.wait_until(lambda: transition_of(c.veil(OUT)) is None, 'the fade ends', timeout=10)
+        t.compare(c.settled_screenshot(OUT), flat(LIGHT), 'colour-light-again', **EXACT)
+
+    with t.case('a picture with a dark colour'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(third_png)} fill dark {hexed(DARK)}')
+        t.check(ok, '`veil third.png fill dark #dark` accepted', err)
+        c.wait_veil(OUT, 'shown', file=third_png)
+        t.compare(c.settled_screenshot(OUT), flat(THIRD), 'picture-light', **EXACT)
+        rc, err = c.veilctl('scheme', 'dark')
+        t.check(rc == 0, '`veilctl scheme dark` exits 0', err)
+        c.wait_veil(OUT, 'shown', kind='color', color=hexed(DARK))
+        t.compare(c.settled_screenshot(OUT), flat(DARK), 'picture-dark-colour', **EXACT)
+        other_unchanged(c, 'dark-colour')
 
 t.finish()

@@ -449,7 +449,23 @@ static void test_dark(void) {
 	expect_error(ARGV("veil", "a.png", "fill", "dark", "transition", "fade"), -EINVAL,
 		"dark needs a file");
 	expect_error(ARGV("veil", "#102030", "solid_color", "dark", "b.png"), -EINVAL,
-		"dark needs a picture");
+		"dark of a colour is a colour");
+	/* `dark #rrggbb`: a colour, after a colour or a file. */
+	CHECK(veil_command_parse(ARGV("veil", "#102030", "solid_color", "dark", "#0A0B0C"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.mode == VEIL_MODE_SOLID_COLOR && cmd.color == 0x102030 && cmd.has_dark_color &&
+		cmd.dark_color == 0x0a0b0c && cmd.dark_path == NULL);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "dark", "#000001",
+		"transition", "fade"), &cmd, NULL) == 0);
+	CHECK(strcmp(cmd.path, "a.png") == 0 && cmd.mode == VEIL_MODE_FIT && cmd.has_dark_color &&
+		cmd.dark_color == 0x000001 && cmd.dark_path == NULL && cmd.has_transition);
+	veil_command_finish(&cmd);
+	expect_dark(ARGV("veil", "a.png", "dark", "./#000001"), "a.png", "./#000001", fill);
+	expect_error(ARGV("veil", "a.png", "dark", "#00000g"), -EINVAL,
+		"Invalid colour '#00000g' after dark");
+	expect_error(ARGV("veil", "walls", "every", "10m", "dark", "#000000"), -EINVAL,
+		"not for a slideshow");
 	expect_error(ARGV("veil", "walls", "every", "10m", "dark", "b.png"), -EINVAL,
 		"not for a slideshow");
 	expect_error(ARGV("veil", "off", "dark", "b.png"), -EINVAL, "takes no arguments");
@@ -727,7 +743,7 @@ static void test_forms(void) {
 
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
-		"[dark <file>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
+		"[dark <file|#rrggbb>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
 		"[loopfade <ms>] [filter linear|nearest|smooth]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");

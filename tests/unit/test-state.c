@@ -44,7 +44,9 @@ static void test_round_trip(void) {
 		"\"file\":\"/w/2.png\",\"position\":2,\"order\":\"shuffle\",\"recursive\":true,"
 		"\"every\":30,\"seen\":[\"/w/1.png\",\"/w/2.png\"]},"
 		"\"transition\":{\"kind\":\"wipe\",\"ms\":300,\"from\":\"top\"}},"
-		"\"DP-1\":{\"mode\":\"solid_color\",\"color\":\"#abcdef\"},"
+		"\"DP-1\":{\"mode\":\"solid_color\",\"color\":\"#abcdef\",\"dark\":\"#010203\"},"
+		"\"DP-4\":{\"mode\":\"fit\",\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},"
+		"\"dark\":\"#0a0b0c\"},"
 		"\"DP-2\":{\"off\":true},"
 		"\"DP-3\":{\"mode\":\"fill\",\"color\":\"#000000\",\"file\":{\"path\":\"/l.png\"},"
 		"\"dark\":\"/$d/d.png\",\"transition\":{\"kind\":\"fade\",\"ms\":400,"
@@ -79,7 +81,16 @@ static void test_round_trip(void) {
 	json_object_object_get_ex(outputs, "DP-1", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode == VEIL_MODE_SOLID_COLOR &&
-		cmd.color == 0xabcdef && cmd.path == NULL);
+		cmd.color == 0xabcdef && cmd.path == NULL && cmd.has_dark_color &&
+		cmd.dark_color == 0x010203 && cmd.dark_path == NULL);
+	veil_command_finish(&cmd);
+
+	/* A picture's dark colour. */
+	json_object_object_get_ex(outputs, "DP-4", &entry);
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/l.png") == 0 &&
+		cmd.mode == VEIL_MODE_FIT && cmd.has_dark_color && cmd.dark_color == 0x0a0b0c &&
+		cmd.dark_path == NULL);
 	veil_command_finish(&cmd);
 
 	json_object_object_get_ex(outputs, "DP-2", &entry);
