@@ -14,6 +14,7 @@ place (veil_scene_set_location through veil-tinywl's `location`); files with a g
 impossible values refused naming the file, the wallpaper kept.
 """
 import calendar
+import json
 import math
 import os
 import subprocess
@@ -233,6 +234,12 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
             t.check(ok, f'{label}: accepted', err)
             shows(c, COLOURS[image], f'{label} (image {image})',
                   mode=f'solar ({lat:.2f}, {lon:.2f})')
+            # The image by its index: in veil-decoder unless the test asks for the other.
+            process = (c.veil(OUT).get('source') or {}).get('process')
+            isolated = (os.environ.get('VEIL_DECODER') != 'inprocess' and
+                        os.environ.get('VEIL_TEST_DECODER_PROCESS') == '1')
+            want = 'veil-decoder' if isolated else 'in process'
+            t.check(process == want, f'{label}: decoded {want}', str(process))
 
     with t.case('solar: a crossing midway'):
         lat, lon = LONDON
@@ -291,5 +298,42 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
         set_clock(c, when)
         image = solar_pick(*LONDON, when)[0]
         shows(c, COLOURS[image], "solar at the compositor's place", mode='solar (51.48, 0.00)')
+
+# The state file keeps the HEIC and its location; a restore plays it again.
+state_home = t.path('state-home')
+state_file = os.path.join(state_home, 'veil', 'veil-tinywl.json')
+ENV = {'TZ': 'UTC0', 'XDG_STATE_HOME': state_home}
+when = DAY + 12 * 3600
+with t.compositor(args=['--fake-clock', str(when)], env=ENV, name='kept') as c:
+    with t.case('the state file keeps the file and its location'):
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        c.wait_mode(OUT, W, H)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(solar_heic)} fill location 51.48 0')
+        t.check(ok, 'accepted', err)
+        shows(c, COLOURS[solar_pick(*LONDON, when)[0]], 'kept')
+
+        def entry():
+            try:
+                with open(state_file) as f:
+                    e = json.load(f).get('outputs', {}).get(OUT) or {}
+            except (OSError, ValueError):
+                return None
+            return e if (e.get('file') or {}).get('path') == solar_heic else None
+        e = c.check_until(entry, 'the state file names solar.heic', timeout=20)
+        t.check(e and e.get('location') == [51.48, 0.0] and 'dark' not in e,
+                'its location, and no dark picture of its own', str(e))
+        t.check(c.veil(OUT).get('location') == [51.48, 0.0], "the status's location",
+                str(c.veil(OUT).get('location')))
+
+restore = t.path('restore.conf')
+with open(restore, 'w') as f:
+    f.write(f'output {OUT} resolution {W}x{H}\n'
+            f'output {OUT} veil restore {vt.quote(base_png)} fill\n')
+when = DAY + 30 * 60
+with t.compositor(args=['--fake-clock', str(when)], env=ENV, name='restored',
+                  config=restore) as c:
+    with t.case('restore plays it again at its place'):
+        c.wait_mode(OUT, W, H)
+        shows(c, COLOURS[solar_pick(*LONDON, when)[0]], 'restored', mode='solar (51.48, 0.00)')
 
 t.finish()
