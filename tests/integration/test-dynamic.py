@@ -28,7 +28,8 @@ import veiltest as vt  # noqa: E402
 t = vt.Test('dynamic')
 OUT = 'HEADLESS-1'
 W, H = 320, 180
-# HEVC 4:4:4 at quality 100: a level or two off the colour encoded.
+# HEVC 4:4:4 at quality 100: a level or two off the colour encoded. The images are the output's
+# size: nothing scaled, nothing of the renderer's edge sampling in the comparison.
 NEAR = dict(tolerance=4, ignore_border=0)
 EXACT = dict(tolerance=0, ignore_border=0)
 FADE_S = 60  # without `transition`, a dynamic wallpaper's fade
@@ -57,7 +58,8 @@ def hexes(colours):
 
 def make(name, *args):
     path = os.path.join(media, name)
-    r = subprocess.run([tool, *args, path, '64', '36', *hexes(COLOURS)], capture_output=True)
+    r = subprocess.run([tool, *args, path, str(W), str(H), *hexes(COLOURS)],
+                       capture_output=True)
     if r.returncode != 0:
         raise vt.Failure(f'make-dynamic-heic {name}: {r.stderr.decode(errors="replace")}')
     return path
