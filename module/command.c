@@ -623,9 +623,9 @@ static int parse_location(const char *lat, const char *lon, struct veil_command 
 
 /*
  * The options that end a SET, in any order: `location <lat> <lon>` (the last three words),
- * `filter linear|nearest|smooth` and `loopfade <ms>` (each the last two words) and `transition <kind> ...` (the last `transition` word among the
- * last eleven: a file name may have the word in it elsewhere). Shortens *argc to the words
- * before them.
+ * `filter linear|nearest|smooth` and `loopfade <ms>` (each the last two words) and
+ * `transition <kind> ...` (the last `transition` word among the last eleven: a file name may
+ * have the word in it elsewhere). Shortens *argc to the words before them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
 	bool has_loopfade = false, has_filter = false;
