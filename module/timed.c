@@ -332,10 +332,13 @@ static void apply_appearance(struct veil_timed_show *show) {
 	struct itimerspec off = {0};
 	timerfd_settime(show->timer_fd, 0, &off, NULL);
 	show->next_ms = 0;
-	if (show->applied) {
+	int light = show->dynamic.light + 1, dark = show->dynamic.dark + 1;
+	/* A clock set or a day gone by changes nothing here: the scheme picks the picture. */
+	if (show->applied || (show->shown != NULL && show->shown_item == light &&
+			show->error == NULL)) {
+		show->applied = true;
 		return;
 	}
-	int light = show->dynamic.light + 1, dark = show->dynamic.dark + 1;
 	bool failed = false;
 	if (!hold(show, &show->held[0], show->path, light) ||
 			!hold(show, &show->held[1], show->path, dark)) {
