@@ -170,9 +170,14 @@ static void set_error_message(char **message, const struct reader *reader, const
 	}
 }
 
-/* The file's primary image, its header read: the size is the displayed one (irot applied). */
-static int open_primary(int fd, struct reader *reader, size_t budget, const char *format,
-		struct heif_context **ctx, struct heif_image_handle **handle, char **message) {
+/*
+ * The file's primary image (item 0) or its item-th top-level image (from 1: an Apple dynamic
+ * wallpaper's pictures, module/dynamic.c), its header read: the size is the displayed one (irot
+ * applied).
+ */
+static int open_image(int fd, struct reader *reader, size_t budget, const char *format,
+		int item, struct heif_context **ctx, struct heif_image_handle **handle,
+		char **message) {
 	*ctx = NULL;
 	*handle = NULL;
 	pthread_once(&init_once, init_libheif);
@@ -191,7 +196,22 @@ static int open_primary(int fd, struct reader *reader, size_t budget, const char
 	/* libheif's own limit (in pixels) above veil's, so that veil's message names the size. */
 	heif_context_set_maximum_image_size_limit(*ctx, VEIL_IMAGE_MAX_SIDE);
 	struct heif_error err = heif_context_read_from_reader(*ctx, &reader_impl, reader, NULL);
-	if (err.code == heif_error_Ok) {
+	if (err.code == heif_error_Ok && item > 0) {
+		int n = heif_context_get_number_of_top_level_images(*ctx);
+		if (item > n) {
+			veil_message_set(message, "the %s file has no image %d (it has %d)", format,
+				item - 1, n);
+			return -EINVAL;
+		}
+		heif_item_id *ids = calloc((size_t)n, sizeof(*ids));
+		if (ids == NULL) {
+			veil_message_set(message, "out of memory");
+			return -ENOMEM;
+		}
+		heif_context_get_list_of_top_level_image_IDs(*ctx, ids, n);
+		err = heif_context_get_image_handle(*ctx, ids[item - 1], handle);
+		free(ids);
+	} else if (err.code == heif_error_Ok) {
 		err = heif_context_get_primary_image_handle(*ctx, handle);
 	}
 	if (err.code != heif_error_Ok) {
@@ -230,7 +250,7 @@ int veil_heif_check(int fd, char **message) {
 	struct reader reader;
 	struct heif_context *ctx;
 	struct heif_image_handle *handle;
-	int ret = open_primary(fd, &reader, CHECK_BUDGET, format, &ctx, &handle, message);
+	int ret = open_image(fd, &reader, CHECK_BUDGET, format, 0, &ctx, &handle, message);
 	close_primary(ctx, handle);
 	const char *plugin = ret == 0 || ret == -EAGAIN ? missing_plugin(format) : NULL;
 	if (plugin != NULL) {
@@ -308,7 +328,7 @@ static bool read_colour(const struct heif_image_handle *handle,
 	return true;
 }
 
-int veil_heif_load(int fd, struct veil_image *image, char **message) {
+int veil_heif_load_item(int fd, int item, struct veil_image *image, char **message) {
 	if (message != NULL) {
 		*message = NULL;
 	}
@@ -319,7 +339,7 @@ int veil_heif_load(int fd, struct veil_image *image, char **message) {
 	struct heif_decoding_options *options = NULL;
 	struct heif_image *img = NULL;
 	uint8_t *pixels = NULL;
-	int ret = open_primary(fd, &reader, SIZE_MAX, format, &ctx, &handle, message);
+	int ret = open_image(fd, &reader, SIZE_MAX, format, item, &ctx, &handle, message);
 	if (ret < 0) {
 		goto out;
 	}
@@ -385,6 +405,78 @@ out:
 	if (options != NULL) {
 		heif_decoding_options_free(options);
 	}
+	close_primary(ctx, handle);
+	return ret;
+}
+
+int veil_heif_load(int fd, struct veil_image *image, char **message) {
+	return veil_heif_load_item(fd, 0, image, message);
+}
+
+int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_images,
+		char **message) {
+	*xmp = NULL;
+	*size = 0;
+	*n_images = 0;
+	if (message != NULL) {
+		*message = NULL;
+	}
+	uint8_t head[12];
+	if (veil_read_at(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+			heif_check_filetype(head, (int)sizeof(head)) == heif_filetype_no) {
+		veil_message_set(message, "not a HEIF file");
+		return -EINVAL;
+	}
+	const char *format = format_name(fd);
+	struct reader reader;
+	struct heif_context *ctx;
+	struct heif_image_handle *handle;
+	int ret = open_image(fd, &reader, budget, format, 0, &ctx, &handle, message);
+	if (ret < 0) {
+		goto out;
+	}
+	*n_images = heif_context_get_number_of_top_level_images(ctx);
+	int n = heif_image_handle_get_number_of_metadata_blocks(handle, "mime");
+	heif_item_id ids[16];
+	n = heif_image_handle_get_list_of_metadata_block_IDs(handle, "mime", ids,
+		n < 16 ? n : 16);
+	for (int i = 0; i < n; i++) {
+		const char *type = heif_image_handle_get_metadata_content_type(handle, ids[i]);
+		if (type == NULL || strcmp(type, "application/rdf+xml") != 0) {
+			continue;
+		}
+		size_t len = heif_image_handle_get_metadata_size(handle, ids[i]);
+		if (len == 0 || len > VEIL_HEIF_MAX_XMP) {
+			continue;
+		}
+		char *data = malloc(len + 1);
+		if (data == NULL) {
+			veil_message_set(message, "out of memory");
+			ret = -ENOMEM;
+			goto out;
+		}
+		struct heif_error err = heif_image_handle_get_metadata(handle, ids[i], data);
+		if (err.code != heif_error_Ok) {
+			free(data);
+			if (reader.over_budget) {
+				ret = -EAGAIN;
+				goto out;
+			}
+			set_error_message(message, &reader, format, err);
+			ret = error_to_errno(&reader, err);
+			goto out;
+		}
+		data[len] = '\0';
+		*xmp = data;
+		*size = len;
+		break;
+	}
+	if (*xmp == NULL) {
+		veil_message_set(message, "the %s file has no XMP metadata", format);
+		ret = -ENOENT;
+	}
+
+out:
 	close_primary(ctx, handle);
 	return ret;
 }

@@ -35,6 +35,18 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message);
  */
 int veil_heif_check(int fd, char **message);
 int veil_heif_load(int fd, struct veil_image *image, char **message);
+/* The item-th top-level image (from 1; 0 is the primary), for Apple dynamic wallpapers. */
+int veil_heif_load_item(int fd, int item, struct veil_image *image, char **message);
+/* An XMP packet is at most this long for veil. */
+#define VEIL_HEIF_MAX_XMP (1 << 20)
+/*
+ * The XMP packet (rdf+xml metadata) of a HEIF file's primary image, malloc()ed and NUL-ended
+ * (*size bytes before the NUL), and the number of its top-level images; at most budget bytes of
+ * the file read (SIZE_MAX: no limit). 0; -EAGAIN when over budget; -ENOENT when it has no XMP;
+ * else a negative errno with *message.
+ */
+int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_images,
+	char **message);
 /* WebP, still or animated: of an animated one, the first frame. */
 int veil_webp_check(int fd, char **message);
 int veil_webp_load(int fd, struct veil_image *image, char **message);

@@ -17,7 +17,8 @@
 static const struct veil_still_decoder decoders[] = {
 	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load, .in_place = true },
 #if VEIL_HAVE_LIBHEIF
-	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load, .in_place = false },
+	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load, .in_place = false,
+		.load_item = veil_heif_load_item },
 #endif
 #if VEIL_HAVE_LIBWEBP
 	{ VEIL_MEDIA_WEBP, "libwebp", veil_webp_check, veil_webp_load, .in_place = true },
@@ -56,9 +57,24 @@ int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cove
 		int cover_height, enum veil_image_filter filter, struct veil_image *image,
 		int *original_width, int *original_height, const struct veil_still_decoder **used,
 		int *shrink_error, struct veil_colour_result *colour, char **message) {
+	return veil_still_decode_item(decoder, fd, 0, cover_width, cover_height, filter, image,
+		original_width, original_height, used, shrink_error, colour, message);
+}
+
+int veil_still_decode_item(const struct veil_still_decoder *decoder, int fd, int item,
+		int cover_width, int cover_height, enum veil_image_filter filter,
+		struct veil_image *image, int *original_width, int *original_height,
+		const struct veil_still_decoder **used, int *shrink_error,
+		struct veil_colour_result *colour, char **message) {
 	*shrink_error = 0;
 	*colour = (struct veil_colour_result){0};
-	int ret = decoder->load(fd, image, message);
+	*used = decoder;
+	if (item != 0 && decoder->load_item == NULL) {
+		veil_message_set(message, "only a HEIF file has images beside its own");
+		return -EINVAL;
+	}
+	int ret = item != 0 ? decoder->load_item(fd, item, image, message) :
+		decoder->load(fd, image, message);
 	if (ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
 		/*
 		 * No PNG after all (the file changed since it was sniffed). Not for the others:

@@ -26,6 +26,11 @@ struct veil_still_decoder {
 	 * or GStreamer, which decode into their own planes first).
 	 */
 	bool in_place;
+	/*
+	 * The item-th top-level image (from 1) rather than the file's own: HEIF only (an Apple
+	 * dynamic wallpaper's pictures), NULL for the others.
+	 */
+	int (*load_item)(int fd, int item, struct veil_image *image, char **message);
 };
 
 /*
@@ -47,6 +52,11 @@ const struct veil_still_decoder *veil_still_decoder_gst(void);
  */
 int veil_still_decode(const struct veil_still_decoder *decoder, int fd, int cover_width,
 	int cover_height, enum veil_image_filter filter, struct veil_image *image,
+	int *original_width, int *original_height, const struct veil_still_decoder **used,
+	int *shrink_error, struct veil_colour_result *colour, char **message);
+/* The same for the item-th top-level image of a HEIF file (0: its own, as above). */
+int veil_still_decode_item(const struct veil_still_decoder *decoder, int fd, int item,
+	int cover_width, int cover_height, enum veil_image_filter filter, struct veil_image *image,
 	int *original_width, int *original_height, const struct veil_still_decoder **used,
 	int *shrink_error, struct veil_colour_result *colour, char **message);
 

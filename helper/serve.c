@@ -236,7 +236,8 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 	int original_width = 0, original_height = 0, shrink_error = 0;
 	struct veil_colour_result colour;
 	const struct veil_still_decoder *used = decoder;
-	ret = veil_still_decode(decoder, fd, request->cover_width, request->cover_height,
+	ret = request->item < 0 ? -EINVAL : veil_still_decode_item(decoder, fd, request->item,
+		request->cover_width, request->cover_height,
 		veil_serve_filter(request), &image,
 		&original_width, &original_height, &used, &shrink_error, &colour, &message);
 	struct veil_wire_reply reply = { .status = ret };

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,9 @@
 
 
 static const char usage[] =
-	"`veil <file> [mode] [#rrggbb] [dark <file|#rrggbb>] [span] [transition <fade|wipe|grow|slide|random|"
-	"none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest|smooth]`";
+	"`veil <file> [mode] [#rrggbb] [dark <file|#rrggbb>] [span] [transition <fade|wipe|grow|"
+	"slide|random|none> [<ms>] ...] [loopfade <ms>] [filter linear|nearest|smooth] "
+	"[location <lat> <lon>]`";
 static const char modes[] = "stretch, fill, fit, center, tile, integer or solid_color";
 
 static const struct {
@@ -590,16 +592,54 @@ static int parse_filter(const char *word, enum veil_image_filter *filter, char *
 		veil_message_quote(shown, word));
 }
 
+/* One of `location <lat> <lon>`'s degrees: a decimal number from -limit to limit. */
+static bool parse_degrees(const char *word, double limit, double *value) {
+	char *end;
+	errno = 0;
+	double v = strtod(word, &end);
+	if (word[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v) || v < -limit ||
+			v > limit) {
+		return false;
+	}
+	*value = v;
+	return true;
+}
+
+/* `location <lat> <lon>`: the place an Apple solar wallpaper follows the sun of. */
+static int parse_location(const char *lat, const char *lon, struct veil_command *parsed,
+		char **message) {
+	char shown[VEIL_QUOTE_SIZE];
+	if (!parse_degrees(lat, 90.0, &parsed->latitude)) {
+		return veil_message_fail(message, -EINVAL, "Invalid location latitude '%s': expected "
+			"degrees from -90 (south) to 90 (north)", veil_message_quote(shown, lat));
+	}
+	if (!parse_degrees(lon, 180.0, &parsed->longitude)) {
+		return veil_message_fail(message, -EINVAL, "Invalid location longitude '%s': "
+			"expected degrees from -180 (west) to 180 (east)",
+			veil_message_quote(shown, lon));
+	}
+	parsed->has_location = true;
+	return 0;
+}
+
 /*
- * The options that end a SET, in any order: `filter linear|nearest|smooth` and `loopfade <ms>`
- * (each the last two words) and `transition <kind> ...` (the last `transition` word among the
- * last eleven: a file name may have the word in it elsewhere). Shortens *argc to the words
- * before them.
+ * The options that end a SET, in any order: `location <lat> <lon>` (the last three words),
+ * `filter linear|nearest|smooth` and `loopfade <ms>` (each the last two words) and
+ * `transition <kind> ...` (the last `transition` word among the last eleven: a file name may
+ * have the word in it elsewhere). Shortens *argc to the words before them.
  */
 static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char **message) {
 	bool has_loopfade = false, has_filter = false;
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < 4; round++) {
 		int n = *argc;
+		if (!parsed->has_location && n >= 5 && strcasecmp(argv[n - 3], "location") == 0) {
+			int ret = parse_location(argv[n - 2], argv[n - 1], parsed, message);
+			if (ret < 0) {
+				return ret;
+			}
+			*argc = n - 3;
+			continue;
+		}
 		if (!has_filter && n >= 4 && strcasecmp(argv[n - 2], "filter") == 0) {
 			int ret = parse_filter(argv[n - 1], &parsed->filter, message);
 			if (ret < 0) {
@@ -845,7 +885,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
 			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span ||
-					dark_first > 0) {
+					parsed.has_location || dark_first > 0) {
 				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}

@@ -149,6 +149,17 @@ struct veil_command {
 	 * renderer too scales without smoothing); smooth (0) when not given.
 	 */
 	enum veil_image_filter filter;
+	/*
+	 * SET: `location <lat> <lon>`, degrees north and east: the place whose sun an Apple solar
+	 * wallpaper follows (module/dynamic.c). has_location false when not given.
+	 */
+	bool has_location;
+	double latitude, longitude;
+	/*
+	 * SET, never parsed: path's (and dark_path's) item-th top-level image (from 1), 0 for
+	 * the file's own picture: an Apple dynamic wallpaper's pictures (module/timed.c).
+	 */
+	int item, dark_item;
 	int fps; /* FPS: the cap, 0 for `fps off` */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */

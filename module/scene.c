@@ -249,6 +249,9 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->loopfade_ms = setting->loopfade_ms;
 	copy->span = setting->span;
 	copy->filter = setting->filter;
+	copy->has_location = setting->has_location;
+	copy->latitude = setting->latitude;
+	copy->longitude = setting->longitude;
 	copy->full_size = setting->full_size;
 	copy->video = setting->video;
 	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
@@ -529,6 +532,9 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 	setting->span = cmd->span;
 	setting->loopfade_ms = cmd->loopfade_ms;
 	setting->filter = cmd->filter;
+	setting->has_location = cmd->has_location;
+	setting->latitude = cmd->latitude;
+	setting->longitude = cmd->longitude;
 	setting->source = source;
 	return setting;
 }
@@ -675,6 +681,23 @@ void veil_scene_set_dark(struct veil_scene *scene, bool dark) {
 	veil_scene_changed(scene);
 }
 
+void veil_scene_set_location(struct veil_scene *scene, double latitude, double longitude) {
+	if (scene == NULL || scene->display == NULL || !(latitude >= -90.0 && latitude <= 90.0) ||
+			!(longitude >= -180.0 && longitude <= 180.0)) {
+		return;
+	}
+	if (scene->has_location && scene->latitude == latitude &&
+			scene->longitude == longitude) {
+		return;
+	}
+	scene->has_location = true;
+	scene->latitude = latitude;
+	scene->longitude = longitude;
+	wlr_log(WLR_INFO, "veil: the compositor's location is %.4f, %.4f", latitude, longitude);
+	veil_timed_location_changed(scene);
+	veil_scene_changed(scene);
+}
+
 static int run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	*message = NULL;
@@ -772,12 +795,12 @@ static int run(struct veil_scene *scene, const char *output_name,
 				&ret, message) :
 				NULL;
 		} else {
-			source = veil_source_open(&scene->ctx, cmd->path, full_size, cmd->filter,
-				&ret, message);
+			source = veil_source_open_item(&scene->ctx, cmd->path, cmd->item, full_size,
+				cmd->filter, &ret, message);
 		}
 		if (source != NULL && cmd->dark_path != NULL) {
-			dark = veil_source_open(&scene->ctx, cmd->dark_path, full_size, cmd->filter,
-				&ret, message);
+			dark = veil_source_open_item(&scene->ctx, cmd->dark_path, cmd->dark_item,
+				full_size, cmd->filter, &ret, message);
 			if (dark == NULL) {
 				veil_source_unref(source);
 				source = NULL;

@@ -44,6 +44,9 @@ struct veil_setting {
 	struct veil_setting *dark;
 	/* `filter`: how stills are shrunk; nearest: the buffer nodes scale without smoothing */
 	enum veil_image_filter filter;
+	/* `location <lat> <lon>`: the place an Apple solar wallpaper follows (module/dynamic.c). */
+	bool has_location;
+	double latitude, longitude;
 	/*
 	 * `veil workspace <ws> ...`: the workspace of the outputs named that this setting is for
 	 * (module/workspace.c); NULL for the outputs whatever workspace they show.
@@ -88,6 +91,9 @@ struct veil_scene {
 	struct veil_power *power;
 	/* `veil scheme dark`, veil_scene_set_dark(): settings with `dark` show that picture. */
 	bool dark;
+	/* veil_scene_set_location(): the place for settings without `location`. */
+	bool has_location;
+	double latitude, longitude;
 	/* The state file (module/state.c); NULL unless the compositor named one. */
 	struct veil_state *state;
 	/*

@@ -199,7 +199,7 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);
 		dark = dark_color;
 	}
-	if (show == NULL && dark != NULL) {
+	if (show == NULL && dark != NULL && !has_timed) {
 		json_object_object_add(obj, "dark", json_object_new_string(dark));
 	}
 	if (setting->has_transition && !has_timed) {
@@ -211,6 +211,16 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		/* Not the default: written, as its word. */
 		json_object_object_add(obj, "filter",
 			json_object_new_string(veil_image_filter_name(setting->filter)));
+	}
+	/* `location <lat> <lon>`: the setting's own place, not the compositor's. */
+	bool has_location = has_timed ? step->has_location : setting->has_location;
+	if (has_location) {
+		struct json_object *place = json_object_new_array();
+		json_object_array_add(place, json_object_new_double(has_timed ? step->latitude :
+			setting->latitude));
+		json_object_array_add(place, json_object_new_double(has_timed ? step->longitude :
+			setting->longitude));
+		json_object_object_add(obj, "location", place);
 	}
 	/* `veil pause`: a video stays paused, where it was. */
 	struct veil_source *source = setting->source;

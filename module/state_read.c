@@ -125,6 +125,13 @@ static const char *check_setting(struct json_object *entry) {
 		return "a setting's off, mode, color, span, loopfade_ms, paused, dark or filter of the "
 			"wrong type";
 	}
+	if (json_object_object_get_ex(entry, "location", &member) &&
+			(!json_object_is_type(member, json_type_array) ||
+			json_object_array_length(member) != 2 ||
+			!json_object_is_type(json_object_array_get_idx(member, 0), json_type_double) ||
+			!json_object_is_type(json_object_array_get_idx(member, 1), json_type_double))) {
+		return "a location that is not two numbers";
+	}
 	if (json_object_object_get_ex(entry, "position_ms", &member) &&
 			(!json_object_is_type(member, json_type_int) ||
 			json_object_get_int64(member) < 0)) {
@@ -320,7 +327,7 @@ static int64_t get_int(struct json_object *obj, const char *name, int64_t otherw
 		json_object_is_type(member, json_type_int) ? json_object_get_int64(member) : otherwise;
 }
 
-#define MAX_WORDS 24
+#define MAX_WORDS 28
 
 struct words {
 	char *argv[MAX_WORDS];
@@ -339,6 +346,14 @@ static void add(struct words *w, const char *word) {
 static void add_number(struct words *w, int64_t value, const char *unit) {
 	if (w->n_buf < 8) {
 		snprintf(w->buf[w->n_buf], sizeof(w->buf[0]), "%lld%s", (long long)value, unit);
+		add(w, w->buf[w->n_buf++]);
+	}
+}
+
+/* Degrees of `location` as a word. */
+static void add_degrees(struct words *w, double value) {
+	if (w->n_buf < 8) {
+		snprintf(w->buf[w->n_buf], sizeof(w->buf[0]), "%.6f", value);
 		add(w, w->buf[w->n_buf++]);
 	}
 }
@@ -475,6 +490,14 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 		if (get_string(entry, "filter") != NULL) {
 			add(&w, "filter");
 			add(&w, get_string(entry, "filter"));
+		}
+		struct json_object *location;
+		if (json_object_object_get_ex(entry, "location", &location)) {
+			add(&w, "location");
+			add_degrees(&w, json_object_get_double(
+				json_object_array_get_idx(location, 0)));
+			add_degrees(&w, json_object_get_double(
+				json_object_array_get_idx(location, 1)));
 		}
 
 		int64_t loopfade = get_int(entry, "loopfade_ms", 0);

@@ -339,6 +339,18 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_new_string(veil_image_filter_name(state.filter)));
 	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
 		json_object_new_int(state.loopfade_ms) : NULL);
+	/* `location <lat> <lon>` of the setting, else the compositor's (null: none). */
+	const struct veil_setting *placed = output->setting;
+	struct json_object *location = NULL;
+	if ((placed != NULL && placed->has_location) || output->scene->has_location) {
+		bool own = placed != NULL && placed->has_location;
+		location = json_object_new_array();
+		json_object_array_add(location, json_object_new_double(own ? placed->latitude :
+			output->scene->latitude));
+		json_object_array_add(location, json_object_new_double(own ? placed->longitude :
+			output->scene->longitude));
+	}
+	json_object_object_add(obj, "location", location);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
 	json_object_object_add(obj, "scheme",
 		json_object_new_string(output->scene->dark ? "dark" : "light"));

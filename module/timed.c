@@ -18,10 +18,16 @@
  * change moves nothing (durations are real seconds from the start, as in GNOME), a new TZ
  * applies from the next change. A test build's clock (veil_scene.clock) runs at the real
  * clock's pace from where it was set; its moves come through the scene's clock_jump signal.
+ *
+ * An Apple dynamic wallpaper (module/dynamic.c) is played the same way: its metadata read on
+ * the worker, then a schedule of its images made for each local day (solar with a place, else
+ * its h24 table), again when the day or the place changes; or, with neither, its light and dark
+ * images set as a setting with `dark` would be, following the scheme.
  */
 #define _GNU_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
@@ -31,6 +37,7 @@
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
+#include "module/dynamic.h"
 #include "module/scene.h"
 #include "module/timed.h"
 #include "module/timed_schedule.h"
@@ -45,16 +52,22 @@ struct timed_load {
 	struct veil_job job;
 	struct veil_timed_show *show;
 	char *path;
+	bool is_dynamic;
 	struct veil_timed_schedule schedule;
+	struct veil_dynamic dynamic;
 	int ret;
 	char *error;
 };
+
+/* Without a `transition`, a dynamic wallpaper's images fade into each other over a minute. */
+#define DYNAMIC_FADE_MS 60000
 
 /* A picture a change needs, kept open (decoding, then decoded) until the change. */
 struct held {
 	struct veil_timed_show *show;
 	struct veil_source *source; /* one reference, NULL when none */
 	char *path;
+	int item;
 	struct wl_listener frame;
 };
 
@@ -66,6 +79,13 @@ struct veil_timed_show {
 	/* What each change sets: mode, colour, the command's transition (path NULL). */
 	struct veil_command step;
 	struct veil_timed_schedule schedule;
+	/* An Apple dynamic wallpaper: its metadata, and what it plays now (module/dynamic.c). */
+	bool is_dynamic;
+	struct veil_dynamic dynamic;
+	enum veil_dynamic_mode mode;
+	bool has_place;
+	double latitude, longitude;
+	int64_t day_start_ms; /* the day schedule is for; 0 when none is made */
 	bool loaded;
 	struct timed_load *load; /* running, NULL when none */
 
@@ -81,6 +101,7 @@ struct veil_timed_show {
 	size_t applied_slot;
 	int64_t applied_start_ms;
 	char *shown; /* the picture last set, NULL before the first */
+	int shown_item;
 	bool waiting; /* the change due waits for its pictures */
 	int64_t next_ms; /* when the next change is due (scene clock, ms) */
 	char *error;
@@ -139,6 +160,7 @@ static void release(struct held *held) {
 	}
 	free(held->path);
 	held->path = NULL;
+	held->item = 0;
 }
 
 static void update(struct veil_timed_show *show);
@@ -170,25 +192,26 @@ static bool full_size(const struct veil_timed_show *show) {
 }
 
 /* Keeps path open in held (already, or now); false with the error when it cannot be. */
-static bool hold(struct veil_timed_show *show, struct held *held, const char *path) {
+static bool hold(struct veil_timed_show *show, struct held *held, const char *path, int item) {
 	if (path == NULL) {
 		release(held);
 		return true;
 	}
-	if (held->path != NULL && strcmp(held->path, path) == 0) {
+	if (held->path != NULL && strcmp(held->path, path) == 0 && held->item == item) {
 		return true;
 	}
 	release(held);
 	int err = 0;
 	char *message = NULL;
-	struct veil_source *source = veil_source_open(&show->scene->ctx, path, full_size(show),
-		show->step.filter, &err, &message);
+	struct veil_source *source = veil_source_open_item(&show->scene->ctx, path, item,
+		full_size(show), show->step.filter, &err, &message);
 	if (source == NULL) {
 		fail(show, message != NULL ? message : "out of memory");
 		free(message);
 		return false;
 	}
 	held->path = strdup(path);
+	held->item = item;
 	held->source = source;
 	held->show = show;
 	held->frame.notify = handle_held_frame;
@@ -223,11 +246,17 @@ static void arm_timer(struct veil_timed_show *show, int64_t due_ms, int64_t now)
 	}
 }
 
-/* Sets path for the show's name; spec NULL: the command's own transition. */
-static bool set_picture(struct veil_timed_show *show, const char *path,
-		const struct veil_transition_spec *spec) {
+/*
+ * Sets path (its item-th image) for the show's name, with dark_item of path as its dark picture
+ * when not 0; spec NULL: the command's own transition.
+ */
+static bool set_picture(struct veil_timed_show *show, const char *path, int item,
+		int dark_item, const struct veil_transition_spec *spec) {
 	struct veil_command cmd = show->step;
 	cmd.path = (char *)path;
+	cmd.item = item;
+	cmd.dark_path = dark_item != 0 ? (char *)path : NULL;
+	cmd.dark_item = dark_item;
 	cmd.from_slideshow = true;
 	if (spec != NULL) {
 		cmd.has_transition = true;
@@ -243,6 +272,7 @@ static bool set_picture(struct veil_timed_show *show, const char *path,
 	free(message);
 	free(show->shown);
 	show->shown = strdup(path);
+	show->shown_item = item;
 	return true;
 }
 
@@ -261,18 +291,20 @@ static void end_fades(struct veil_timed_show *show) {
 /* Puts the slot due on screen (its pictures decoded). */
 static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *slot,
 		const struct veil_timed_point *point) {
-	bool same = show->shown != NULL && strcmp(show->shown, slot->to) == 0;
+	bool same = show->shown != NULL && strcmp(show->shown, slot->to) == 0 &&
+		show->shown_item == slot->to_item;
 	if (slot->kind == VEIL_TIMED_STATIC) {
 		if (same) {
 			end_fades(show);
 			return true;
 		}
-		return set_picture(show, slot->to, NULL);
+		return set_picture(show, slot->to, slot->to_item, 0, NULL);
 	}
-	if (show->shown == NULL || strcmp(show->shown, slot->from) != 0) {
+	if (show->shown == NULL || strcmp(show->shown, slot->from) != 0 ||
+			show->shown_item != slot->from_item) {
 		/* Joined during the fade (or the clock jumped into it): from whole first. */
 		struct veil_transition_spec cut = { .kind = VEIL_TRANSITION_NONE };
-		if (!set_picture(show, slot->from, &cut)) {
+		if (!set_picture(show, slot->from, slot->from_item, 0, &cut)) {
 			return false;
 		}
 	}
@@ -284,7 +316,109 @@ static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *sl
 	if (show->step.has_transition) {
 		fade.ease = show->step.transition.ease;
 	}
-	return set_picture(show, slot->to, &fade);
+	return set_picture(show, slot->to, slot->to_item, 0, &fade);
+}
+
+/* The place a dynamic wallpaper follows: the setting's `location`, else the compositor's. */
+static void find_place(struct veil_timed_show *show) {
+	show->has_place = show->step.has_location || show->scene->has_location;
+	show->latitude = show->step.has_location ? show->step.latitude : show->scene->latitude;
+	show->longitude = show->step.has_location ? show->step.longitude :
+		show->scene->longitude;
+}
+
+/* A dynamic wallpaper's light and dark images, set once (the scheme switches them). */
+static void apply_appearance(struct veil_timed_show *show) {
+	struct itimerspec off = {0};
+	timerfd_settime(show->timer_fd, 0, &off, NULL);
+	show->next_ms = 0;
+	int light = show->dynamic.light + 1, dark = show->dynamic.dark + 1;
+	/* A clock set or a day gone by changes nothing here: the scheme picks the picture. */
+	if (show->applied || (show->shown != NULL && show->shown_item == light &&
+			show->error == NULL)) {
+		show->applied = true;
+		return;
+	}
+	bool failed = false;
+	if (!hold(show, &show->held[0], show->path, light) ||
+			!hold(show, &show->held[1], show->path, dark)) {
+		failed = true;
+	}
+	bool ok = !failed && ready(show, &show->held[0], &failed) &&
+		ready(show, &show->held[1], &failed);
+	if (!ok && !failed) {
+		show->waiting = true;
+		veil_scene_changed(show->scene);
+		return;
+	}
+	show->waiting = false;
+	if (!failed && set_picture(show, show->path, light, dark, NULL) && show->error != NULL) {
+		set_error(show, NULL);
+	}
+	show->applied = true;
+	release(&show->held[0]);
+	release(&show->held[1]);
+	veil_scene_changed(show->scene);
+}
+
+/*
+ * A dynamic wallpaper's schedule for the local day of now (made again when the day, the place
+ * or the mode changed). false when it plays none: its appearance, or an error.
+ */
+static bool dynamic_schedule(struct veil_timed_show *show, int64_t now) {
+	find_place(show);
+	enum veil_dynamic_mode mode = veil_dynamic_mode(&show->dynamic, show->has_place);
+	if (mode != show->mode) {
+		show->mode = mode;
+		show->applied = false;
+		show->day_start_ms = 0;
+	}
+	if (mode == VEIL_DYNAMIC_APPEARANCE) {
+		apply_appearance(show);
+		return false;
+	}
+	if (mode == VEIL_DYNAMIC_NONE) {
+		char *said = veil_message("'%s': its dynamic wallpaper follows the sun, and there is "
+			"no place to follow it at (`location <lat> <lon>`)", show->path);
+		set_error(show, said);
+		free(said);
+		return false;
+	}
+	time_t t = (time_t)(now / 1000 - (now % 1000 < 0 ? 1 : 0));
+	struct tm tm;
+	localtime_r(&t, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	time_t day_start = mktime(&tm);
+	tm.tm_mday++;
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	time_t day_end = mktime(&tm);
+	if (day_start == (time_t)-1 || day_end <= day_start) {
+		return false;
+	}
+	if (show->schedule.n_slots > 0 && show->day_start_ms == (int64_t)day_start * 1000) {
+		return true;
+	}
+	int64_t fade = DYNAMIC_FADE_MS;
+	if (show->step.has_transition) {
+		fade = show->step.transition.kind == VEIL_TRANSITION_NONE ? 0 :
+			show->step.transition.ms;
+	}
+	struct veil_timed_schedule schedule;
+	if (veil_dynamic_schedule(&show->dynamic, mode, show->latitude, show->longitude,
+			show->path, day_start, (int64_t)(day_end - day_start), fade, &schedule) < 0) {
+		fail(show, "out of memory");
+		return false;
+	}
+	veil_timed_schedule_finish(&show->schedule);
+	show->schedule = schedule;
+	show->day_start_ms = (int64_t)day_start * 1000;
+	/* The slots are new: what shows is compared by picture, not by slot. */
+	show->applied = false;
+	wlr_log(WLR_DEBUG, "veil: timed %s: %s schedule of %zu slots for the day from %lld",
+		show->name, veil_dynamic_mode_name(mode), schedule.n_slots, (long long)day_start);
+	return true;
 }
 
 /* Works out what is due now, shows it once its pictures are decoded, sets the timer. */
@@ -292,8 +426,11 @@ static void update(struct veil_timed_show *show) {
 	if (!show->loaded) {
 		return;
 	}
-	struct veil_timed_schedule *schedule = &show->schedule;
 	int64_t now = now_ms(show->scene);
+	if (show->is_dynamic && !dynamic_schedule(show, now)) {
+		return;
+	}
+	struct veil_timed_schedule *schedule = &show->schedule;
 	int64_t start;
 	if (!veil_timed_start_ms(schedule, &start)) {
 		char *said = veil_message("'%s': the start time is not a time in this time zone",
@@ -313,7 +450,8 @@ static void update(struct veil_timed_show *show) {
 		show->applied_start_ms == slot_start;
 	if (!done) {
 		bool failed = false;
-		if (!hold(show, &show->held[0], slot->from) || !hold(show, &show->held[1], slot->to)) {
+		if (!hold(show, &show->held[0], slot->from, slot->from_item) ||
+				!hold(show, &show->held[1], slot->to, slot->to_item)) {
 			failed = true;
 		}
 		bool ok = !failed && ready(show, &show->held[0], &failed) &&
@@ -342,8 +480,8 @@ static void update(struct veil_timed_show *show) {
 		schedule->n_slots];
 	release(&show->held[0]);
 	release(&show->held[1]);
-	hold(show, &show->held[2], next->from);
-	hold(show, &show->held[3], next->to);
+	hold(show, &show->held[2], next->from, next->from_item);
+	hold(show, &show->held[3], next->to, next->to_item);
 	veil_scene_changed(show->scene);
 }
 
@@ -367,6 +505,7 @@ static void handle_clock_jump(struct wl_listener *listener, void *data) {
 
 static void load_free(struct timed_load *load) {
 	veil_timed_schedule_finish(&load->schedule);
+	veil_dynamic_finish(&load->dynamic);
 	free(load->error);
 	free(load->path);
 	free(load);
@@ -376,7 +515,11 @@ static void show_destroy(struct veil_timed_show *show);
 
 static void load_run(struct veil_job *job) {
 	struct timed_load *load = wl_container_of(job, load, job);
-	load->ret = veil_timed_xml_load(load->path, &load->schedule, &load->error);
+	if (load->is_dynamic) {
+		load->ret = veil_dynamic_load(load->path, &load->dynamic, &load->error);
+	} else {
+		load->ret = veil_timed_xml_load(load->path, &load->schedule, &load->error);
+	}
 }
 
 static void load_done(struct veil_job *job) {
@@ -394,11 +537,20 @@ static void load_done(struct veil_job *job) {
 	}
 	show->schedule = load->schedule;
 	load->schedule = (struct veil_timed_schedule){0};
+	show->dynamic = load->dynamic;
+	load->dynamic = (struct veil_dynamic){0};
 	load_free(load);
 	show->loaded = true;
-	wlr_log(WLR_INFO, "veil: output %s: timed background %s, %zu slots over %.0f s",
-		show->name, show->path, show->schedule.n_slots,
-		(double)show->schedule.cycle_ms / 1000.0);
+	if (show->is_dynamic) {
+		wlr_log(WLR_INFO, "veil: output %s: dynamic wallpaper %s, %d images, %zu solar and "
+			"%zu time entries%s", show->name, show->path, show->dynamic.n_images,
+			show->dynamic.n_solar, show->dynamic.n_h24,
+			show->dynamic.has_appearance ? ", light and dark" : "");
+	} else {
+		wlr_log(WLR_INFO, "veil: output %s: timed background %s, %zu slots over %.0f s",
+			show->name, show->path, show->schedule.n_slots,
+			(double)show->schedule.cycle_ms / 1000.0);
+	}
 	update(show);
 }
 
@@ -432,6 +584,7 @@ static void show_destroy(struct veil_timed_show *show) {
 	wl_list_remove(&show->clock_jump.link);
 	wl_list_remove(&show->link);
 	veil_timed_schedule_finish(&show->schedule);
+	veil_dynamic_finish(&show->dynamic);
 	free(show->shown);
 	free(show->error);
 	free(show->path);
@@ -439,8 +592,25 @@ static void show_destroy(struct veil_timed_show *show) {
 	free(show);
 }
 
+/* An Apple dynamic wallpaper: a HEIF whose XMP speaks of apple_desktop (a step's never). */
+static bool is_dynamic(const struct veil_command *cmd) {
+	return cmd->path != NULL && !cmd->from_slideshow && cmd->item == 0 &&
+		veil_dynamic_probe(cmd->path);
+}
+
 int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message) {
 	*timed = cmd->path != NULL && veil_timed_xml_name(cmd->path);
+	if (!*timed && is_dynamic(cmd)) {
+		*timed = true;
+		if (cmd->dark_path != NULL) {
+			return veil_message_fail(message, -EINVAL, "'%s' is an Apple dynamic "
+				"wallpaper: it has its own light and dark pictures, dark is not for it",
+				cmd->path);
+		}
+		return cmd->has_slideshow ? veil_message_fail(message, -EINVAL, "'%s' is an Apple "
+			"dynamic wallpaper: every, order and recursive are for a directory of "
+			"pictures", cmd->path) : 0;
+	}
 	if (!*timed) {
 		return 0;
 	}
@@ -490,6 +660,8 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 	}
 	load->show = show;
 	load->path = show->path != NULL ? strdup(show->path) : NULL;
+	show->is_dynamic = !veil_timed_xml_name(cmd->path);
+	load->is_dynamic = show->is_dynamic;
 	if (show->name == NULL || show->path == NULL || show->timer == NULL || load->path == NULL) {
 		free(load->path);
 		free(load);
@@ -550,6 +722,21 @@ struct json_object *veil_timed_status(struct veil_output *output) {
 	if (!show->loaded) {
 		return obj;
 	}
+	if (show->is_dynamic) {
+		char mode[96];
+		if (show->mode == VEIL_DYNAMIC_SOLAR) {
+			snprintf(mode, sizeof(mode), "solar (%.2f, %.2f)", show->latitude,
+				show->longitude);
+		} else if (show->mode == VEIL_DYNAMIC_APPEARANCE) {
+			snprintf(mode, sizeof(mode), "appearance (no location)");
+		} else {
+			snprintf(mode, sizeof(mode), "%s", veil_dynamic_mode_name(show->mode));
+		}
+		json_object_object_add(obj, "dynamic", json_object_new_string(mode));
+		if (show->mode == VEIL_DYNAMIC_APPEARANCE || show->schedule.n_slots == 0) {
+			return obj;
+		}
+	}
 	const struct veil_timed_schedule *schedule = &show->schedule;
 	json_object_object_add(obj, "slots", json_object_new_int((int)schedule->n_slots));
 	json_object_object_add(obj, "cycle_s",
@@ -570,6 +757,17 @@ struct json_object *veil_timed_status(struct veil_output *output) {
 	/* The wall clock the schedule follows, in seconds since the epoch. */
 	json_object_object_add(obj, "clock", json_object_new_double((double)now / 1000.0));
 	return obj;
+}
+
+void veil_timed_location_changed(struct veil_scene *scene) {
+	struct veil_timed_show *show;
+	wl_list_for_each(show, &scene->timed_shows, link) {
+		if (show->is_dynamic && !show->step.has_location) {
+			show->day_start_ms = 0;
+			show->applied = false;
+			schedule_update(show);
+		}
+	}
 }
 
 void veil_timed_destroy_all(struct veil_scene *scene) {

@@ -35,6 +35,8 @@ bool veil_timed_state(struct veil_scene *scene, const char *name, const char **p
 	const struct veil_command **step);
 /* The "timed" object of an output's status; NULL when it shows none. */
 struct json_object *veil_timed_status(struct veil_output *output);
+/* veil_scene_set_location(): dynamic wallpapers without `location` follow the new place. */
+void veil_timed_location_changed(struct veil_scene *scene);
 /* When the scene goes. */
 void veil_timed_destroy_all(struct veil_scene *scene);
 

@@ -23,6 +23,11 @@ struct veil_timed_slot {
 	int64_t duration_ms; /* > 0 */
 	/* STATIC: to is the picture (from NULL); TRANSITION: from fades into to. malloc()ed. */
 	char *from, *to;
+	/*
+	 * The top-level image (from 1) of from and to, for an Apple dynamic wallpaper's slots
+	 * (module/dynamic.c); 0: the file's own picture.
+	 */
+	int from_item, to_item;
 };
 
 /* A cycle is at most this long, and a slot at least 1 ms. */

@@ -41,6 +41,7 @@ struct image_load {
 	/* Request. */
 	int fd; /* our own descriptor of the file */
 	const struct veil_still_decoder *decoder; /* the one the header was checked with */
+	int item; /* a HEIF's item-th top-level image (from 1), 0 for the file's own */
 	int cover_width, cover_height; /* shrink to cover this; 0: keep every pixel */
 	enum veil_image_filter filter; /* how */
 	/* Decoded in veil-decoder (source/remote/) when not NULL, else in this process. */
@@ -67,7 +68,7 @@ static void load_run(struct veil_job *job) {
 #if VEIL_DECODER_PROCESS
 	if (load->spare != NULL) {
 		load->ret = veil_decoder_run(load->spare, load->decoder->kind, load->fd,
-			load->cover_width, load->cover_height, load->filter, &load->pixels,
+			load->item, load->cover_width, load->cover_height, load->filter, &load->pixels,
 			&load->original_width,
 			&load->original_height, load->decoder_name, sizeof(load->decoder_name),
 			&load->colour, &load->message);
@@ -77,7 +78,7 @@ static void load_run(struct veil_job *job) {
 #endif
 	const struct veil_still_decoder *used = load->decoder;
 	int shrink_error = 0;
-	load->ret = veil_still_decode(load->decoder, load->fd, load->cover_width,
+	load->ret = veil_still_decode_item(load->decoder, load->fd, load->item, load->cover_width,
 		load->cover_height, load->filter, &load->pixels, &load->original_width,
 		&load->original_height, &used, &shrink_error, &load->colour, &load->message);
 	snprintf(load->decoder_name, sizeof(load->decoder_name), "%s", used->name);
@@ -171,7 +172,7 @@ static const struct veil_source_impl image_source_impl = {
 };
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-		char *path, const struct stat *st, const struct veil_still_decoder *decoder,
+		char *path, const struct stat *st, const struct veil_still_decoder *decoder, int item,
 		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	struct image_source *image = calloc(1, sizeof(*image));
 	struct image_load *load = calloc(1, sizeof(*load));
@@ -190,6 +191,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	}
 	load->image = image;
 	load->decoder = decoder;
+	load->item = item;
 	load->spare = ctx->decoder_spare;
 	if (!full_size) {
 		load->cover_width = ctx->max_output_width;
@@ -201,6 +203,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	image->base.shrunk = !full_size;
 	image->base.filter = filter;
+	image->base.item = item;
 	veil_worker_submit(ctx->worker, &load->job, &load_impl);
 	return &image->base;
 

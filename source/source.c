@@ -261,10 +261,11 @@ static bool same_file(const struct veil_source *source, const struct stat *st) {
 }
 
 static struct veil_source *find_source(struct veil_source_context *ctx, const struct stat *st,
-		bool full_size, enum veil_image_filter filter) {
+		int item, bool full_size, enum veil_image_filter filter) {
 	struct veil_source *source;
 	wl_list_for_each(source, &ctx->sources, link) {
-		if (!same_file(source, st) || source->error != NULL || source->stale) {
+		if (!same_file(source, st) || source->item != item || source->error != NULL ||
+				source->stale) {
 			continue;
 		}
 		if (full_size && source->shrunk) {
@@ -391,8 +392,16 @@ int veil_source_check(const char *path, char **message) {
 	return ret;
 }
 
+static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char *name,
+	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
+
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
 		bool full_size, enum veil_image_filter filter, int *err, char **message) {
+	return veil_source_open_item(ctx, path, 0, full_size, filter, err, message);
+}
+
+struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
+		int item, bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	int fd = open_file(path, message);
@@ -406,8 +415,7 @@ struct veil_source *veil_source_open(struct veil_source_context *ctx, const char
 		*err = -ENOMEM;
 		veil_message_set(message, "Out of memory");
 	} else {
-		source = veil_source_open_fd(ctx, fd, shown_path, full_size, filter, err,
-			message);
+		source = open_fd(ctx, fd, shown_path, item, full_size, filter, err, message);
 	}
 	close(fd);
 	return source;
@@ -462,6 +470,11 @@ struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd) {
 
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 		bool full_size, enum veil_image_filter filter, int *err, char **message) {
+	return open_fd(ctx, fd, name, 0, full_size, filter, err, message);
+}
+
+static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char *name,
+		int item, bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	/* name is for people only (the status, messages): keep it valid UTF-8. */
@@ -469,7 +482,7 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
 		/* A file being decoded or shown already: its source, without reading it again. */
-		struct veil_source *source = find_source(ctx, &st, full_size, filter);
+		struct veil_source *source = find_source(ctx, &st, item, full_size, filter);
 		if (source != NULL) {
 			free(name);
 			return veil_source_ref(source);
@@ -479,6 +492,12 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	const struct veil_still_decoder *decoder;
 	enum veil_anim_format anim;
 	*err = inspect(fd, name, &st, &kind, &decoder, &anim, message);
+	if (*err == 0 && item != 0 && (anim != VEIL_ANIM_NONE || decoder == NULL ||
+			decoder->load_item == NULL)) {
+		veil_message_set(message, "Cannot show '%s': only a HEIF file has images beside its "
+			"own", name);
+		*err = -EINVAL;
+	}
 	if (*err < 0) {
 		free(name);
 		return NULL;
@@ -505,7 +524,8 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 		source = veil_anim_source_create(ctx, fd, name, &st, veil_anim_decoder_find(anim),
 			full_size, filter, err, message);
 	} else if (decoder != NULL) {
-		source = veil_image_source_create(ctx, fd, name, &st, decoder, full_size, filter,
+		source = veil_image_source_create(ctx, fd, name, &st, decoder, item, full_size,
+			filter,
 			err, message);
 	} else {
 		source = veil_video_open(ctx, fd, name, &st, err, message);

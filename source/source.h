@@ -156,6 +156,8 @@ struct veil_source {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
+	/* A HEIF's item-th top-level image (from 1: module/dynamic.c), 0 for the file's own. */
+	int item;
 	struct timespec mtime;
 
 	int width, height; /* of the frames; 0 until known */
@@ -219,6 +221,12 @@ struct veil_source *veil_source_open(struct veil_source_context *ctx, const char
  */
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 	bool full_size, enum veil_image_filter filter, int *err, char **message);
+/*
+ * The item-th top-level image (from 1) of a HEIF file, as veil_source_open() opens the file's
+ * own picture (item 0: the same): an Apple dynamic wallpaper's pictures (module/dynamic.c).
+ */
+struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
+	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
 /* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
 int veil_source_check(const char *path, char **message);
 struct veil_source *veil_source_ref(struct veil_source *source);
@@ -248,7 +256,7 @@ void veil_source_frame_event(struct veil_source *source);
  * path over, also when they fail (free it then).
  */
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
-	char *path, const struct stat *st, const struct veil_still_decoder *decoder,
+	char *path, const struct stat *st, const struct veil_still_decoder *decoder, int item,
 	bool full_size, enum veil_image_filter filter, int *err, char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);

@@ -50,7 +50,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 8u
+#define VEIL_WIRE_VERSION 9u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -91,6 +91,8 @@ struct veil_wire_request {
 	 * the first frame sent is the one there). A NEXT without seek leaves the position alone.
 	 */
 	int32_t seek, seek_ms;
+	/* DECODE of a still: its item-th top-level image (from 1, a HEIF's), 0 for its own. */
+	int32_t item;
 };
 
 struct veil_wire_reply {

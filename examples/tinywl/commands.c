@@ -209,6 +209,22 @@ static struct cmd_result cmd_power_source(struct tw_server *server, int argc, ch
 	return cmd_result_new(CMD_SUCCESS, NULL);
 }
 
+/*
+ * `location LAT LON`: what a compositor that follows geoclue would tell veil
+ * (veil_scene_set_location), for dynamic wallpapers whose setting has no place of its own.
+ */
+static struct cmd_result cmd_location(struct tw_server *server, int argc, char **argv) {
+	char *end_lat = NULL, *end_lon = NULL;
+	double lat = argc == 2 ? strtod(argv[0], &end_lat) : 0.0;
+	double lon = argc == 2 ? strtod(argv[1], &end_lon) : 0.0;
+	if (argc != 2 || end_lat == argv[0] || *end_lat != '\0' || end_lon == argv[1] ||
+			*end_lon != '\0' || lat < -90.0 || lat > 90.0 || lon < -180.0 || lon > 180.0) {
+		return cmd_result_new(CMD_INVALID, "Expected `location <lat -90..90> <lon -180..180>`");
+	}
+	veil_scene_set_location(server->veil, lat, lon);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
 #if TINYWL_HAVE_FAKE_CLOCK
 /* `fake_clock SECONDS` (built with the tests): the wall clock jumps there (fake_clock.c). */
 static struct cmd_result cmd_fake_clock(struct tw_server *server, int argc, char **argv) {
@@ -231,6 +247,7 @@ static const struct {
 	{ "fake_clock", cmd_fake_clock },
 #endif
 	{ "focus", cmd_focus },
+	{ "location", cmd_location },
 	{ "move", cmd_move },
 	{ "output", cmd_output },
 	{ "power_source", cmd_power_source },

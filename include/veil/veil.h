@@ -254,6 +254,15 @@ void veil_scene_set_on_battery(struct veil_scene *scene, bool on_battery);
 void veil_scene_set_dark(struct veil_scene *scene, bool dark);
 
 /*
+ * The compositor tells veil where the machine is (from geoclue, say): latitude in degrees north
+ * (-90 to 90), longitude in degrees east (-180 to 180). Apple dynamic wallpapers that follow the
+ * sun (`apple_desktop:solar`) use it when their setting has no `location <lat> <lon>`; without
+ * either they play their time-of-day table or their light and dark pictures. Values out of range
+ * are ignored.
+ */
+void veil_scene_set_location(struct veil_scene *scene, double latitude, double longitude);
+
+/*
  * Checks the words of a command without running it, for a compositor that validates its
  * configuration before applying it (`sway -C`, the check before a reload): parses them and, for
  * a file, opens it and reads its kind and header. Nothing is decoded and nothing changes. Returns

@@ -447,7 +447,7 @@ fail:
 }
 
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
-		int cover_width, int cover_height, enum veil_image_filter filter,
+		int item, int cover_width, int cover_height, enum veil_image_filter filter,
 		struct veil_image *image, int *original_width,
 		int *original_height, char *decoder, size_t size, struct veil_colour_result *colour,
 		char **message) {
@@ -458,6 +458,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 		.version = VEIL_WIRE_VERSION,
 		.op = VEIL_WIRE_DECODE,
 		.kind = (uint32_t)kind,
+		.item = item,
 		.cover_width = cover_width,
 		.cover_height = cover_height,
 		.filter = (uint32_t)filter,

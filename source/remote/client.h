@@ -40,7 +40,7 @@ int veil_decoder_begin(struct veil_helper_spare *spare, struct veil_helper *help
  * *message: "decoder crashed (SIGSEGV)", "decoder took longer than 30 s", ...
  */
 int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind, int fd,
-	int cover_width, int cover_height, enum veil_image_filter filter, struct veil_image *image,
+	int item, int cover_width, int cover_height, enum veil_image_filter filter, struct veil_image *image,
 	int *original_width, int *original_height, char *decoder, size_t size,
 	struct veil_colour_result *colour, char **message);
 

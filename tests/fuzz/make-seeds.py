@@ -449,9 +449,40 @@ def colour_seeds():
     write('stills', 'rgb8-icc.tiff', b'II*\x00' + struct.pack(e + 'I', 8) + ifd + pixels + icc)
 
 
+def dynamic_seeds():
+    """
+    fuzz-dynamic's inputs: a first byte, odd for a binary plist that the target wraps in an XMP
+    packet (bits 1-2: solar, h24, apr), even for a whole XMP packet. Binary plists by Python's
+    plistlib: entries of Apple's shape, and one with the wrong types.
+    """
+    import base64
+    import plistlib
+    solar = {'ap': {'l': 0, 'd': 3},
+             'si': [{'a': -30.5, 'z': 20.0, 'i': 0}, {'a': 5.25, 'z': 70.0, 'i': 1},
+                    {'a': 60.0, 'z': 170.0, 'i': 2}, {'a': 5.0, 'z': 290.0, 'i': 3}]}
+    h24 = {'ap': {'l': 1, 'd': 0},
+           'ti': [{'t': 0.25, 'i': 1}, {'t': 0.5, 'i': 2}, {'t': 0.75, 'i': 3},
+                  {'t': 0.9, 'i': 0}]}
+    apr = {'l': 2, 'd': 5}
+    wrong = {'si': [{'a': 'high', 'z': [1], 'i': 1.5}], 'ap': [0, 1]}
+    for name, kind, value in (('solar', 0, solar), ('h24', 1, h24), ('apr', 2, apr),
+                              ('wrong-types', 0, wrong)):
+        data = plistlib.dumps(value, fmt=plistlib.FMT_BINARY)
+        write('dynamic', f'{name}.plist', bytes([1 | kind << 1]) + data)
+    b64 = base64.b64encode(plistlib.dumps(solar, fmt=plistlib.FMT_BINARY)).decode()
+    xmp = ('<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
+           '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+           'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+           '<rdf:Description rdf:about="" '
+           'xmlns:apple_desktop="http://ns.apple.com/namespace/1.0/">'
+           f'<apple_desktop:solar>{b64}</apple_desktop:solar>'
+           '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>')
+    write('dynamic', 'solar-element.xmp', b'\x00' + xmp.encode())
+
+
 if __name__ == '__main__':
     makers = {'png': png_seeds, 'gst': gst_seeds, 'stills': stills_seeds,
-              'command': command_seeds, 'colour': colour_seeds}
+              'command': command_seeds, 'colour': colour_seeds, 'dynamic': dynamic_seeds}
     for name in sys.argv[1:] or makers:
         makers[name]()
     for kind in sorted(os.listdir(CORPUS)):

@@ -299,6 +299,31 @@ static void test_transition_options(void) {
 	veil_command_finish(&cmd);
 	expect_error(ARGV("veil", "a.png", "filter", "lanczos"), -EINVAL,
 		"Invalid filter 'lanczos': expected linear, nearest or smooth");
+
+	/* location, among the other options in any order; its degrees range-checked. */
+	CHECK(veil_command_parse(ARGV("veil", "d.heic", "fill", "location", "51.48", "-0.5"), &cmd,
+		NULL) == 0);
+	CHECK(cmd.has_location && cmd.latitude == 51.48 && cmd.longitude == -0.5 &&
+		cmd.mode == VEIL_MODE_FILL && strcmp(cmd.path, "d.heic") == 0);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "d.heic", "location", "-90", "180", "transition",
+		"fade", "300", "filter", "linear"), &cmd, NULL) == 0);
+	CHECK(cmd.has_location && cmd.latitude == -90 && cmd.longitude == 180 &&
+		cmd.has_transition && cmd.transition.ms == 300 &&
+		cmd.filter == VEIL_IMAGE_FILTER_LINEAR);
+	veil_command_finish(&cmd);
+	CHECK(veil_command_parse(ARGV("veil", "d.heic", "fill"), &cmd, NULL) == 0);
+	CHECK(!cmd.has_location, "no location unless given");
+	veil_command_finish(&cmd);
+	expect_error(ARGV("veil", "d.heic", "location", "90.5", "0"), -EINVAL,
+		"Invalid location latitude '90.5': expected degrees from -90 (south) to 90 (north)");
+	expect_error(ARGV("veil", "d.heic", "location", "0", "-180.01"), -EINVAL,
+		"Invalid location longitude '-180.01'");
+	expect_error(ARGV("veil", "d.heic", "location", "nan", "0"), -EINVAL,
+		"Invalid location latitude 'nan'");
+	expect_error(ARGV("veil", "d.heic", "location", "1e999", "0"), -EINVAL,
+		"Invalid location latitude");
+	expect_error(ARGV("veil", "pause", "location", "1", "2"), -EINVAL, "takes no arguments");
 	free(message);
 }
 
@@ -744,7 +769,7 @@ static void test_forms(void) {
 static void test_errors(void) {
 	expect_error(ARGV("veil"), -EINVAL, "Missing file name: use `veil <file> [mode] [#rrggbb] "
 		"[dark <file|#rrggbb>] [span] [transition <fade|wipe|grow|slide|random|none> [<ms>] ...] "
-		"[loopfade <ms>] [filter linear|nearest|smooth]`");
+		"[loopfade <ms>] [filter linear|nearest|smooth] [location <lat> <lon>]`");
 	expect_error(ARGV("veil", ""), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "", "fill"), -EINVAL, "Missing file name");
 	expect_error(ARGV("veil", "fill"), -EINVAL, "Missing file name");

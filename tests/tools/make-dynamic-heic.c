@@ -1,0 +1,229 @@
+/*
+ * make-dynamic-heic: writes an Apple-style dynamic wallpaper for the tests: a HEIC of solid
+ * colour images (libheif's encoder, HEVC 4:4:4 at quality 100) whose primary image carries an
+ * XMP packet with apple_desktop:solar, h24 or apr, the base64 (glib) of a binary plist
+ * (libplist's plist_to_bin).
+ *
+ *   make-dynamic-heic [-s ALT,AZ,IMAGE]... [-t TIME,IMAGE]... [-a LIGHT,DARK]
+ *       [-k solar|h24|apr] [-p PLIST_FILE] [-x XMP_FILE] OUT.heic WIDTH HEIGHT RRGGBB...
+ *
+ * -s: a solar entry (si); -t: a time entry (ti); -a: the appearance (ap, or apr's dict);
+ * -k: the property (default solar with -s, else h24 with -t, else apr); -p: that property's
+ * bytes from a file instead of the plist (a hostile one); -x: the whole XMP from a file.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <libheif/heif.h>
+#include <plist/plist.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_ENTRIES 64
+
+static void usage(void) {
+	fprintf(stderr, "usage: make-dynamic-heic [-s ALT,AZ,IMAGE]... [-t TIME,IMAGE]... "
+		"[-a LIGHT,DARK] [-k solar|h24|apr] [-p PLIST] [-x XMP] OUT.heic WIDTH HEIGHT "
+		"RRGGBB...\n");
+	exit(2);
+}
+
+static bool check(struct heif_error err, const char *what) {
+	if (err.code != heif_error_Ok) {
+		fprintf(stderr, "make-dynamic-heic: %s: %s\n", what, err.message);
+		return false;
+	}
+	return true;
+}
+
+static char *read_all(const char *path, size_t *len) {
+	gchar *data = NULL;
+	gsize n = 0;
+	if (!g_file_get_contents(path, &data, &n, NULL)) {
+		fprintf(stderr, "make-dynamic-heic: cannot read %s\n", path);
+		exit(1);
+	}
+	*len = n;
+	return data;
+}
+
+static plist_t appearance(int light, int dark) {
+	plist_t ap = plist_new_dict();
+	plist_dict_set_item(ap, "l", plist_new_int(light));
+	plist_dict_set_item(ap, "d", plist_new_int(dark));
+	return ap;
+}
+
+int main(int argc, char *argv[]) {
+	double solar[MAX_ENTRIES][3], times[MAX_ENTRIES][2];
+	int n_solar = 0, n_times = 0, light = -1, dark = -1;
+	const char *kind = NULL, *plist_file = NULL, *xmp_file = NULL;
+	int opt;
+	while ((opt = getopt(argc, argv, "s:t:a:k:p:x:")) != -1) {
+		switch (opt) {
+		case 's':
+			if (n_solar == MAX_ENTRIES || sscanf(optarg, "%lf,%lf,%lf", &solar[n_solar][0],
+					&solar[n_solar][1], &solar[n_solar][2]) != 3) {
+				usage();
+			}
+			n_solar++;
+			break;
+		case 't':
+			if (n_times == MAX_ENTRIES || sscanf(optarg, "%lf,%lf", &times[n_times][0],
+					&times[n_times][1]) != 2) {
+				usage();
+			}
+			n_times++;
+			break;
+		case 'a':
+			if (sscanf(optarg, "%d,%d", &light, &dark) != 2) {
+				usage();
+			}
+			break;
+		case 'k':
+			kind = optarg;
+			break;
+		case 'p':
+			plist_file = optarg;
+			break;
+		case 'x':
+			xmp_file = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (argc - optind < 4) {
+		usage();
+	}
+	const char *out = argv[optind];
+	int width = atoi(argv[optind + 1]), height = atoi(argv[optind + 2]);
+	if (width <= 0 || height <= 0) {
+		usage();
+	}
+	if (kind == NULL) {
+		kind = n_solar > 0 ? "solar" : n_times > 0 ? "h24" : "apr";
+	}
+
+	/* The property's value: base64 of a binary plist (or of the file's bytes). */
+	char *bin = NULL;
+	size_t bin_len = 0;
+	if (plist_file != NULL) {
+		bin = read_all(plist_file, &bin_len);
+	} else {
+		plist_t root = strcmp(kind, "apr") == 0 ? appearance(light, dark) : plist_new_dict();
+		if (strcmp(kind, "apr") != 0 && light >= 0) {
+			plist_dict_set_item(root, "ap", appearance(light, dark));
+		}
+		if (strcmp(kind, "solar") == 0) {
+			plist_t si = plist_new_array();
+			for (int i = 0; i < n_solar; i++) {
+				plist_t entry = plist_new_dict();
+				plist_dict_set_item(entry, "a", plist_new_real(solar[i][0]));
+				plist_dict_set_item(entry, "z", plist_new_real(solar[i][1]));
+				plist_dict_set_item(entry, "i", plist_new_int((int64_t)solar[i][2]));
+				plist_array_append_item(si, entry);
+			}
+			plist_dict_set_item(root, "si", si);
+		} else if (strcmp(kind, "h24") == 0) {
+			plist_t ti = plist_new_array();
+			for (int i = 0; i < n_times; i++) {
+				plist_t entry = plist_new_dict();
+				plist_dict_set_item(entry, "t", plist_new_real(times[i][0]));
+				plist_dict_set_item(entry, "i", plist_new_int((int64_t)times[i][1]));
+				plist_array_append_item(ti, entry);
+			}
+			plist_dict_set_item(root, "ti", ti);
+		}
+		uint32_t len = 0;
+		if (plist_to_bin(root, &bin, &len) != PLIST_ERR_SUCCESS) {
+			fprintf(stderr, "make-dynamic-heic: plist_to_bin failed\n");
+			return 1;
+		}
+		bin_len = len;
+		plist_free(root);
+	}
+	gchar *base64 = g_base64_encode((const guchar *)bin, bin_len);
+	char *xmp;
+	size_t xmp_len;
+	if (xmp_file != NULL) {
+		xmp = read_all(xmp_file, &xmp_len);
+	} else {
+		xmp = g_strdup_printf("<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+			"<x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"veil tests\">\n"
+			" <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+			"  <rdf:Description rdf:about=\"\"\n"
+			"    xmlns:apple_desktop=\"http://ns.apple.com/namespace/1.0/\"\n"
+			"    apple_desktop:%s=\"%s\"/>\n"
+			" </rdf:RDF>\n"
+			"</x:xmpmeta>\n"
+			"<?xpacket end=\"w\"?>", kind, base64);
+		xmp_len = strlen(xmp);
+	}
+
+	heif_init(NULL);
+	struct heif_context *ctx = heif_context_alloc();
+	struct heif_encoder *encoder = NULL;
+	if (!check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder),
+			"no HEVC encoder")) {
+		return 1;
+	}
+	heif_encoder_set_lossy_quality(encoder, 100);
+	heif_encoder_set_parameter_string(encoder, "chroma", "444");
+	struct heif_image_handle *primary = NULL;
+	for (int k = optind + 3; k < argc; k++) {
+		unsigned rgb;
+		if (sscanf(argv[k], "%6x", &rgb) != 1) {
+			usage();
+		}
+		struct heif_image *image = NULL;
+		if (!check(heif_image_create(width, height, heif_colorspace_RGB,
+				heif_chroma_interleaved_RGB, &image), "heif_image_create") ||
+				!check(heif_image_add_plane(image, heif_channel_interleaved, width,
+				height, 8), "heif_image_add_plane")) {
+			return 1;
+		}
+		size_t stride;
+		uint8_t *plane = heif_image_get_plane2(image, heif_channel_interleaved, &stride);
+		for (int y = 0; y < height; y++) {
+			for (int x = 0; x < width; x++) {
+				uint8_t *p = plane + (size_t)y * stride + (size_t)x * 3;
+				p[0] = (uint8_t)(rgb >> 16);
+				p[1] = (uint8_t)(rgb >> 8);
+				p[2] = (uint8_t)rgb;
+			}
+		}
+		struct heif_image_handle *handle = NULL;
+		if (!check(heif_context_encode_image(ctx, image, encoder, NULL, &handle),
+				"encoding")) {
+			return 1;
+		}
+		heif_image_release(image);
+		if (primary == NULL) {
+			primary = handle;
+		} else {
+			heif_image_handle_release(handle);
+		}
+	}
+	if (primary == NULL) {
+		usage();
+	}
+	if (!check(heif_context_add_XMP_metadata(ctx, primary, xmp, (int)xmp_len), "XMP") ||
+			!check(heif_context_write_to_file(ctx, out), out)) {
+		return 1;
+	}
+	heif_image_handle_release(primary);
+	heif_encoder_release(encoder);
+	heif_context_free(ctx);
+	heif_deinit();
+	g_free(base64);
+	g_free(xmp);
+	if (plist_file != NULL) {
+		g_free(bin);
+	} else {
+		plist_mem_free(bin);
+	}
+	return 0;
+}
