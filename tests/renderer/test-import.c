@@ -30,6 +30,9 @@ static int passed, failed;
 
 #define CHECK(cond, ...) check((cond), #cond, __LINE__, "" __VA_ARGS__)
 
+static void check(bool ok, const char *what, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 static void check(bool ok, const char *what, int line, const char *fmt, ...) {
 	if (ok) {
 		passed++;
