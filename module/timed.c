@@ -602,7 +602,7 @@ int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message
 	*timed = cmd->path != NULL && veil_timed_xml_name(cmd->path);
 	if (!*timed && is_dynamic(cmd)) {
 		*timed = true;
-		if (cmd->dark_path != NULL) {
+		if (cmd->dark_path != NULL || cmd->has_dark_color) {
 			return veil_message_fail(message, -EINVAL, "'%s' is an Apple dynamic "
 				"wallpaper: it has its own light and dark pictures, dark is not for it",
 				cmd->path);
