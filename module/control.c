@@ -15,6 +15,7 @@
 #include <veil/veil.h>
 #include "module/command.h"
 #include "module/control.h"
+#include "module/dynamic.h"
 #include "module/scene.h"
 #include "module/snapshot.h"
 #include "module/timed_xml.h"
@@ -351,8 +352,9 @@ static void answer_parse_error(struct wl_client *client, struct wl_resource *man
 
 /*
  * For a descriptor of what is played from its path, the path, checked to name the same file: a
- * directory when the request takes one (a slideshow reads it again at each step), or a GNOME
- * timed background (whose pictures are named relative to it). *path stays NULL for anything
+ * directory when the request takes one (a slideshow reads it again at each step), a GNOME
+ * timed background (whose pictures are named relative to it) or an Apple dynamic wallpaper (a
+ * timed show of the file's images). *path stays NULL for anything
  * else, which is played from the descriptor. 0 or a negative errno with *message.
  */
 static int played_path(int fd, bool directories, char **path, char **message) {
@@ -368,7 +370,8 @@ static int played_path(int fd, bool directories, char **path, char **message) {
 	if (len > 0) {
 		target[len] = '\0';
 	}
-	if (S_ISREG(st.st_mode) && (len <= 0 || !veil_timed_xml_name(target))) {
+	if (S_ISREG(st.st_mode) && (len <= 0 ||
+			!(veil_timed_xml_name(target) || veil_dynamic_probe(target)))) {
 		return 0;
 	}
 	if (len <= 0 || target[0] != '/') {

@@ -288,6 +288,13 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
         ok, err = c.msg(f'output {OUT} veil scheme light')
         t.check(ok, '`veil scheme light`', err)
         shows(c, COLOURS[2], 'light again')
+        # veilctl hands over a descriptor: veil finds the file's path and plays it the same.
+        ok, err = c.msg(f'output {OUT} veil #000000 solid_color')
+        t.check(ok, 'a colour between', err)
+        rc, err = c.veilctl('-o', OUT, 'set', apr_heic, 'fill')
+        t.check(rc == 0, '`veilctl set apr.heic fill` exits 0', err)
+        shows(c, COLOURS[2], 'through veilctl: light', mode='appearance (no location)')
+        t.check(dynamic(c).get('file') == apr_heic, 'the status names the file', str(dynamic(c)))
         # A solar file without a place: its appearance (light: image 1).
         ok, err = c.msg(f'output {OUT} veil {vt.quote(solar_heic)} fill')
         t.check(ok, 'solar without a place accepted', err)

@@ -24,32 +24,9 @@
 #include <gst/allocators/allocators.h>
 #include "tests/renderer/import_renderer.h"
 #include "tests/renderer/memfd_allocator.h"
+#include "tests/unit/check.h"
 #include "veil-config.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...) check((cond), #cond, __LINE__, "" __VA_ARGS__)
-
-static void check(bool ok, const char *what, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void check(bool ok, const char *what, int line, const char *fmt, ...) {
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	fprintf(stderr, "FAIL line %d: %s", line, what);
-	if (fmt[0] != '\0') {
-		va_list args;
-		va_start(args, fmt);
-		fputs(" (", stderr);
-		vfprintf(stderr, fmt, args);
-		fputs(")", stderr);
-		va_end(args);
-	}
-	fputc('\n', stderr);
-}
 
 /* A dmabuf over memfds, as a decoder's pool would hand it over. */
 struct test_dmabuf {
@@ -614,6 +591,5 @@ int main(void) {
 	wlr_renderer_destroy(renderer);
 	test_use_after_release();
 	test_memfd_allocator();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed == 0 ? 0 : 1;
+	return check_summary("import");
 }
