@@ -13,9 +13,9 @@
 #include "module/dynamic.h"
 #include "util/message.h"
 #include "util/sun.h"
+#include "util/xml.h"
 #if VEIL_HAVE_DYNAMIC
 #include <glib.h>
-#include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <plist/plist.h>
 #endif
@@ -445,23 +445,13 @@ int veil_dynamic_parse_xmp(const char *xmp, size_t size, const char *name, int n
 		return veil_message_fail(message, -EINVAL, "'%s' has %d images: a dynamic wallpaper "
 			"has 1 to %d", name, n_images, VEIL_DYNAMIC_MAX_ENTRIES);
 	}
-	xmlInitParser();
-	xmlParserCtxt *ctxt = xmlNewParserCtxt();
-	if (ctxt == NULL) {
-		return veil_message_fail(message, -ENOMEM, "Out of memory");
-	}
-	/* As module/timed_xml.c: no network, no DTD, no entity substituted, errors kept. */
-	int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-#if LIBXML_VERSION >= 21300
-	options |= XML_PARSE_NO_XXE;
-#endif
-	xmlDoc *doc = xmlCtxtReadMemory(ctxt, xmp, (int)size, NULL, NULL, options);
+	char *why = NULL;
+	xmlDoc *doc = veil_xml_read(xmp, size, &why);
 	int ret = 0;
 	if (doc == NULL) {
-		ret = veil_message_fail(message, -EINVAL, "'%s': its XMP is not well-formed XML",
-			name);
-	} else if (doc->intSubset != NULL || doc->extSubset != NULL) {
-		ret = veil_message_fail(message, -EINVAL, "'%s': its XMP has a DOCTYPE", name);
+		ret = why != NULL ? veil_message_fail(message, -EINVAL, "'%s': its XMP is %s", name,
+			why) : veil_message_fail(message, -ENOMEM, "Out of memory");
+		free(why);
 	} else {
 		const xmlChar *found[3] = {0};
 		xmlChar *owned[3] = {0};
@@ -490,7 +480,6 @@ int veil_dynamic_parse_xmp(const char *xmp, size_t size, const char *name, int n
 	if (doc != NULL) {
 		xmlFreeDoc(doc);
 	}
-	xmlFreeParserCtxt(ctxt);
 	if (ret < 0) {
 		veil_dynamic_finish(dynamic);
 	}

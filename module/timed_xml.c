@@ -28,10 +28,9 @@
 #include "veil-config.h"
 #include "module/timed_xml.h"
 #include "util/message.h"
+#include "util/xml.h"
 #if VEIL_HAVE_LIBXML2
-#include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
 #endif
 
 bool veil_timed_xml_name(const char *path) {
@@ -250,10 +249,6 @@ static int parse_slot(struct parse *p, const xmlNode *node, int index,
 
 static int parse_document(struct parse *p, const xmlDoc *doc,
 		struct veil_timed_schedule *schedule) {
-	if (doc->intSubset != NULL || doc->extSubset != NULL) {
-		return veil_message_fail(p->message, -EINVAL, "'%s' has a DOCTYPE: a timed "
-			"background has none (no DTD or entity is read)", p->name);
-	}
 	const xmlNode *root = xmlDocGetRootElement(doc);
 	if (root == NULL || !is(root, "background")) {
 		return veil_message_fail(p->message, -EINVAL, "'%s' is not a timed background: "
@@ -311,36 +306,18 @@ int veil_timed_xml_parse(const char *data, size_t size, const char *name, const 
 		return veil_message_fail(message, -EFBIG, "'%s' is too large for a timed background "
 			"(over %d KiB)", name, VEIL_TIMED_XML_MAX_BYTES / 1024);
 	}
-	xmlInitParser();
-	xmlParserCtxt *ctxt = xmlNewParserCtxt();
-	if (ctxt == NULL) {
-		return veil_message_fail(message, -ENOMEM, "Out of memory");
-	}
-	/*
-	 * No network, no DTD loaded, no entity substituted (no XML_PARSE_NOENT), libxml2's own
-	 * limits on depth and on text (no XML_PARSE_HUGE); errors kept, not printed.
-	 */
-	int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-#if LIBXML_VERSION >= 21300
-	options |= XML_PARSE_NO_XXE;
-#endif
-	xmlDoc *doc = xmlCtxtReadMemory(ctxt, data, (int)size, NULL, NULL, options);
+	char *why = NULL;
+	xmlDoc *doc = veil_xml_read(data, size, &why);
 	int ret;
 	if (doc == NULL) {
-		const xmlError *error = xmlCtxtGetLastError(ctxt);
-		char *why = error != NULL && error->message != NULL ? strdup(error->message) : NULL;
-		if (why != NULL) {
-			why[strcspn(why, "\n")] = '\0';
-		}
-		ret = veil_message_fail(message, -EINVAL, "'%s' is not well-formed XML (line %d): %s",
-			name, error != NULL ? error->line : 0, why != NULL ? why : "unknown error");
+		ret = why != NULL ? veil_message_fail(message, -EINVAL, "'%s' is %s", name, why) :
+			veil_message_fail(message, -ENOMEM, "Out of memory");
 		free(why);
 	} else {
 		struct parse p = { .name = name, .dir = dir, .message = message };
 		ret = parse_document(&p, doc, schedule);
 		xmlFreeDoc(doc);
 	}
-	xmlFreeParserCtxt(ctxt);
 	if (ret < 0) {
 		veil_timed_schedule_finish(schedule);
 	}
