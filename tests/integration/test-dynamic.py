@@ -163,19 +163,8 @@ def midway(c, old, new, label):
 
 
 def refused(c, path, parts, label):
-    ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill location 51.48 0')
-    said = [err or '']
-
-    def erred():
-        e = c.veil(OUT).get('error') or ''
-        said[0] = e or said[0]
-        return e if path in e else None
-    if ok:
-        c.check_until(erred, f'{label}: the error names {os.path.basename(path)}', timeout=20)
-    else:
-        t.check(path in (err or ''), f'{label}: refused, naming the file', err)
-    for part in parts:
-        t.check(part in said[0], f'{label}: the error says "{part}"', said[0])
+    """The file is refused: the error names it (and says parts); the base picture stays."""
+    c.refused_file(OUT, f'{vt.quote(path)} fill location 51.48 0', path, parts, label)
     v = c.veil(OUT)
     t.check(v.get('file') == base_png and v.get('timed') is None,
             f'{label}: the wallpaper stays', f'{v.get("file")} {v.get("timed")}')

@@ -143,19 +143,7 @@ def count_wakeups(c, seconds):
 
 def refused(c, path, parts, label):
     """The file is refused: the error names it (and says parts); the base picture stays."""
-    ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
-    said = [err or '']
-
-    def erred():
-        e = c.veil(OUT).get('error') or ''
-        said[0] = e or said[0]
-        return e if path in e else None
-    if ok:
-        c.check_until(erred, f'{label}: the error names {os.path.basename(path)}', timeout=20)
-    else:
-        t.check(path in (err or ''), f'{label}: refused, naming the file', err)
-    for part in parts:
-        t.check(part in said[0], f'{label}: the error says "{part}"', said[0])
+    c.refused_file(OUT, f'{vt.quote(path)} fill', path, parts, label)
     t.check(c.responsive(), f'{label}: the compositor still answers')
     v = c.veil(OUT)
     t.check(v.get('file') == base_png and v.get('timed') is None,

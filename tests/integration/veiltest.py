@@ -733,6 +733,28 @@ class Compositor:
             self._require_alive(f'waiting for {what}')
             time.sleep(interval)
 
+    def refused_file(self, output, words, path, parts, label):
+        """
+        Checks that `output OUTPUT veil WORDS`, which names path, fails naming the file: in the
+        command's reply, or (a file that fails on a worker) in the output's status error. Each
+        of parts must be in that error. Returns the error.
+        """
+        ok, err = self.msg(f'output {output} veil {words}')
+        said = [err or '']
+
+        def erred():
+            e = self.veil(output).get('error') or ''
+            said[0] = e or said[0]
+            return e if path in e else None
+        if ok:
+            self.check_until(erred, f'{label}: the error names {os.path.basename(path)}',
+                             timeout=20)
+        else:
+            self.test.check(path in (err or ''), f'{label}: refused, naming the file', err)
+        for part in parts:
+            self.test.check(part in said[0], f'{label}: the error says "{part}"', said[0])
+        return said[0]
+
     def check_until(self, predicate, what, timeout=WAIT_TIMEOUT, interval=0.05):
         """
         A check that predicate() turns true within timeout, counted once: passed, or failed
