@@ -335,16 +335,26 @@ static void send_failed(struct wl_resource *result, uint32_t reason, const char 
 	zveil_control_result_v1_send_failed(result, reason, clip(message, buf));
 }
 
-/* Words the parser refused: nothing runs, the client hears why. */
-static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
-		uint32_t id, int err, const char *message) {
+/* A request's result object, answered before the request returns; NULL when out of memory. */
+static struct wl_resource *create_result(struct wl_client *client,
+		struct wl_resource *manager_resource, uint32_t id) {
 	struct wl_resource *result = wl_resource_create(client,
 		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
 	if (result == NULL) {
 		wl_client_post_no_memory(client);
-		return;
+		return NULL;
 	}
 	wl_resource_set_implementation(result, NULL, NULL, NULL);
+	return result;
+}
+
+/* Words the parser refused: nothing runs, the client hears why. */
+static void answer_parse_error(struct wl_client *client, struct wl_resource *manager_resource,
+		uint32_t id, int err, const char *message) {
+	struct wl_resource *result = create_result(client, manager_resource, id);
+	if (result == NULL) {
+		return;
+	}
 	send_failed(result, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE,
 		message != NULL ? message : strerror(-err));
 	wl_resource_destroy(result);
@@ -396,13 +406,10 @@ static void run_command(struct wl_client *client, struct wl_resource *manager_re
 		uint32_t id, const char *output_name, const struct veil_command *cmd, int fd,
 		const char *label) {
 	struct veil_control *control = control_from_manager(manager_resource);
-	struct wl_resource *result = wl_resource_create(client,
-		&zveil_control_result_v1_interface, wl_resource_get_version(manager_resource), id);
+	struct wl_resource *result = create_result(client, manager_resource, id);
 	if (result == NULL) {
-		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(result, NULL, NULL, NULL);
 
 	char *label_copy = NULL, *message = NULL;
 	if (control == NULL) {

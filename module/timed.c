@@ -232,6 +232,25 @@ static bool ready(struct veil_timed_show *show, struct held *held, bool *failed)
 	return held->source->frame != NULL;
 }
 
+/*
+ * Holds two pictures (a path NULL for none) until both are decoded: true once they are, or
+ * once one failed (*failed, said); false while they decode (the show waits, and their first
+ * frames come back through handle_held_frame).
+ */
+static bool hold_both(struct veil_timed_show *show, const char *a, int a_item, const char *b,
+		int b_item, bool *failed) {
+	*failed = !hold(show, &show->held[0], a, a_item) || !hold(show, &show->held[1], b, b_item);
+	bool ok = !*failed && ready(show, &show->held[0], failed) &&
+		ready(show, &show->held[1], failed);
+	if (!ok && !*failed) {
+		show->waiting = true;
+		veil_scene_changed(show->scene);
+		return false;
+	}
+	show->waiting = false;
+	return true;
+}
+
 static void arm_timer(struct veil_timed_show *show, int64_t due_ms, int64_t now) {
 	struct timespec real;
 	clock_gettime(CLOCK_REALTIME, &real);
@@ -339,19 +358,10 @@ static void apply_appearance(struct veil_timed_show *show) {
 		show->applied = true;
 		return;
 	}
-	bool failed = false;
-	if (!hold(show, &show->held[0], show->path, light) ||
-			!hold(show, &show->held[1], show->path, dark)) {
-		failed = true;
-	}
-	bool ok = !failed && ready(show, &show->held[0], &failed) &&
-		ready(show, &show->held[1], &failed);
-	if (!ok && !failed) {
-		show->waiting = true;
-		veil_scene_changed(show->scene);
+	bool failed;
+	if (!hold_both(show, show->path, light, show->path, dark, &failed)) {
 		return;
 	}
-	show->waiting = false;
 	if (!failed && set_picture(show, show->path, light, dark, NULL) && show->error != NULL) {
 		set_error(show, NULL);
 	}
@@ -449,20 +459,11 @@ static void update(struct veil_timed_show *show) {
 	bool done = show->applied && show->applied_slot == point.slot &&
 		show->applied_start_ms == slot_start;
 	if (!done) {
-		bool failed = false;
-		if (!hold(show, &show->held[0], slot->from, slot->from_item) ||
-				!hold(show, &show->held[1], slot->to, slot->to_item)) {
-			failed = true;
-		}
-		bool ok = !failed && ready(show, &show->held[0], &failed) &&
-			ready(show, &show->held[1], &failed);
-		if (!ok && !failed) {
-			/* Decoding: the pictures' frames come back here. */
-			show->waiting = true;
-			veil_scene_changed(show->scene);
+		bool failed;
+		if (!hold_both(show, slot->from, slot->from_item, slot->to, slot->to_item,
+				&failed)) {
 			return;
 		}
-		show->waiting = false;
 		if (!failed && apply(show, slot, &point)) {
 			if (show->error != NULL) {
 				set_error(show, NULL);
