@@ -20,24 +20,13 @@
 #include "decode/sniff.h"
 #include "decode/still.h"
 #include "util/pixels.h"
+#include "timing.h"
 
 #define MAX_ROUNDS 201
 
 /* This thread's CPU time: what the decoding thread spends, whatever else the machine runs. */
 static double now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b) {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void report(const char *what, double *ms, int rounds) {
-	qsort(ms, (size_t)rounds, sizeof(*ms), compare);
-	printf("  %-28s median %8.2f ms  best %8.2f ms\n", what, ms[rounds / 2], ms[0]);
+	return bench_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int bench(const char *path, int rounds) {
@@ -101,8 +90,8 @@ static int bench(const char *path, int rounds) {
 	}
 	printf("%s: %dx%d kept at %dx%d, colour \"%s\"\n", path, width, height, decoded.width,
 		decoded.height, colour.said);
-	report("veil_still_decode", decode_ms, rounds);
-	report("veil_colour_to_srgb alone", convert_ms, rounds);
+	bench_report("veil_still_decode", decode_ms, rounds);
+	bench_report("veil_colour_to_srgb alone", convert_ms, rounds);
 	veil_image_finish(&decoded);
 	close(fd);
 	return 0;

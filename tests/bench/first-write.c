@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "timing.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -24,19 +25,11 @@
 #define MAX_ROUNDS 101
 
 static double now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b) {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return bench_ms(CLOCK_MONOTONIC);
 }
 
 static double median(double *v, int n) {
-	qsort(v, n, sizeof(*v), compare);
-	return v[n / 2];
+	return bench_median(v, (size_t)n);
 }
 
 /* Two writes of size bytes at data: their times in ms. */

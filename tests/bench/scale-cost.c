@@ -20,24 +20,13 @@
 #include "decode/still.h"
 #include "util/image.h"
 #include "util/pixels.h"
+#include "timing.h"
 
 #define MAX_ROUNDS 101
 
 /* This thread's CPU time: what the decoding thread spends, whatever else the machine runs. */
 static double now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int compare(const void *a, const void *b) {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void report(const char *what, double *ms, int rounds) {
-	qsort(ms, (size_t)rounds, sizeof(*ms), compare);
-	printf("  %-24s median %8.1f ms  best %8.1f ms\n", what, ms[rounds / 2], ms[0]);
+	return bench_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int bench(const char *path, int rounds) {
@@ -99,7 +88,7 @@ static int bench(const char *path, int rounds) {
 				char what[64];
 				snprintf(what, sizeof(what), "%dx%d %s", width, height,
 					veil_image_filter_name(filters[f]));
-				report(what, ms, rounds);
+				bench_report(what, ms, rounds);
 			}
 		}
 	}
