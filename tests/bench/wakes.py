@@ -83,6 +83,8 @@ def main():
     ap.add_argument('--seconds', type=float, default=10.0)
     ap.add_argument('--build', default=bl.default_build())
     ap.add_argument('--out', default=None)
+    ap.add_argument('--shows', default=None,
+                    help='the picture the status shows (a timed background\'s: not FILE)')
     args = ap.parse_args()
 
     bl.need('strace')
@@ -99,7 +101,7 @@ def main():
     comp.start()
     try:
         comp.ipc.must(f'output * veil {bl.quote(path)} fill')
-        bl.wait_veil_shown(comp, path=path)
+        bl.wait_veil_shown(comp, path=os.path.abspath(args.shows) if args.shows else path)
         time.sleep(args.warmup)
         counters = bl.VeilCounters(comp)
         before = counters.read()
