@@ -23,6 +23,7 @@ import shlex
 import shutil
 import stat
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
@@ -118,7 +119,11 @@ if 'webp' in decoders:
 # script takes its place.
 log = t.path('memcheck.log')
 wrapper = t.path('memcheck-wrapper.sh')
-vg_argv = [valgrind, '--tool=memcheck', '--error-exitcode=99', '--leak-check=full',
+# --fair-sched=yes: valgrind runs one thread at a time, and its default lock lets a busy decoder
+# thread take it back before the compositor's thread gets it (IPC replies took up to 2.4 s, past
+# swaymsg's 3 s under load; 0.6 s with the fair lock).
+vg_argv = [valgrind, '--tool=memcheck', '--fair-sched=yes', '--error-exitcode=99',
+           '--leak-check=full',
            '--show-leak-kinds=definite,indirect', '--errors-for-leak-kinds=definite,indirect',
            '--num-callers=40', f'--suppressions={SUPPRESSIONS}', '--gen-suppressions=all',
            '-s', f'--log-file={log}', t.compositor_path]
@@ -137,23 +142,42 @@ env = {
 }
 
 
-def command(c, text):
+longest_reply = [0.0, '']
+
+
+def request(c, kind, payload=''):
     """
-    A command through a raw IPC connection: swaymsg gives up after 3 s without a reply, and
-    under valgrind a GStreamer decode can take longer. Returns (ok, error text) as c.msg does.
+    A request through a raw IPC connection: swaymsg gives up after 3 s without a reply, and
+    under valgrind, with a decoder thread sharing valgrind's one running thread, a reply can
+    take longer. Returns the reply's JSON.
     """
-    r = fl.RawClient(c.swaysock, timeout=300)
+    c._require_alive(f'IPC request {kind}')
     try:
-        kind, reply = r.request(fl.IPC_COMMAND, text)
-    finally:
-        r.close()
-    results = json.loads(reply.decode('utf-8', 'replace'))
+        r = fl.RawClient(c.swaysock, timeout=300)
+        try:
+            start = time.monotonic()
+            _, reply = r.request(kind, payload)
+            took = time.monotonic() - start
+            if took > longest_reply[0]:
+                longest_reply[:] = [took, f'{kind} {payload}'.strip()]
+        finally:
+            r.close()
+        return json.loads(reply.decode('utf-8', 'replace'))
+    except (OSError, EOFError, ValueError) as e:
+        raise vt.Failure(f'IPC request {kind}: {e}')
+
+
+def command(c, text):
+    """A command through request(). Returns (ok, error text) as c.msg does."""
+    results = request(c, fl.IPC_COMMAND, text)
     ok = all(x.get('success') for x in results) and bool(results)
     return ok, '; '.join(str(x.get('error', '')) for x in results if not x.get('success'))
 
 
 with t.compositor(outputs=1, env=env) as c:
     c.msg = lambda text, timeout=None: command(c, text)
+    # veiltest's swaymsg -t queries (get_outputs, get_version) by their IPC message types.
+    c.query = lambda kind: request(c, getattr(fl, 'IPC_' + kind.upper()))
 
     def show(words, expected=None, label=None, cmp=SCALED, output=OUT, **status):
         ok, err = c.msg(f'output {output} veil {words}', timeout=120)
@@ -265,6 +289,8 @@ with t.compositor(outputs=1, env=env) as c:
         show(f'{png} stretch', file=png, mode='stretch')
         t.check(c.veil(OUT).get('transition') is not None, 'a fade runs at the exit')
 
+    vt._say(f'   longest IPC reply under valgrind: {longest_reply[0]:.1f} s '
+            f'(type {longest_reply[1]})')
     # veil-tinywl frees everything when it exits: memcheck's leak check runs then.
     c.stop(method='exit')
 
