@@ -26,23 +26,8 @@ if [ "${VEIL_IN_DEVROOT:-}" != 1 ]; then
 	exec "$here/tools/devroot" env VEIL_IN_DEVROOT=1 packaging/test-arch.sh "$@"
 fi
 
-start=$(date +%s)
-step() { printf '\n=== %s (%d s)\n' "$*" "$(( $(date +%s) - start ))"; }
-passed=0
-failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-finish() {
-	step "done"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+# shellcheck source=packaging/checks.sh
+. "$here/packaging/checks.sh"
 
 for tool in makepkg bsdtar zstd fakeroot; do
 	if ! command -v "$tool" >/dev/null; then
@@ -80,14 +65,22 @@ makepkg_as_nobody() {
 		makepkg --nodeps --noconfirm --noprogressbar)
 }
 
+# build NAME ENV...: makepkg of packaging/arch/NAME, its log in build-arch/NAME.log; the test
+# ends if it fails.
+build() {
+	local name=$1
+	shift
+	if makepkg_as_nobody "$out/tree/packaging/arch/$name" "$@" >"$out/$name.log" 2>&1; then
+		ok "makepkg built $name (build-arch/$name.log)"
+	else
+		tail -n 30 "$out/$name.log"
+		fail "makepkg $name (build-arch/$name.log)"
+		finish
+	fi
+}
+
 step "makepkg: veil"
-if makepkg_as_nobody "$out/tree/packaging/arch/veil" >"$out/veil.log" 2>&1; then
-	ok "makepkg built veil (build-arch/veil.log)"
-else
-	tail -n 30 "$out/veil.log"
-	fail "makepkg veil (build-arch/veil.log)"
-	finish
-fi
+build veil
 veil_pkg=$(find "$out/pkg" -name 'veil-0.2.0-1-*.pkg.tar.zst' | head -n 1)
 check "the package veil-0.2.0-1 is written" test -n "$veil_pkg"
 [ -n "$veil_pkg" ] || finish
@@ -129,14 +122,7 @@ mkdir -p "$out/pc"
 sed "s|^prefix=/usr\$|prefix=$out/veil-root/usr|" "$out/veil-root/usr/lib/pkgconfig/veil.pc" \
 	>"$out/pc/veil.pc"
 check "veil.pc names its prefix once, the rest from it" grep -q "^prefix=$out" "$out/pc/veil.pc"
-if makepkg_as_nobody "$out/tree/packaging/arch/sway-veil" PKG_CONFIG_PATH="$out/pc" \
-		>"$out/sway-veil.log" 2>&1; then
-	ok "makepkg built sway-veil (build-arch/sway-veil.log)"
-else
-	tail -n 30 "$out/sway-veil.log"
-	fail "makepkg sway-veil (build-arch/sway-veil.log)"
-	finish
-fi
+build sway-veil PKG_CONFIG_PATH="$out/pc"
 sway_pkg=$(find "$out/pkg" -name 'sway-veil-1.12-1-*.pkg.tar.zst' | head -n 1)
 check "the package sway-veil-1.12-1 is written" test -n "$sway_pkg"
 [ -n "$sway_pkg" ] || finish

@@ -32,18 +32,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exec sudo -E "$0" "$@"
 fi
 
-start=$(date +%s)
-step() { printf '\n=== %s (%d s)\n' "$*" "$(( $(date +%s) - start ))"; }
-passed=0
-failed=0
-ok() { echo "ok: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-finish() {
-	step "done"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+# shellcheck source=packaging/checks.sh
+. "$here/packaging/checks.sh"
 
 # in_root ROOT CMD...: CMD in ROOT with /proc, /sys and /dev, in a mount namespace of its own.
 in_root() {
@@ -110,7 +100,8 @@ if in_root "$build" /bin/sh -ec '
 		./work/libveil0_*.deb ./work/libveil-dev_*.deb >>/work/apt.log 2>&1
 	apt-get "$@" satisfy "$deps" >>/work/apt.log 2>&1
 	cd /work/sway-veil-1.12
-	dpkg-buildpackage -us -uc -b >/work/dpkg-buildpackage.log 2>&1
+	DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -us -uc -b \
+		>/work/dpkg-buildpackage.log 2>&1
 ' sh "$build_deps" "${apt_opts[@]}" </dev/null; then
 	ok "sway-veil builds against the libveil-dev package"
 else

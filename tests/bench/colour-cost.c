@@ -20,26 +20,15 @@
 #include "decode/sniff.h"
 #include "decode/still.h"
 #include "util/pixels.h"
+#include "still_open.h"
 #include "timing.h"
 
 #define MAX_ROUNDS 201
 
-/* This thread's CPU time: what the decoding thread spends, whatever else the machine runs. */
-static double now_ms(void) {
-	return bench_ms(CLOCK_THREAD_CPUTIME_ID);
-}
-
 static int bench(const char *path, int rounds) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const struct veil_still_decoder *decoder;
+	int fd = bench_still_open(path, &decoder);
 	if (fd < 0) {
-		perror(path);
-		return -1;
-	}
-	const struct veil_still_decoder *decoder =
-		veil_still_decoder_find(veil_media_sniff(fd, NULL), NULL);
-	if (decoder == NULL) {
-		fprintf(stderr, "%s: no still decoder\n", path);
-		close(fd);
 		return -1;
 	}
 	double decode_ms[MAX_ROUNDS], convert_ms[MAX_ROUNDS];
@@ -50,10 +39,10 @@ static int bench(const char *path, int rounds) {
 		const struct veil_still_decoder *used;
 		int shrink_error;
 		char *message = NULL;
-		double t0 = now_ms();
+		double t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
 		int ret = veil_still_decode(decoder, fd, 1920, 1080, VEIL_IMAGE_FILTER_LINEAR, &image,
 			&width, &height, &used, &shrink_error, &colour, &message);
-		decode_ms[i] = now_ms() - t0;
+		decode_ms[i] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (ret < 0) {
 			fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
 			free(message);
@@ -83,9 +72,9 @@ static int bench(const char *path, int rounds) {
 			memcpy(copy.colour.icc, decoded.colour.icc, decoded.colour.icc_len);
 		}
 		struct veil_colour_result result;
-		double t0 = now_ms();
+		double t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
 		veil_colour_to_srgb(&copy, &result);
-		convert_ms[i] = now_ms() - t0;
+		convert_ms[i] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
 		veil_image_finish(&copy);
 	}
 	printf("%s: %dx%d kept at %dx%d, colour \"%s\"\n", path, width, height, decoded.width,

@@ -20,31 +20,20 @@
 #include "decode/still.h"
 #include "util/image.h"
 #include "util/pixels.h"
+#include "still_open.h"
 #include "timing.h"
 
 #define MAX_ROUNDS 101
 
-/* This thread's CPU time: what the decoding thread spends, whatever else the machine runs. */
-static double now_ms(void) {
-	return bench_ms(CLOCK_THREAD_CPUTIME_ID);
-}
-
 static int bench(const char *path, int rounds) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const struct veil_still_decoder *decoder;
+	int fd = bench_still_open(path, &decoder);
 	if (fd < 0) {
-		perror(path);
-		return -1;
-	}
-	const struct veil_still_decoder *decoder =
-		veil_still_decoder_find(veil_media_sniff(fd, NULL), NULL);
-	if (decoder == NULL) {
-		fprintf(stderr, "%s: no still decoder\n", path);
-		close(fd);
 		return -1;
 	}
 	struct veil_image decoded = {0};
 	char *message = NULL;
-	double t0 = now_ms();
+	double t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
 	if (decoder->load(fd, &decoded, &message) < 0) {
 		fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
 		free(message);
@@ -52,7 +41,7 @@ static int bench(const char *path, int rounds) {
 		return -1;
 	}
 	printf("%s: %dx%d, decoded (%s) in %.1f ms\n", path, decoded.width, decoded.height,
-		decoder->name, now_ms() - t0);
+		decoder->name, bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0);
 	static const int sizes[][2] = { { 1920, 1080 }, { 3840, 2160 } };
 	static const enum veil_image_filter filters[] = {
 		VEIL_IMAGE_FILTER_LINEAR, VEIL_IMAGE_FILTER_SMOOTH, VEIL_IMAGE_FILTER_NEAREST,
@@ -72,10 +61,10 @@ static int bench(const char *path, int rounds) {
 					break;
 				}
 				memcpy(copy.data, decoded.data, size);
-				t0 = now_ms();
+				t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
 				ret = veil_image_shrink_to_cover(&copy, sizes[s][0], sizes[s][1],
 					filters[f]);
-				ms[i] = now_ms() - t0;
+				ms[i] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
 				width = copy.width;
 				height = copy.height;
 				veil_image_finish(&copy);

@@ -225,6 +225,15 @@ static void refused(int line, const char *xmp, const char *part) {
 	free(message);
 }
 
+/* A property list (freed) as the base64 of XMP's apple_desktop:property, refused. */
+static void refused_plist(int line, const char *property, plist_t root, const char *part) {
+	char *b64 = encode(root);
+	char *xmp = xmp_attribute(property, b64);
+	refused(line, xmp, part);
+	g_free(xmp);
+	g_free(b64);
+}
+
 static void test_refused(void) {
 	char *xmp = xmp_attribute("solar", "bm90IGEgcGxpc3Q=");
 	refused(__LINE__, xmp, "not a binary property list");
@@ -233,45 +242,28 @@ static void test_refused(void) {
 	refused(__LINE__, xmp, "not a binary property list");
 	g_free(xmp);
 
-	char *b64 = encode(entry2("si", plist_new_string("x"), "ap", plist_new_dict()));
-	xmp = xmp_attribute("solar", b64);
-	refused(__LINE__, xmp, "appearance");
-	g_free(xmp);
-	g_free(b64);
+	refused_plist(__LINE__, "solar", entry2("si", plist_new_string("x"), "ap",
+		plist_new_dict()), "appearance");
 	plist_t si = plist_new_array();
 	plist_array_append_item(si, entry2("a", plist_new_real(95), "z", plist_new_real(10)));
-	b64 = encode(entry2("si", si, "x", plist_new_bool(1)));
-	xmp = xmp_attribute("solar", b64);
-	refused(__LINE__, xmp, "altitude from -90 to 90");
-	g_free(xmp);
-	g_free(b64);
+	refused_plist(__LINE__, "solar", entry2("si", si, "x", plist_new_bool(1)),
+		"altitude from -90 to 90");
 	si = plist_new_array();
 	plist_t e = entry2("a", plist_new_real(5), "z", plist_new_real(-1));
 	plist_dict_set_item(e, "i", plist_new_int(0));
 	plist_array_append_item(si, e);
-	b64 = encode(entry2("si", si, "x", plist_new_bool(1)));
-	xmp = xmp_attribute("solar", b64);
-	refused(__LINE__, xmp, "azimuth");
-	g_free(xmp);
-	g_free(b64);
+	refused_plist(__LINE__, "solar", entry2("si", si, "x", plist_new_bool(1)), "azimuth");
 	plist_t ti = plist_new_array();
 	plist_array_append_item(ti, entry2("t", plist_new_real(0.5), "i", plist_new_real(1.5)));
-	b64 = encode(entry2("ti", ti, "x", plist_new_bool(1)));
-	xmp = xmp_attribute("h24", b64);
-	refused(__LINE__, xmp, "image 1.5");
-	g_free(xmp);
-	g_free(b64);
-	b64 = encode(entry2("si", plist_new_array(), "ti", plist_new_array()));
-	xmp = xmp_attribute("solar", b64);
-	refused(__LINE__, xmp, "names no image");
-	g_free(xmp);
-	g_free(b64);
+	refused_plist(__LINE__, "h24", entry2("ti", ti, "x", plist_new_bool(1)), "image 1.5");
+	refused_plist(__LINE__, "solar", entry2("si", plist_new_array(), "ti", plist_new_array()),
+		"names no image");
 
 	refused(__LINE__, "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>", "no apple_desktop");
 	refused(__LINE__, "<x:xmpmeta", "not well-formed");
 	refused(__LINE__, "<!DOCTYPE x [<!ENTITY e \"e\">]><x>&e;</x>", "DOCTYPE");
 	/* Apple's prefix on another namespace is not Apple's. */
-	b64 = h24_value();
+	char *b64 = h24_value();
 	char *other = g_strdup_printf("<r xmlns:apple_desktop=\"urn:other\" "
 		"apple_desktop:h24=\"%s\"/>", b64);
 	refused(__LINE__, other, "no apple_desktop");
