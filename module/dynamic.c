@@ -93,13 +93,26 @@ int veil_dynamic_h24_image(const struct veil_dynamic *dynamic, double day) {
 	return image;
 }
 
+/*
+ * The local clock's time at t as a fraction of a day: what an h24 entry's time is. On a day
+ * with a DST change it is not the time since midnight: 12:00 is 11 hours after midnight on a
+ * day that springs forward.
+ */
+static double clock_day_fraction(time_t t) {
+	struct tm tm;
+	if (localtime_r(&t, &tm) == NULL) {
+		return 0.0;
+	}
+	return (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) / 86400.0;
+}
+
 static int image_at(const struct veil_dynamic *dynamic, enum veil_dynamic_mode mode,
 		double latitude, double longitude, time_t day_start, int64_t offset_s) {
+	time_t t = day_start + (time_t)offset_s;
 	if (mode == VEIL_DYNAMIC_SOLAR) {
-		return veil_dynamic_solar_image(dynamic, latitude, longitude,
-			day_start + (time_t)offset_s);
+		return veil_dynamic_solar_image(dynamic, latitude, longitude, t);
 	}
-	return veil_dynamic_h24_image(dynamic, (double)offset_s / 86400.0);
+	return veil_dynamic_h24_image(dynamic, clock_day_fraction(t));
 }
 
 struct segment {

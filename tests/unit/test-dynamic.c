@@ -143,6 +143,52 @@ static void test_h24(void) {
 	g_free(b64);
 }
 
+/*
+ * h24 entries are times of the local clock: on the day Europe/London springs forward (2024-03-31,
+ * 23 hours: 01:00 GMT is 02:00 BST), 06:00, 12:00, 18:00 and 21:36 local are 5, 11, 17 and
+ * 20.6 hours after midnight; on the day it falls back (2024-10-27, 25 hours), 7, 13, 19, 22.6.
+ */
+static void test_h24_dst(void) {
+	setenv("TZ", "GMT0BST,M3.5.0/1,M10.5.0", 1);
+	tzset();
+	char *b64 = h24_value();
+	char *xmp = xmp_attribute("h24", b64);
+	struct veil_dynamic d;
+	char *message;
+	CHECK(parse(xmp, 4, &d, &message) == 0, "%s", message != NULL ? message : "");
+	const struct {
+		int mday, month, day_hours;
+		int64_t changes_s[4];
+	} days[] = {
+		{ 31, 2, 23, { 5 * 3600, 11 * 3600, 17 * 3600, 74160 } },
+		{ 27, 9, 25, { 7 * 3600, 13 * 3600, 19 * 3600, 81360 } },
+	};
+	for (size_t k = 0; k < sizeof(days) / sizeof(days[0]); k++) {
+		struct tm tm = { .tm_year = 124, .tm_mon = days[k].month, .tm_mday = days[k].mday,
+			.tm_isdst = -1 };
+		time_t day = mktime(&tm);
+		int64_t day_s = days[k].day_hours * 3600;
+		struct veil_timed_schedule s;
+		CHECK(veil_dynamic_schedule(&d, VEIL_DYNAMIC_H24, 0, 0, NAME, day, day_s, 0, &s) == 0);
+		CHECK(s.cycle_ms == day_s * 1000 && s.n_slots == 5, "%lld ms, %zu slots",
+			(long long)s.cycle_ms, s.n_slots);
+		/* Slot 0 is image 0 from midnight; slot i + 1 begins at change i. */
+		int64_t at_ms = 0;
+		for (size_t i = 0; i < 4 && i + 1 < s.n_slots; i++) {
+			at_ms += s.slots[i].duration_ms;
+			CHECK(at_ms == days[k].changes_s[i] * 1000, "day %d/%d change %zu at %lld s, "
+				"not %lld", days[k].mday, days[k].month + 1, i, (long long)at_ms / 1000,
+				(long long)days[k].changes_s[i]);
+		}
+		veil_timed_schedule_finish(&s);
+	}
+	veil_dynamic_finish(&d);
+	g_free(xmp);
+	g_free(b64);
+	setenv("TZ", "UTC0", 1);
+	tzset();
+}
+
 static void test_solar(void) {
 	plist_t root = plist_new_dict();
 	plist_t si = plist_new_array();
@@ -276,6 +322,7 @@ int main(void) {
 	tzset();
 #if VEIL_HAVE_DYNAMIC
 	test_h24();
+	test_h24_dst();
 	test_solar();
 	test_appearance();
 	test_refused();
