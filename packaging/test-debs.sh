@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # packaging/test-debs.sh: veil's Debian packages and sway-veil, built and installed on a clean
-# Debian sid, and sway-veil shown to draw a wallpaper. Not part of .ci/run (about the time of one
-# CI step on its own, mostly apt downloading); run it by hand or as a CI job of its own:
+# Debian sid, and sway-veil shown to draw a wallpaper and play a video. The last step of
+# .ci/run (about 5 minutes, most of it sway's build and apt); by hand:
 #   sudo packaging/test-debs.sh
+#   sudo packaging/test-debs.sh --base-only    # only the debootstrap of step 2's base root
 #
 # 1. packaging/build-debs.sh: libveil0, libveil-dev, veilctl in the development root, lintian.
 # 2. A minimal sid root made once by debootstrap ($VEIL_PKGROOT/base, reused), copied to a build
@@ -13,9 +14,10 @@
 # 3. Another copy of the base root: `apt-get install ./libveil0_*.deb ./sway-veil_*.deb grim`
 #    (nothing else of veil's), the packages' installed sizes, then the installed sway started
 #    headless (WLR_BACKENDS=headless, WLR_RENDERER=pixman) with one config line,
-#    `output * veil /tmp/wall.png fill`: swaymsg must report the wallpaper shown, a grim
-#    screenshot's centre must be the PNG's colour, and the veil-decoder that runs must be the
-#    package's. Ends with "N passed, N failed".
+#    `output * veil /work/wall.png fill`: swaymsg must report the wallpaper shown and a grim
+#    screenshot's centre must be the PNG's colour; then `swaymsg 'output * veil
+#    /work/clip.webm fill'` (a VP8 video of one colour): shown, its colour at the centre, and
+#    played by the package's veil-decoder, a child of sway. Ends with "N passed, N failed".
 #
 # VEIL_PKGROOT  where the roots live (default /var/tmp/veil-pkgroot)
 # VEIL_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
@@ -51,6 +53,22 @@ in_root() {
 	' in_root "$root" "$@"
 }
 
+# The minimal sid root every other root is a copy of, made once.
+make_base() {
+	if [ ! -x "$pkgroot/base/usr/bin/apt-get" ]; then
+		step "debootstrap sid into $pkgroot/base"
+		rm -rf "$pkgroot/base"
+		mkdir -p "$pkgroot"
+		debootstrap --variant=minbase --no-check-gpg sid "$pkgroot/base" "$mirror" \
+			>"$pkgroot/base.debootstrap.log" 2>&1 ||
+			{ tail -30 "$pkgroot/base.debootstrap.log"; exit 1; }
+	fi
+}
+if [ "${1:-}" = --base-only ]; then
+	make_base
+	exit 0
+fi
+
 # ---- 1. veil's packages
 step "veil's packages (packaging/build-debs.sh)"
 if "$here/packaging/build-debs.sh" "$out"; then
@@ -66,13 +84,7 @@ else
 fi
 
 # ---- 2. sway-veil
-if [ ! -x "$pkgroot/base/usr/bin/apt-get" ]; then
-	step "debootstrap sid into $pkgroot/base"
-	rm -rf "$pkgroot/base"
-	mkdir -p "$pkgroot"
-	debootstrap --variant=minbase --no-check-gpg sid "$pkgroot/base" "$mirror" \
-		>"$pkgroot/base.debootstrap.log" 2>&1 || { tail -30 "$pkgroot/base.debootstrap.log"; exit 1; }
-fi
+make_base
 
 step "sway-veil in a build root"
 build=$pkgroot/build
@@ -142,6 +154,13 @@ open(sys.argv[1], 'wb').write(b'\x89PNG\r\n\x1a\n' +
     chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) +
     chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
 PY
+# Four seconds of #cc6633 as VP8 in WebM (gst-plugins-good, which libveil0 depends on, plays it),
+# made by the development root's GStreamer.
+"$here/tools/devroot" gst-launch-1.0 -q videotestsrc pattern=solid-color \
+	foreground-color=0xffcc6633 num-buffers=120 ! \
+	video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! webmmux ! \
+	filesink location="$out/clip.webm" >/dev/null
+cp "$out/clip.webm" "$test_root/work/"
 install_start=$(date +%s)
 if in_root "$test_root" /bin/sh -ec '
 	apt-get "$@" update >/work/apt.log 2>&1
@@ -161,7 +180,8 @@ echo "downloaded for the install: $(cat "$out/downloaded-kib.txt") KiB (apt's ca
 
 cat >"$test_root/work/check.sh" <<'SH'
 #!/bin/sh
-# In the test root: sway-veil headless with one veil line, checked with swaymsg and grim.
+# In the test root: sway-veil headless with one veil line, checked with swaymsg and grim; then
+# a video set over IPC, which plays in the package's veil-decoder.
 export XDG_RUNTIME_DIR=/tmp/xdg
 mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
 echo 'output * veil /work/wall.png fill' >/work/sway.conf
@@ -176,29 +196,42 @@ for _ in $(seq 100); do
 done
 export SWAYSOCK="$sock"
 export WAYLAND_DISPLAY="$(cd "$XDG_RUNTIME_DIR" && ls wayland-* 2>/dev/null | grep -v lock | head -1)"
-shown=no
-for _ in $(seq 100); do
-	if swaymsg -r -t get_outputs >/work/outputs.json 2>/dev/null &&
-			tr -d ' \n' </work/outputs.json | grep -q '"state":"shown"'; then
-		shown=yes
-		break
-	fi
-	sleep 0.1
-done
-echo "shown: $shown"
-tr -d '\n' </work/outputs.json | grep -o '"veil": *{[^}]*' | head -1
-grim -t ppm /work/shot.ppm
-# The centre pixel of grim's PPM: "P6\nW H\n255\n" then RGB bytes.
-exec 3</work/shot.ppm
-read -r magic <&3
-read -r width height <&3
-read -r maxval <&3
-exec 3<&-
-header=$(( ${#magic} + ${#width} + ${#height} + ${#maxval} + 4 ))
-offset=$(( header + ((height / 2) * width + width / 2) * 3 ))
-echo "screenshot: $magic $width x $height, centre:" \
-	"$(dd if=/work/shot.ppm bs=1 skip="$offset" count=3 2>/dev/null | od -An -tu1)"
-# sway's children (the chroot shares the host's processes: other roots' helpers show too).
+# shown WHAT NAME: waits until swaymsg reports a file NAME shown (json-c writes "/" as "\/":
+# the name alone is looked for); prints "WHAT shown: yes|no".
+shown() {
+	result=no
+	for _ in $(seq 150); do
+		if swaymsg -r -t get_outputs >/work/outputs.json 2>/dev/null &&
+				tr -d ' \n' </work/outputs.json | grep -q '"state":"shown","loading":null' &&
+				grep -q "\"file\": *\"[^\"]*$2\"" /work/outputs.json; then
+			result=yes
+			break
+		fi
+		sleep 0.1
+	done
+	echo "$1 shown: $result"
+	tr -d '\n' </work/outputs.json | grep -o '"veil": *{[^}]*' | head -1
+}
+# centre WHAT: the centre pixel of grim's screenshot (PPM: "P6\nW H\n255\n" then RGB bytes).
+centre() {
+	grim -t ppm /work/shot.ppm
+	exec 3</work/shot.ppm
+	read -r magic <&3
+	read -r width height <&3
+	read -r maxval <&3
+	exec 3<&-
+	header=$(( ${#magic} + ${#width} + ${#height} + ${#maxval} + 4 ))
+	offset=$(( header + ((height / 2) * width + width / 2) * 3 ))
+	echo "$1 centre ($magic $width x $height):" \
+		"$(dd if=/work/shot.ppm bs=1 skip="$offset" count=3 2>/dev/null | od -An -tu1)"
+}
+shown still wall.png
+centre still
+swaymsg 'output * veil /work/clip.webm fill' >/dev/null
+shown video clip.webm
+centre video
+# sway's children while the video plays (the chroot shares the host's processes: other roots'
+# helpers show too).
 helper=
 for p in /proc/[0-9]*; do
 	ppid=$(sed -n 's/^PPid:[[:space:]]*//p' "$p/status" 2>/dev/null) || continue
@@ -215,27 +248,26 @@ chmod +x "$test_root/work/check.sh"
 run_start=$(date +%s)
 in_root "$test_root" /work/check.sh </dev/null | tee "$out/check.txt"
 echo "(the run took $(( $(date +%s) - run_start )) s)"
-if grep -q '^shown: yes' "$out/check.txt"; then
-	ok "swaymsg reports the wallpaper shown"
-else
-	fail "swaymsg reports the wallpaper shown"
+# near R G B WANT_R WANT_G WANT_B TOLERANCE: each channel within TOLERANCE levels.
+near() {
+	[ -n "${3:-}" ] && [ $(( $1 - $4 )) -le "$7" ] && [ $(( $4 - $1 )) -le "$7" ] &&
+		[ $(( $2 - $5 )) -le "$7" ] && [ $(( $5 - $2 )) -le "$7" ] &&
+		[ $(( $3 - $6 )) -le "$7" ] && [ $(( $6 - $3 )) -le "$7" ]
+}
+for what in still video; do
+	check "swaymsg reports the $what shown" grep -q "^$what shown: yes" "$out/check.txt"
+done
+read -r r g b < <(sed -n 's/^still centre.*: *//p' "$out/check.txt")
+check "grim's screenshot shows the PNG's #3366cc at the centre (${r:-?} ${g:-?} ${b:-?})" \
+	near "${r:-}" "${g:-}" "${b:-}" 0x33 0x66 0xcc 2
+# VP8 keeps the colour as 4:2:0 YUV: a few levels off after its conversion back to RGB.
+read -r r g b < <(sed -n 's/^video centre.*: *//p' "$out/check.txt")
+check "grim's screenshot shows the video's #cc6633 at the centre (${r:-?} ${g:-?} ${b:-?})" \
+	near "${r:-}" "${g:-}" "${b:-}" 0xcc 0x66 0x33 8
+check "the package's veil-decoder plays the video, a child of sway" \
+	grep -q '^helpers:.* /usr/lib/[^ ]*/libveil0/veil-decoder' "$out/check.txt"
+check "sway exits cleanly on swaymsg exit" grep -q '^sway exit: 0' "$out/check.txt"
+if [ "$failed" -ne 0 ]; then
 	tail -20 "$test_root/work/sway.log"
-fi
-read -r r g b < <(sed -n 's/^screenshot: .*centre: *//p' "$out/check.txt")
-if [ -n "${b:-}" ] && [ $(( (r - 0x33) * (r - 0x33) )) -le 4 ] &&
-		[ $(( (g - 0x66) * (g - 0x66) )) -le 4 ] && [ $(( (b - 0xcc) * (b - 0xcc) )) -le 4 ]; then
-	ok "grim's screenshot shows #3366cc at the centre ($r $g $b)"
-else
-	fail "grim's screenshot shows #3366cc at the centre (${r:-?} ${g:-?} ${b:-?})"
-fi
-if grep -q '^helpers:.* /usr/lib/[^ ]*/libveil0/veil-decoder' "$out/check.txt"; then
-	ok "the package's veil-decoder runs, a child of sway"
-else
-	fail "the package's veil-decoder runs, a child of sway"
-fi
-if grep -q '^sway exit: 0' "$out/check.txt"; then
-	ok "sway exits cleanly on swaymsg exit"
-else
-	fail "sway exits cleanly on swaymsg exit"
 fi
 finish
