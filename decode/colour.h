@@ -33,8 +33,9 @@ struct veil_colour_result {
 /*
  * Converts image's pixels (DRM_FORMAT_[AX]RGB8888, premultiplied) to sRGB in place by what
  * image->colour says, then frees and clears image->colour. Pictures that say nothing, or say
- * sRGB, are left alone, and so are HDR ones that the renderer can be told of (result->space). Never fails: a profile that cannot be used leaves the pixels as they
- * are (sRGB assumed) with result->fell_back set.
+ * sRGB, are left alone, and so are HDR ones that the renderer can be told of (result->space).
+ * Never fails: a profile that cannot be used leaves the pixels as they are (sRGB assumed) with
+ * result->fell_back set.
  */
 void veil_colour_to_srgb(struct veil_image *image, struct veil_colour_result *result);
 
