@@ -555,6 +555,29 @@ out:
 
 #endif
 
+/*
+ * An HDR still in primaries wlroots names (BT.709/sRGB, BT.2020): its pixels are kept as they
+ * are and result->space says what they are in, for the renderer. Other HDR code points go on
+ * to convert(), which says they are not converted.
+ */
+static bool keep_hdr(const struct veil_image_colour *colour, struct veil_colour_result *result) {
+	if (!colour->has_cicp || (colour->cicp_transfer != 16 && colour->cicp_transfer != 18)) {
+		return false;
+	}
+	/* 2 is "unspecified": taken as BT.709's, as for SDR. */
+	bool bt2020 = colour->cicp_primaries == 9;
+	if (!bt2020 && colour->cicp_primaries != 1 && colour->cicp_primaries != 2) {
+		return false;
+	}
+	bool pq = colour->cicp_transfer == 16;
+	result->space = (struct veil_colour_space){
+		.transfer = pq ? VEIL_TRANSFER_PQ : VEIL_TRANSFER_HLG,
+		.primaries = bt2020 ? VEIL_PRIMARIES_BT2020 : VEIL_PRIMARIES_BT709,
+	};
+	say(result, false, "%s %s (CICP): HDR", bt2020 ? "BT.2020" : "BT.709", pq ? "PQ" : "HLG");
+	return true;
+}
+
 static bool says_nothing(const struct veil_image_colour *colour) {
 	return !colour->has_cicp && colour->icc_len == 0 && !colour->has_gamma &&
 		!colour->has_chromaticities;
@@ -566,6 +589,8 @@ void veil_colour_to_srgb(struct veil_image *image, struct veil_colour_result *re
 	/* The common case costs two comparisons: no profile, or PNG's sRGB chunk alone. */
 	if (says_nothing(colour)) {
 		say(result, false, colour->srgb ? "sRGB" : "none (sRGB assumed)");
+	} else if (keep_hdr(colour, result)) {
+		/* The pixels stay as they are: the buffer says PQ or HLG to the renderer. */
 	} else if (image->data == NULL || image->mapped_size > 0 || image->release != NULL ||
 			(image->drm_format != DRM_FORMAT_ARGB8888 &&
 			image->drm_format != DRM_FORMAT_XRGB8888)) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/colour_space.h"
 #include "util/image.h"
 
 /* Embedded profiles larger than this are not read (no real RGB profile comes close). */
@@ -20,13 +21,21 @@ struct veil_colour_result {
 	char said[VEIL_COLOUR_TEXT];
 	/* The file's colour could not be used (a broken profile): shown as sRGB; said says why. */
 	bool fell_back;
+	/*
+	 * What the pixels are in: all zero (sRGB) but for an HDR still (CICP transfer PQ or HLG
+	 * in BT.709's or BT.2020's primaries), whose pixels are kept as decoded and whose buffer
+	 * carries this to the renderer (scene/pixel_buffer.h); said is then "BT.2020 PQ (CICP):
+	 * HDR", which the status goes on with what the renderer does with it.
+	 */
+	struct veil_colour_space space;
 };
 
 /*
  * Converts image's pixels (DRM_FORMAT_[AX]RGB8888, premultiplied) to sRGB in place by what
  * image->colour says, then frees and clears image->colour. Pictures that say nothing, or say
- * sRGB, are left alone. Never fails: a profile that cannot be used leaves the pixels as they
- * are (sRGB assumed) with result->fell_back set.
+ * sRGB, are left alone, and so are HDR ones that the renderer can be told of (result->space).
+ * Never fails: a profile that cannot be used leaves the pixels as they are (sRGB assumed) with
+ * result->fell_back set.
  */
 void veil_colour_to_srgb(struct veil_image *image, struct veil_colour_result *result);
 

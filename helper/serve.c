@@ -244,6 +244,8 @@ int veil_serve_decode(int sock, const struct veil_wire_request *request, int fd)
 	snprintf(reply.decoder, sizeof(reply.decoder), "%s", used->name);
 	snprintf(reply.colour, sizeof(reply.colour), "%s", colour.said);
 	reply.colour_fallback = colour.fell_back;
+	reply.transfer = (int32_t)colour.space.transfer;
+	reply.primaries = (int32_t)colour.space.primaries;
 	int pixels = -1;
 	if (ret == 0) {
 		if (shrink_error < 0) {

@@ -9,6 +9,7 @@
 #include <wlr/util/log.h>
 #include "module/scene.h"
 #include "scene/dmabuf_buffer.h"
+#include "scene/pixel_buffer.h"
 #include "scene/sample_buffer.h"
 #include "scene/tile_buffer.h"
 
@@ -172,10 +173,14 @@ static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_b
 void veil_node_set_frame(struct wlr_scene_buffer *buffer, struct wlr_buffer *frame) {
 	struct veil_colour_space space;
 	bool yuv = false;
-	bool video = veil_sample_buffer_get_colour_space(frame, &space, &yuv) ||
-		veil_dmabuf_buffer_get_colour_space(frame, &space, &yuv);
-	/* A still (or a video converted to RGB on its way) is sRGB: the node may have been HDR. */
-	veil_compat_set_colour_space(buffer, video ? &space : NULL, yuv);
+	bool tagged = veil_sample_buffer_get_colour_space(frame, &space, &yuv) ||
+		veil_dmabuf_buffer_get_colour_space(frame, &space, &yuv) ||
+		veil_pixel_buffer_get_colour_space(frame, &space);
+	/*
+	 * A video's frame, or an HDR still, says what it is in; any other still (or a video
+	 * converted to RGB on its way) is sRGB: the node may have been HDR.
+	 */
+	veil_compat_set_colour_space(buffer, tagged ? &space : NULL, yuv);
 	wlr_scene_buffer_set_buffer_with_damage(buffer, frame, NULL);
 }
 

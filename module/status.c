@@ -11,7 +11,9 @@
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
 #include "module/scene.h"
+#include "decode/video/colour_space.h"
 #include "scene/dmabuf_buffer.h"
+#include "scene/pixel_buffer.h"
 #include "scene/sample_buffer.h"
 #include "veil-config.h"
 #include "module/slideshow.h"
@@ -175,6 +177,38 @@ static struct json_object *video_colour(const struct veil_source *source) {
 	return text[0] != '\0' ? json_object_new_string(text) : NULL;
 }
 
+/*
+ * A still's colour: what its decoder did ("sP3 (ICC) -> sRGB"), and for an HDR still kept as
+ * decoded ("BT.2020 PQ (CICP): HDR") what becomes of it here: wlroots 0.20 takes PQ and the
+ * primaries per buffer, and a renderer but pixman applies them; nothing else does.
+ */
+static struct json_object *still_colour(const struct veil_source *source, const char *said) {
+	struct veil_colour_space space;
+	if (source->frame == NULL || !veil_pixel_buffer_get_colour_space(source->frame, &space) ||
+			space.transfer == VEIL_TRANSFER_SDR) {
+		return json_object_new_string(said);
+	}
+	struct wlr_renderer *renderer = source->ctx->renderer;
+	const char *becomes;
+	if (VEIL_WLR_MINOR < 20) {
+		becomes = ", shown as SDR without tone mapping (sRGB assumed: wlroots 0.19 takes no "
+			"transfer function; looks washed out)";
+	} else if (renderer != NULL && wlr_renderer_is_pixman(renderer)) {
+		becomes = ", shown as SDR without tone mapping (the pixman renderer ignores the "
+			"transfer function; looks washed out there)";
+	} else if (space.transfer == VEIL_TRANSFER_PQ) {
+		becomes = ", given to the renderer as PQ with its primaries (HDR outputs show it as "
+			"HDR, SDR ones as the renderer maps it)";
+	} else {
+		becomes = ", shown as SDR: wlroots has no HLG transfer function (primaries given to "
+			"the renderer)";
+	}
+	char *text = veil_message("%s%s", said, becomes);
+	struct json_object *obj = string_or_null(text);
+	free(text);
+	return obj;
+}
+
 /* The source's own fields: a still's decoder and size, a video's decoder and counters. */
 static struct json_object *source_status(const struct veil_output_state *state) {
 	const struct veil_source_info *info = &state->info;
@@ -197,7 +231,8 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 		json_object_object_add(obj, "original_size",
 			size_object(info->original_width, info->original_height));
 		if (info->colour[0] != '\0') {
-			json_object_object_add(obj, "colour", json_object_new_string(info->colour));
+			json_object_object_add(obj, "colour",
+				still_colour(state->source, info->colour));
 		}
 	}
 	/* Where it is decoded, and why in the compositor's process when it was not asked for. */

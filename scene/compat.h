@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <wlr/types/wlr_scene.h>
-#include "decode/video/colour_space.h"
+#include "util/colour_space.h"
 #include "veil-config.h"
 
 /*

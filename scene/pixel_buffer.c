@@ -20,6 +20,7 @@ struct pixel_buffer {
 	void *release_data;
 	uint32_t format;
 	size_t stride;
+	struct veil_colour_space space; /* all zero: sRGB */
 };
 
 static const struct wlr_buffer_impl pixel_buffer_impl;
@@ -80,4 +81,25 @@ struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image) {
 	image->release = NULL;
 	image->release_data = NULL;
 	return &buffer->base;
+}
+
+void veil_pixel_buffer_set_colour_space(struct wlr_buffer *wlr_buffer,
+		const struct veil_colour_space *space) {
+	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
+	buffer->space = *space;
+}
+
+bool veil_pixel_buffer_get_colour_space(struct wlr_buffer *wlr_buffer,
+		struct veil_colour_space *space) {
+	if (wlr_buffer->impl != &pixel_buffer_impl) {
+		return false;
+	}
+	struct pixel_buffer *buffer = pixel_buffer_from_buffer(wlr_buffer);
+	/* RGB: no matrix nor range to say. */
+	if (buffer->space.transfer == VEIL_TRANSFER_SDR &&
+			buffer->space.primaries == VEIL_PRIMARIES_BT709) {
+		return false;
+	}
+	*space = buffer->space;
+	return true;
 }

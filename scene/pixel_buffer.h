@@ -2,8 +2,10 @@
 #ifndef VEIL_SCENE_PIXEL_BUFFER_H
 #define VEIL_SCENE_PIXEL_BUFFER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include "util/colour_space.h"
 
 struct wlr_buffer;
 struct veil_image;
@@ -15,5 +17,19 @@ struct veil_image;
  * NULL on failure (the image is then untouched).
  */
 struct wlr_buffer *veil_pixel_buffer_create(struct veil_image *image);
+
+/*
+ * What the pixels are in, when not sRGB: an HDR still's transfer function and primaries
+ * (decode/colour.h), which every node showing the buffer tells the renderer. Set once, before
+ * the buffer is shown.
+ */
+void veil_pixel_buffer_set_colour_space(struct wlr_buffer *buffer,
+	const struct veil_colour_space *space);
+/*
+ * Whether buffer is one of these whose pixels are not sRGB (then *space says what they are
+ * in): false for every other buffer, and for sRGB pixels.
+ */
+bool veil_pixel_buffer_get_colour_space(struct wlr_buffer *buffer,
+	struct veil_colour_space *space);
 
 #endif

@@ -10,6 +10,7 @@
 #include <gst/video/video.h>
 #include <wlr/interfaces/wlr_buffer.h>
 #include <wlr/util/log.h>
+#include "decode/video/colour_space.h"
 #include "scene/sample_buffer.h"
 #include "util/message.h"
 

@@ -61,6 +61,11 @@ struct wlr_buffer *veil_tile_buffer_create(struct wlr_buffer *frame, int min_wid
 		image.width, image.height);
 	pixman_image_unref(dst);
 	tiled = veil_pixel_buffer_create(&image);
+	/* The copies are in what the frame's pixels are in (an HDR still's PQ). */
+	struct veil_colour_space space;
+	if (tiled != NULL && veil_pixel_buffer_get_colour_space(frame, &space)) {
+		veil_pixel_buffer_set_colour_space(tiled, &space);
+	}
 
 out:
 	if (src != NULL) {

@@ -108,6 +108,7 @@ static void load_done(struct veil_job *job) {
 		load_free(load);
 		return;
 	}
+	veil_pixel_buffer_set_colour_space(frame, &load->colour.space);
 	if (load->frames > 1) {
 		snprintf(image->decoder, sizeof(image->decoder), "%s (first of %d frames)",
 			load->decoder_name, load->frames);

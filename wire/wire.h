@@ -50,7 +50,7 @@
 #define VEIL_WIRE_MAX_CPU 30
 
 #define VEIL_WIRE_MAGIC 0x6c696576u /* "veil" in memory on little-endian hosts */
-#define VEIL_WIRE_VERSION 9u
+#define VEIL_WIRE_VERSION 10u
 /* The socket the helper is started with. */
 #define VEIL_WIRE_FD 3
 /* An animation's memfds: slots 0 to this - 1; a NEXT request releases at most RELEASED. */
@@ -123,9 +123,10 @@ struct veil_wire_reply {
 	int32_t memory, n_planes;
 	int32_t offsets[VEIL_WIRE_PLANES], strides[VEIL_WIRE_PLANES];
 	/*
-	 * Its colour space, for the GPU (decode/video/colour_space.h): the YUV matrix (0 BT.601,
+	 * Its colour space, for the GPU (util/colour_space.h): the YUV matrix (0 BT.601,
 	 * 1 BT.709, 2 BT.2020) and range (1: full), the transfer function (0 SDR, 1 PQ, 2 HLG),
-	 * the primaries (0 BT.709, 1 BT.2020).
+	 * the primaries (0 BT.709, 1 BT.2020). A still's transfer and primaries too: an HDR
+	 * still's pixels are kept as decoded (decode/colour.h), matrix and range are 0.
 	 */
 	int32_t matrix, full_range, transfer, primaries;
 	char decoder[32]; /* NUL-terminated: "libpng", "gstreamer", ... */

@@ -10,32 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <gst/video/video.h>
-
-/* The matrix a YUV frame was encoded with. */
-enum veil_yuv_matrix {
-	VEIL_YUV_BT601,
-	VEIL_YUV_BT709,
-	VEIL_YUV_BT2020,
-};
-
-/* How the frame's values encode light: SDR video's gamma, or an HDR curve. */
-enum veil_transfer {
-	VEIL_TRANSFER_SDR,
-	VEIL_TRANSFER_PQ, /* SMPTE ST 2084 (HDR10) */
-	VEIL_TRANSFER_HLG, /* ARIB STD-B67 (broadcast HDR) */
-};
-
-enum veil_primaries {
-	VEIL_PRIMARIES_BT709, /* and sRGB's, and BT.601's, close enough to them */
-	VEIL_PRIMARIES_BT2020,
-};
-
-struct veil_colour_space {
-	enum veil_yuv_matrix matrix;
-	bool full_range;
-	enum veil_transfer transfer;
-	enum veil_primaries primaries;
-};
+#include "util/colour_space.h"
 
 void veil_colour_space_from_info(const GstVideoInfo *info, struct veil_colour_space *space);
 /* Whether the values are in range for the wire (a helper's answer is not trusted). */

@@ -292,10 +292,21 @@ int veil_decoder_receive(int sock, int ms, struct veil_image *image, int *origin
 	int nfds;
 	int ret = receive_checked(sock, ms, false, &reply, fds, &nfds, decoder, size, answered,
 		message);
+	/* A still's: RGB, so no matrix nor range; SDR or an HDR still's curve and primaries. */
+	if (ret == 0 && (reply.matrix != 0 || reply.full_range != 0 ||
+			!veil_colour_space_valid(0, 0, reply.transfer, reply.primaries))) {
+		veil_message_set(message, "decoder answered an impossible colour space (%d, %d, %d, "
+			"%d)", reply.matrix, reply.full_range, reply.transfer, reply.primaries);
+		ret = -EPROTO;
+	}
 	if (ret == 0) {
 		/* Text from the helper, as untrusted as the rest: what prints, quotes and all. */
 		copy_field(colour->said, sizeof(colour->said), reply.colour, sizeof(reply.colour));
 		colour->fell_back = reply.colour_fallback != 0;
+		colour->space = (struct veil_colour_space){
+			.transfer = (enum veil_transfer)reply.transfer,
+			.primaries = (enum veil_primaries)reply.primaries,
+		};
 		ret = accept_pixels(&reply, fds, nfds, image, original_width, original_height,
 			message);
 	}

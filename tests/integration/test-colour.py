@@ -180,6 +180,13 @@ if 'heif' in vt.still_decoders() and vt.have_encoder('heif-enc'):
                                     *nclx)
     heic['plain.heic'] = heif_enc('plain.heic', plain_png)
     heic['p3-icc.heic'] = heif_enc('p3-icc.heic', files['p3.png'])
+    # HDR: the same pixels tagged PQ (transfer 16) in BT.2020 (primaries 9), matrix as
+    # plain.heic's, so that its decode is plain.heic's; a small one for tile mode.
+    pq = ['--colour_primaries', '9', '--transfer_characteristic', '16']
+    heic['pq.heic'] = heif_enc('pq.heic', plain_png, *pq)
+    small_png = vt.write_png(os.path.join(media, 'small.png'),
+                            np.ascontiguousarray(pixels[:96:4, :128:4]))
+    heic['pq-small.heic'] = heif_enc('pq-small.heic', small_png, *pq)
     files.update(heic)
 else:
     vt._say('# HEIC: no libheif or no heif-enc, not tested')
@@ -202,6 +209,11 @@ with t.case('the files carry their profiles'):
         info = subprocess.run(['heif-info', heic['p3-icc.heic']], capture_output=True,
                               timeout=60).stdout.decode(errors='replace')
         t.check('color profile: prof' in info, 'p3-icc.heic has an ICC profile', info)
+        info = subprocess.run(['heif-info', heic['pq.heic']], capture_output=True,
+                              timeout=60).stdout.decode(errors='replace')
+        t.check(re.search(r'transfer characteristics: 16\b', info) is not None and
+                re.search(r'colour primaries: 9\b', info) is not None,
+                'pq.heic has nclx transfer 16 (PQ), primaries 9 (BT.2020)', info)
 
 decoders = vt.still_decoders()
 
@@ -286,6 +298,72 @@ with t.compositor(outputs=1) as c:
                         str(status_colour(v)))
         if twin_pixels is not None:
             case(tagged, converted(twin_pixels, P3, tagged.replace('.', '-')), colour)
+        if twin == 'plain.heic' and twin_pixels is not None:
+            # HDR on pixman (which ignores transfer functions): the pixels as decoded, and
+            # the status says they look washed out here (on 0.19 too: nothing takes PQ).
+            case('pq.heic', twin_pixels, re.compile(
+                r'BT\.2020 PQ \(CICP\): HDR, shown as SDR without tone mapping .*'
+                r'looks washed out.*'), cmp=EXACT)
     t.check(c.responsive(), 'the compositor still answers')
+
+
+def log_text(c):
+    with open(c.log_path, 'rb') as f:
+        return f.read().decode(errors='replace')
+
+
+def renderer_said(c):
+    """What the importing renderer was told last: (transfer function, primaries)."""
+    said = re.findall(r'import renderer: transfer function (\w+), primaries ([\w.]+)',
+                      log_text(c))
+    return said[-1] if said else None
+
+
+# HDR stills carried to the renderer: the importing test renderer (tests/renderer) logs the
+# transfer function and primaries of what it draws on each change. On wlroots 0.20 a PQ
+# BT.2020 still reaches it as PQ and BT.2020; the SDR still after it as sRGB (the node is not
+# left HDR); a small PQ still in tile mode (copied into a larger buffer) as PQ again. 0.19
+# takes none of it: the status says the still is shown as SDR.
+if heic:
+    with t.compositor(outputs=1, renderer='import') as c:
+        with t.case('HDR still on the importing renderer'):
+            ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+            t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+            c.wait_mode(OUT, W, H)
+            minor = re.search(r'with wlroots 0\.(\d+)', log_text(c))
+            minor = int(minor.group(1)) if minor else 0
+
+            def show_in(path, mode, label):
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} {mode} #000000')
+                t.check(ok, f'{label} accepted', err)
+                v = c.wait_veil(OUT, 'shown', file=path, mode=mode)
+                t.check(v.get('error') is None, f'{label}: no error', str(v.get('error')))
+                c.settled_screenshot(OUT)
+                return status_colour(v) or ''
+
+            colour = show_in(files['pq.heic'], 'center', 'pq.heic')
+            t.check(colour.startswith('BT.2020 PQ (CICP): HDR'),
+                    'the status says the still is BT.2020 PQ', colour)
+            if minor >= 20:
+                t.check(renderer_said(c) == ('PQ', 'BT.2020'),
+                        'the renderer is given PQ and BT.2020 with the still',
+                        str(renderer_said(c)))
+                t.check('given to the renderer as PQ' in colour, 'the status says so',
+                        colour)
+            else:
+                t.check('shown as SDR without tone mapping' in colour,
+                        'on 0.19 the status says it is shown as SDR', colour)
+            colour = show_in(files['plain.heic'], 'center', 'plain.heic')
+            t.check(colour == 'sRGB (CICP)', 'the SDR still says "sRGB (CICP)"', colour)
+            if minor >= 20:
+                t.check(renderer_said(c) == ('sRGB', 'sRGB'),
+                        'back to sRGB for the SDR still (the node is not left HDR)',
+                        str(renderer_said(c)))
+            colour = show_in(files['pq-small.heic'], 'tile', 'pq-small.heic tile')
+            if minor >= 20:
+                t.check(renderer_said(c) == ('PQ', 'BT.2020'),
+                        'a tiled PQ still: its copies are given as PQ and BT.2020',
+                        str(renderer_said(c)))
+            t.check(c.responsive(), 'the compositor still answers')
 
 t.finish()

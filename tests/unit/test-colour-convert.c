@@ -191,19 +191,30 @@ int main(void) {
 		cmsCloseProfile(in);
 	}
 
-	/* Nothing said, sRGB said, or a broken profile: the pixels stay as they are. */
+	/*
+	 * Nothing said, sRGB said, a broken profile, or HDR: the pixels stay as they are; HDR in
+	 * primaries wlroots names says its transfer function and primaries for the renderer.
+	 */
 	struct veil_image plain = grid_image(DRM_FORMAT_XRGB8888);
 	struct {
 		const char *what, *said;
 		bool fell_back;
 		struct veil_image_colour colour;
+		enum veil_transfer transfer;
+		enum veil_primaries primaries;
 	} cases[] = {
 		{ "nothing", "none (sRGB assumed)", false, {0} },
 		{ "sRGB chunk", "sRGB", false, { .srgb = true } },
 		{ "CICP 1/13", "sRGB (CICP)", false, { .has_cicp = true, .cicp_primaries = 1,
 			.cicp_transfer = 13 } },
-		{ "CICP PQ", NULL, false, { .has_cicp = true, .cicp_primaries = 9,
-			.cicp_transfer = 16 } },
+		{ "CICP PQ", "BT.2020 PQ (CICP): HDR", false, { .has_cicp = true,
+			.cicp_primaries = 9, .cicp_transfer = 16 }, VEIL_TRANSFER_PQ,
+			VEIL_PRIMARIES_BT2020 },
+		{ "CICP HLG", "BT.709 HLG (CICP): HDR", false, { .has_cicp = true,
+			.cicp_primaries = 1, .cicp_transfer = 18 }, VEIL_TRANSFER_HLG,
+			VEIL_PRIMARIES_BT709 },
+		{ "CICP PQ in Display P3", "Display P3 PQ (CICP): HDR, not converted (sRGB assumed)",
+			false, { .has_cicp = true, .cicp_primaries = 12, .cicp_transfer = 16 } },
 		{ "CICP nonsense", NULL, true, { .has_cicp = true, .cicp_primaries = 200,
 			.cicp_transfer = 13 } },
 		{ "ICC truncated", NULL, true, {0} },
@@ -220,7 +231,11 @@ int main(void) {
 		veil_colour_to_srgb(&image, &result);
 		CHECK(cases[i].said == NULL || strcmp(result.said, cases[i].said) == 0,
 			"%s: \"%s\"", cases[i].what, result.said);
-		CHECK(strstr(result.said, "sRGB") != NULL, "%s: \"%s\"", cases[i].what, result.said);
+		CHECK(strstr(result.said, cases[i].transfer != VEIL_TRANSFER_SDR ? "HDR" : "sRGB") !=
+			NULL, "%s: \"%s\"", cases[i].what, result.said);
+		CHECK(result.space.transfer == cases[i].transfer &&
+			result.space.primaries == cases[i].primaries, "%s: transfer %d, primaries %d",
+			cases[i].what, result.space.transfer, result.space.primaries);
 		CHECK(result.fell_back == cases[i].fell_back, "%s: fell back %d", cases[i].what,
 			result.fell_back);
 		CHECK(memcmp(image.data, plain.data, (size_t)W * H * 4) == 0,
