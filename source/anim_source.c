@@ -97,7 +97,7 @@ static void decode_free(struct anim_decode *d) {
 	if (d == NULL) {
 		return;
 	}
-	veil_anim_helper_end(&d->helper);
+	veil_anim_helper_end(&d->helper, d->spare);
 	if (d->dec != NULL) {
 		d->impl->destroy(d->dec);
 	}

@@ -16,9 +16,9 @@ bool veil_anim_helper_running(const struct veil_anim_helper *ah) {
 	return ah->started;
 }
 
-void veil_anim_helper_end(struct veil_anim_helper *ah) {
+void veil_anim_helper_end(struct veil_anim_helper *ah, struct veil_helper_spare *spare) {
 	if (ah->started) {
-		veil_helper_release(&ah->helper);
+		veil_helper_spare_release(spare, &ah->helper);
 	}
 	/* Frames still shown keep their memfds mapped: the pool goes with the last of them. */
 	veil_frame_pool_unref(ah->pool);

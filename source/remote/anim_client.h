@@ -49,7 +49,10 @@ int veil_anim_helper_next(struct veil_anim_helper *ah, struct veil_helper_spare 
 /* Whether a helper is running: ending it must then happen on a worker. */
 bool veil_anim_helper_running(const struct veil_anim_helper *ah);
 
-/* A worker: closes the helper's socket (it exits by itself) and reaps it later. */
-void veil_anim_helper_end(struct veil_anim_helper *ah);
+/*
+ * A worker: closes the helper's socket (it exits by itself) and leaves it to the spare's thread
+ * to reap (veil_helper_spare_release()).
+ */
+void veil_anim_helper_end(struct veil_anim_helper *ah, struct veil_helper_spare *spare);
 
 #endif

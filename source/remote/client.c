@@ -491,7 +491,7 @@ int veil_decoder_run(struct veil_helper_spare *spare, enum veil_media_kind kind,
 		veil_helper_kill(&helper);
 	}
 	if (answered) {
-		veil_helper_release(&helper);
+		veil_helper_spare_release(spare, &helper);
 	} else {
 		veil_helper_end(&helper, VEIL_HELPER_EXIT_GRACE_MS);
 	}

@@ -26,7 +26,10 @@ extern char **environ;
 
 static struct {
 	pthread_mutex_t lock;
-	int pidfds[MAX_EXITING];
+	struct {
+		struct veil_helper helper; /* its socket closed */
+		int64_t deadline_ms; /* killed if still running then */
+	} helpers[MAX_EXITING];
 	int count;
 } exiting = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -36,33 +39,62 @@ int64_t veil_helper_now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reaps the answered helpers that have ended since. */
-static void reap_exiting(void) {
+/* Whether the helper behind pidfd has ended, and then reaps it (or the compositor did). */
+static bool reaped(int pidfd) {
+	siginfo_t info = {0};
+	int r;
+	do {
+		r = waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | __WALL | WNOHANG);
+	} while (r < 0 && errno == EINTR);
+	/* Ended, or reaped by the compositor already (ECHILD). */
+	return r < 0 || info.si_pid != 0;
+}
+
+int64_t veil_helper_reap_released(void) {
+	int64_t now = veil_helper_now_ms();
+	int64_t next = -1;
 	pthread_mutex_lock(&exiting.lock);
 	for (int i = 0; i < exiting.count;) {
-		siginfo_t info = {0};
-		int r = waitid(P_PIDFD, (id_t)exiting.pidfds[i], &info, WEXITED | __WALL | WNOHANG);
-		if (r < 0 && errno == EINTR) {
+		struct veil_helper *helper = &exiting.helpers[i].helper;
+		if (reaped(helper->pidfd)) {
+			close(helper->pidfd);
+			exiting.helpers[i] = exiting.helpers[--exiting.count];
 			continue;
 		}
-		if (r == 0 && info.si_pid == 0) {
-			i++; /* still running */
-			continue;
+		if (now >= exiting.helpers[i].deadline_ms) {
+			/* Its grace is over: killed, and looked at again shortly. */
+			veil_helper_kill(helper);
+			exiting.helpers[i].deadline_ms = now + VEIL_HELPER_KILLED_MS;
 		}
-		/* Ended, or reaped by the compositor already (ECHILD). */
-		close(exiting.pidfds[i]);
-		exiting.pidfds[i] = exiting.pidfds[--exiting.count];
+		if (next < 0 || exiting.helpers[i].deadline_ms < next) {
+			next = exiting.helpers[i].deadline_ms;
+		}
+		i++;
 	}
+	pthread_mutex_unlock(&exiting.lock);
+	return next;
+}
+
+void veil_helper_end_released(void) {
+	pthread_mutex_lock(&exiting.lock);
+	for (int i = 0; i < exiting.count; i++) {
+		veil_helper_kill(&exiting.helpers[i].helper);
+		veil_helper_end(&exiting.helpers[i].helper, VEIL_HELPER_EXIT_GRACE_MS);
+	}
+	exiting.count = 0;
 	pthread_mutex_unlock(&exiting.lock);
 }
 
 /* Leaves an answered helper to end by itself; false when it must be waited for now. */
-static bool leave_exiting(int pidfd) {
-	reap_exiting();
+static bool leave_exiting(const struct veil_helper *helper) {
+	veil_helper_reap_released();
 	pthread_mutex_lock(&exiting.lock);
 	bool kept = exiting.count < MAX_EXITING;
 	if (kept) {
-		exiting.pidfds[exiting.count++] = pidfd;
+		exiting.helpers[exiting.count].helper = *helper;
+		exiting.helpers[exiting.count].deadline_ms =
+			veil_helper_now_ms() + VEIL_HELPER_EXIT_GRACE_MS;
+		exiting.count++;
 	}
 	pthread_mutex_unlock(&exiting.lock);
 	return kept;
@@ -255,7 +287,7 @@ void veil_helper_release(struct veil_helper *helper) {
 		close(helper->sock);
 		helper->sock = -1;
 	}
-	if (helper->pidfd >= 0 && leave_exiting(helper->pidfd)) {
+	if (helper->pidfd >= 0 && leave_exiting(helper)) {
 		*helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 		return;
 	}

@@ -13,6 +13,8 @@
 
 /* How long a dying helper gets to exit before it is killed. */
 #define VEIL_HELPER_EXIT_GRACE_MS 2000
+/* How soon a released helper killed at the end of its grace is looked at again. */
+#define VEIL_HELPER_KILLED_MS 100
 
 struct veil_helper {
 	pid_t pid;
@@ -41,9 +43,19 @@ void veil_helper_end(struct veil_helper *helper, int ms);
 /*
  * Closes the socket of a helper that has answered and leaves it to end by itself: on a busy
  * machine its exit (at the workers' low priority) takes longer than its decode. It is reaped
- * later, or now when too many are still exiting.
+ * by veil_helper_reap_released(), or now when too many are still exiting. Through
+ * veil_helper_spare_release(), whose thread reaps it.
  */
 void veil_helper_release(struct veil_helper *helper);
+
+/*
+ * Reaps the released helpers that have ended and kills those whose grace is over. Returns when
+ * to call it again (veil_helper_now_ms()'s clock), or -1 when no released helper is left.
+ */
+int64_t veil_helper_reap_released(void);
+
+/* Kills and reaps every released helper still running. */
+void veil_helper_end_released(void);
 
 int64_t veil_helper_now_ms(void);
 

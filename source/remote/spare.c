@@ -28,6 +28,7 @@ struct veil_helper_spare {
 	/* Under lock. */
 	struct veil_helper helper; /* pid 0: none */
 	int64_t fill_at_ms; /* veil_helper_now_ms() to start one at; -1: none asked for */
+	int64_t reap_at_ms; /* when to look at released helpers; -1: none released */
 	bool ending;
 };
 
@@ -65,18 +66,38 @@ static void wait_until(struct veil_helper_spare *spare, int64_t ms) {
 	pthread_cond_timedwait(&spare->cond, &spare->lock, &ts);
 }
 
+/* The earlier of two veil_helper_now_ms() times, -1 being none. */
+static int64_t earlier(int64_t a, int64_t b) {
+	if (a < 0 || (b >= 0 && b < a)) {
+		return b;
+	}
+	return a;
+}
+
 static void *spare_main(void *data) {
 	struct veil_helper_spare *spare = data;
 	pthread_setname_np(pthread_self(), "veil-spare");
 	veil_thread_lower_priority();
 	pthread_mutex_lock(&spare->lock);
 	while (!spare->ending) {
-		if (spare->fill_at_ms < 0) {
-			pthread_cond_wait(&spare->cond, &spare->lock);
+		int64_t now = veil_helper_now_ms();
+		if (spare->reap_at_ms >= 0 && now >= spare->reap_at_ms) {
+			/* Not a wait: ended helpers are reaped, those past their grace killed. */
+			spare->reap_at_ms = -1;
+			pthread_mutex_unlock(&spare->lock);
+			int64_t again = veil_helper_reap_released();
+			pthread_mutex_lock(&spare->lock);
+			/* A helper released meanwhile has asked for a time of its own. */
+			spare->reap_at_ms = earlier(spare->reap_at_ms, again);
 			continue;
 		}
-		if (veil_helper_now_ms() < spare->fill_at_ms) {
-			wait_until(spare, spare->fill_at_ms);
+		if (spare->fill_at_ms < 0 || now < spare->fill_at_ms) {
+			int64_t wake = earlier(spare->fill_at_ms, spare->reap_at_ms);
+			if (wake < 0) {
+				pthread_cond_wait(&spare->cond, &spare->lock);
+			} else {
+				wait_until(spare, wake);
+			}
 			continue;
 		}
 		spare->fill_at_ms = -1;
@@ -121,6 +142,7 @@ struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout
 	spare->timeout_ms = timeout_ms;
 	spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	spare->fill_at_ms = -1;
+	spare->reap_at_ms = -1;
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -152,6 +174,8 @@ void veil_helper_spare_destroy(struct veil_helper_spare *spare) {
 		veil_helper_kill(&spare->helper);
 		veil_helper_end(&spare->helper, VEIL_HELPER_EXIT_GRACE_MS);
 	}
+	/* The helpers that answered last, if they are still exiting. */
+	veil_helper_end_released();
 	pthread_cond_destroy(&spare->cond);
 	pthread_mutex_destroy(&spare->lock);
 	free(spare->path);
@@ -183,6 +207,21 @@ int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *
 		veil_helper_end(helper, 0);
 	}
 	return veil_helper_start(helper, spare->path, message);
+}
+
+void veil_helper_spare_release(struct veil_helper_spare *spare, struct veil_helper *helper) {
+	veil_helper_release(helper);
+	if (spare == NULL) {
+		return;
+	}
+	/* Its exit takes a while on a busy machine: looked at when a spare would start. */
+	int64_t at = veil_helper_now_ms() + VEIL_HELPER_SPARE_DELAY_MS;
+	pthread_mutex_lock(&spare->lock);
+	if (spare->reap_at_ms < 0 || at < spare->reap_at_ms) {
+		spare->reap_at_ms = at;
+		pthread_cond_signal(&spare->cond);
+	}
+	pthread_mutex_unlock(&spare->lock);
 }
 
 void veil_helper_spare_fill(struct veil_helper_spare *spare, int delay_ms) {

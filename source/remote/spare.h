@@ -2,7 +2,7 @@
  * A veil-decoder started ahead of the next decode (source/remote/spare.c): it loads its
  * libraries while nothing waits for it, then blocks reading its socket until a request comes.
  * Owned by the scene (veil_source_context.decoder_spare); taken and asked for from worker
- * threads, started by a thread of its own.
+ * threads, started by a thread of its own, which also reaps the helpers that answered.
  */
 #ifndef VEIL_SOURCE_REMOTE_SPARE_H
 #define VEIL_SOURCE_REMOTE_SPARE_H
@@ -39,6 +39,13 @@ int veil_helper_spare_restart(struct veil_helper_spare *spare, struct veil_helpe
 	char **message);
 /* Any thread: how long one decode may take, in milliseconds. */
 int veil_helper_spare_timeout_ms(const struct veil_helper_spare *spare);
+
+/*
+ * Any thread: veil_helper_release(), and the spare's thread reaps the helper once it has ended
+ * (it is killed if it has not after VEIL_HELPER_EXIT_GRACE_MS). NULL spare is allowed: the
+ * helper is then reaped at the next release.
+ */
+void veil_helper_spare_release(struct veil_helper_spare *spare, struct veil_helper *helper);
 
 /*
  * Any thread: a spare is started delay_ms from now when there is none then (a failure is left

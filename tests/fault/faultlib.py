@@ -50,10 +50,6 @@ def rss_kb(pid):
     return 0
 
 
-def fd_count(pid):
-    return len(os.listdir(f'/proc/{pid}/fd'))
-
-
 def thread_count(pid):
     return len(os.listdir(f'/proc/{pid}/task'))
 
@@ -97,11 +93,14 @@ class Bounded:
     def sample(self):
         # Descriptors: the fewest over a second. A helper being reaped or a job finishing
         # holds one for a moment after a round; a leak holds it for good.
-        fds = fd_count(self.pid)
+        targets = vt.fd_targets(self.pid)
         for _ in range(10):
             time.sleep(0.1)
-            fds = min(fds, fd_count(self.pid))
-        return {'rss_kb': rss_kb(self.pid), 'fds': fds, 'threads': thread_count(self.pid)}
+            now = vt.fd_targets(self.pid)
+            if len(now) <= len(targets):
+                targets = now
+        return {'rss_kb': rss_kb(self.pid), 'fds': len(targets), 'targets': targets,
+                'threads': thread_count(self.pid)}
 
     @staticmethod
     def _fmt(s):
@@ -110,8 +109,15 @@ class Bounded:
     def round_done(self, label):
         s = self.sample()
         self.rounds.append((label, s))
-        vt._say(f'   {self.what}: after {label}: {self._fmt(s)}')
+        vt._say(f'   {self.what}: after {label}: {self._fmt(s)}{self._added(s)}')
         return s
+
+    def _added(self, s):
+        """The descriptors s holds that the start did not, by what they are."""
+        added = sorted(f'{fd} {path}' for fd, path in s['targets'].items()
+                       if self.start['targets'].get(fd) != path)
+        return ' (since the start: ' + ', '.join(added) + ')' if added else ''
+
 
     def check(self, rss_slack_mb=24, fd_slack=2, thread_slack=2):
         t = self.test
@@ -135,7 +141,8 @@ class Bounded:
         t.check(last['fds'] <= self.start['fds'] + fd_slack,
                 f'{self.what}: descriptors back to {self.start["fds"]} (+{fd_slack}): '
                 f'{last["fds"]}',
-                ', '.join(f'{label}: {s["fds"]}' for label, s in self.rounds))
+                ', '.join(f'{label}: {s["fds"]}' for label, s in self.rounds) +
+                self._added(last))
         t.check(last['threads'] <= max(s['threads'] for _, s in self.rounds[:1]) + thread_slack,
                 f'{self.what}: threads bounded: {last["threads"]}',
                 ', '.join(f'{label}: {s["threads"]}' for label, s in self.rounds))

@@ -64,12 +64,12 @@ try:
             c.msg(f'output {name} unplug')
             c.wait_until(lambda: name not in c.outputs(), 'the output gone')
             tried(f'outputs added and removed under ulimit -n {START_LIMIT}')
-        vt._say(f'   busiest: {fl.fd_count(pid)} descriptors of {START_LIMIT}')
+        vt._say(f'   busiest: {vt.fd_count(pid)} descriptors of {START_LIMIT}')
         ok, err = c.msg(f'output * veil {png} fill')
         t.check(ok, 'back to a still', err)
         c.wait_veil(OUT, 'shown', file=png)
 
-    baseline_fds = fl.fd_count(pid)
+    baseline_fds = vt.fd_count(pid)
     picture = c.settled_screenshot(OUT)
     bounded = fl.Bounded(t, pid, 'fd limit')
 
@@ -152,7 +152,7 @@ try:
                         c.wait_veil(OUT, 'shown', file=png)
                 finally:
                     release()
-                c.wait_until(lambda: fl.fd_count(pid) <= baseline_fds + 2,
+                c.wait_until(lambda: vt.fd_count(pid) <= baseline_fds + 2,
                              f'descriptors back to {baseline_fds}', timeout=30)
                 t.compare(c.settled_screenshot(OUT), picture, f'r{rnd}-free{free}',
                           tolerance=0, ignore_border=0)

@@ -253,7 +253,7 @@ with t.compositor(outputs=1, env=fl.compositor_env()) as c:
             vt._say(f'   1000 clients came and went in {fl.elapsed(start)}; {len(refused)} of '
                     f'the 300 at once were refused or cut ({", ".join(sorted(set(refused)))})')
             # The compositor closes what it refuses: wait for its descriptors to settle.
-            c.wait_until(lambda: fl.fd_count(pid) <= bounded.start['fds'] + 2,
+            c.wait_until(lambda: vt.fd_count(pid) <= bounded.start['fds'] + 2,
                          'descriptors back to where they were', timeout=30)
             intact('1000 clients')
 

@@ -107,6 +107,10 @@ with t.compositor(outputs=len(OUTS), env=fl.compositor_env()) as c:
                 t.check(ok2, f'{o}: set', err2)
                 c.wait_veil(o, 'shown', file=final, mode='fill')
                 fl.still_shows(c, o, vt.expect_fill(final, W, H), f'burst{n}-{o}', **SCALED)
+            # Each helper that answered is reaped within its 2 s of grace: the compositor
+            # keeps one pidfd, the spare's (it kept up to 16 once, until later decodes).
+            c.check_until(lambda: vt.pidfd_count(pid) <= 1,
+                          'the helpers of the burst reaped: one pidfd left', timeout=10)
             bounded.round_done(f'burst {n}')
     with t.case('bounded'):
         bounded.check()

@@ -62,6 +62,12 @@ with t.compositor(outputs=1, name='default', env=CLEAN) as c:
         show_still(c, 'default')
         t.check(source(c).get('process') == 'veil-decoder', 'decoded in veil-decoder',
                 str(source(c)))
+        # The helper that decoded it exits by itself and is reaped, not left <defunct> or its
+        # pidfd held until the next decode (it has 2 s, VEIL_HELPER_EXIT_GRACE_MS, before it
+        # is killed): the compositor holds the spare's pidfd and no other.
+        c.check_until(lambda: not vt.children(c.proc.pid, 'Z') and
+                      vt.pidfd_count(c.proc.pid) <= 1,
+                      'the still\'s veil-decoder is reaped after its answer', timeout=10)
     with t.case('no VEIL_* variable: a video, in the build\'s veil-decoder'):
         show_video(c, 'default')
         t.check(source(c).get('process') == 'veil-decoder', 'played in veil-decoder',

@@ -1272,8 +1272,8 @@ def quote(path):
 
 # --- a process's threads and descriptors (/proc), fast screenshots ---
 
-def children(pid):
-    """(pid, command name) of the processes whose parent is pid."""
+def children(pid, state=None):
+    """(pid, command name) of the processes whose parent is pid (in state, 'Z' say, if given)."""
     out = []
     for entry in os.listdir('/proc'):
         if not entry.isdigit():
@@ -1283,7 +1283,8 @@ def children(pid):
                 stat = f.read()
         except OSError:
             continue
-        if int(stat[stat.rindex(')') + 2:].split()[1]) == pid:
+        fields = stat[stat.rindex(')') + 2:].split()
+        if int(fields[1]) == pid and state in (None, fields[0]):
             out.append((int(entry), stat[stat.index('(') + 1:stat.rindex(')')]))
     return out
 
@@ -1334,6 +1335,22 @@ def thread_count(pid, decoders=False):
 
 def fd_count(pid):
     return len(os.listdir(f'/proc/{pid}/fd'))
+
+
+def fd_targets(pid):
+    """What each of a process's descriptors is, by number: a file's path, socket:[inode], ..."""
+    out = {}
+    for fd in os.listdir(f'/proc/{pid}/fd'):
+        try:
+            out[int(fd)] = os.readlink(f'/proc/{pid}/fd/{fd}')
+        except OSError:
+            pass
+    return out
+
+
+def pidfd_count(pid):
+    """The pidfds a process holds: the compositor holds one for each veil-decoder not reaped."""
+    return sum(1 for target in fd_targets(pid).values() if target == 'anon_inode:[pidfd]')
 
 
 def other_threads_cpu(pid, before, after):
