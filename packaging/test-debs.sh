@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # packaging/test-debs.sh: veil's Debian packages and sway-veil, built and installed on a clean
-# Debian sid, and sway-veil shown to draw a wallpaper and play a video. The last step of
-# .ci/run (about 5 minutes, most of it sway's build and apt); by hand:
+# Debian sid, and sway-veil shown to draw a wallpaper and play a video. .ci/run runs it beside
+# its wlroots 0.19 run (about 5 minutes, most of it sway's build and apt); by hand:
 #   sudo packaging/test-debs.sh
 #   sudo packaging/test-debs.sh --base-only    # only the debootstrap of step 2's base root
 #

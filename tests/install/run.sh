@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/install/run.sh SRC WORK WLROOTS [SWAY_TARBALL]: veil installed, then used from the install
+# tests/install/run.sh SRC WORK WLROOTS: veil installed, then used from the install
 # alone. Prints one line per check and ends with "N passed, N failed"; exits 1 on any failure.
 #
 # 1. A build of SRC configured with --prefix=WORK/usr (tests and examples off), `meson install`
@@ -10,15 +10,14 @@
 # 2. tests/install/tiny-compositor.c compiled with `pkg-config --cflags --libs veil` from the
 #    prefix only, run with LD_LIBRARY_PATH at the prefix and no VEIL_* variable: a still and a
 #    video on screen, the video in the prefix's veil-decoder.
-# 3. The sway 1.12 series (examples/sway) built against the installed veil (when SWAY_TARBALL
-#    is there; without it this step fails), then `sway -C` checks a config with veil lines.
-# 4. tests/install/subproject: a compositor project with veil as a subproject (a wrap file),
+# 3. tests/install/subproject: a compositor project with veil as a subproject (a wrap file),
 #    built, installed into its own prefix and run as in 2.
+# The sway series is built against an installed veil by packaging/test-debs.sh (in CI):
+# sway-veil against the libveil-dev package, in a clean root with nothing of veil's tree.
 set -uo pipefail
 src=$(cd "$1" && pwd)
 mkdir -p "$2" && work=$(cd "$2" && pwd)
 wlroots=$3
-sway_tarball=${4:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 passed=0
@@ -126,50 +125,7 @@ run_tiny() {
 check "tiny-compositor shows a still and a video with the installed veil-decoder" \
 	timed run_tiny "$work/tiny-compositor" "$libdir" "$helper" "$work/tiny.log"
 
-# ---- 3. the sway series against the installed veil
-sway_build() {
-	local sway=$work/sway
-	mkdir -p "$sway" && tar -xf "$sway_tarball" -C "$sway" --strip-components=1 || return 1
-	local p
-	while read -r p; do
-		case $p in ''|'#'*) continue ;; esac
-		patch -d "$sway" -p1 --batch --forward -s -i "$src/examples/sway/$p" || return 1
-	done <"$src/examples/sway/series"
-	quiet "$work/sway-setup.log" meson setup "$work/sway-build" "$sway" -Dman-pages=disabled \
-		-Dtray=disabled -Dgdk-pixbuf=disabled &&
-		quiet "$work/sway-compile.log" ninja -C "$work/sway-build"
-}
-# sway -C sets its backend up before it reads the config: headless, pixman.
-sway_check() {
-	LD_LIBRARY_PATH=$libdir WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 \
-		WLR_LIBINPUT_NO_DEVICES=1 timeout 60 "$swaybin" -C -c "$1" >"$2" 2>&1
-}
-sway_refuses() {
-	! sway_check "$1" "$2" && grep -q "$3" "$2"
-}
-if [ -z "$sway_tarball" ] || [ ! -f "$sway_tarball" ]; then
-	fail "sway's source ${sway_tarball:-(none given)} is there"
-elif timed sway_build; then
-	ok "sway 1.12 with examples/sway builds against the installed veil"
-	check "sway's build names the installed headers and no path of veil's tree or builds" \
-		eval 'grep -q -- "-I$prefix/include" "$work/sway-build/build.ninja" &&
-			! grep -q -e "$src/include" -e "$work/build" -e "meson-uninstalled" \
-				"$work/sway-build/build.ninja"'
-	swaybin=$work/sway-build/sway/sway
-	check "sway loads the installed libveil" loads_installed "$swaybin"
-	export XDG_RUNTIME_DIR=$work/runtime
-	mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
-	printf 'output * veil %s fill\n' "$work/still.png" >"$work/sway-good.conf"
-	printf 'output * veil %s fill\n' "$work/missing.png" >"$work/sway-bad.conf"
-	check "sway -C accepts a config whose veil line names a PNG" \
-		sway_check "$work/sway-good.conf" "$work/sway-good.log"
-	check "sway -C refuses a veil line whose file is missing, with veil's message" \
-		sway_refuses "$work/sway-bad.conf" "$work/sway-bad.log" "missing.png"
-else
-	fail "sway 1.12 with examples/sway builds against the installed veil"
-fi
-
-# ---- 4. veil as a subproject
+# ---- 3. veil as a subproject
 subproject_build() {
 	local proj=$work/subproject
 	mkdir -p "$proj/subprojects"
