@@ -11,7 +11,6 @@
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
 #include "module/scene.h"
-#include "decode/video/colour_space.h"
 #include "scene/dmabuf_buffer.h"
 #include "scene/pixel_buffer.h"
 #include "scene/sample_buffer.h"
@@ -19,6 +18,7 @@
 #include "module/slideshow.h"
 #include "module/timed.h"
 #include "module/state.h"
+#include "util/colour_space.h"
 #include "util/message.h"
 
 static enum veil_output_kind kind_of(const struct veil_output *output) {
@@ -156,10 +156,19 @@ static struct json_object *words_array(const char *words) {
 	return array;
 }
 
+/* What the renderer does with a buffer's colour space: see util/colour_space.h. */
+static enum veil_colour_renderer colour_renderer(const struct veil_source *source) {
+	struct wlr_renderer *renderer = source->ctx->renderer;
+	if (VEIL_WLR_MINOR < 20) {
+		return VEIL_COLOUR_RENDERER_NONE;
+	}
+	return renderer != NULL && wlr_renderer_is_pixman(renderer) ?
+		VEIL_COLOUR_RENDERER_PIXMAN : VEIL_COLOUR_RENDERER_APPLIED;
+}
+
 /*
- * A video's colour space, from its newest frame, when it is not SDR BT.709: HDR and wide gamut
- * reach a renderer that knows them (wlroots 0.20 but pixman) with their transfer function and
- * primaries; pixman draws the values as they are.
+ * A video's colour, from its newest frame: nothing for SDR in BT.709's primaries, else what it
+ * is and what becomes of it here ("BT.2020 PQ (HDR): given to the renderer as PQ ...").
  */
 static struct json_object *video_colour(const struct veil_source *source) {
 	struct veil_colour_space space;
@@ -169,18 +178,22 @@ static struct json_object *video_colour(const struct veil_source *source) {
 			!veil_dmabuf_buffer_get_colour_space(source->frame, &space, &yuv))) {
 		return NULL;
 	}
-	struct wlr_renderer *renderer = source->ctx->renderer;
-	bool hdr_renderer = VEIL_WLR_MINOR >= 20 && renderer != NULL &&
-		!wlr_renderer_is_pixman(renderer);
-	char text[160];
-	veil_colour_space_describe(&space, hdr_renderer, text, sizeof(text));
-	return text[0] != '\0' ? json_object_new_string(text) : NULL;
+	const char *fate = veil_colour_space_fate(&space, colour_renderer(source));
+	if (fate[0] == '\0') {
+		return NULL;
+	}
+	const char *primaries = space.primaries == VEIL_PRIMARIES_BT2020 ? "BT.2020" : "BT.709";
+	const char *curve = space.transfer == VEIL_TRANSFER_PQ ? " PQ (HDR)" :
+		space.transfer == VEIL_TRANSFER_HLG ? " HLG (HDR)" : " (SDR)";
+	char *text = veil_message("%s%s: %s", primaries, curve, fate);
+	struct json_object *obj = string_or_null(text);
+	free(text);
+	return obj;
 }
 
 /*
  * A still's colour: what its decoder did ("sP3 (ICC) -> sRGB"), and for an HDR still kept as
- * decoded ("BT.2020 PQ (CICP): HDR") what becomes of it here: wlroots 0.20 takes PQ and the
- * primaries per buffer, and a renderer but pixman applies them; nothing else does.
+ * decoded ("BT.2020 PQ (CICP): HDR") what becomes of it here, as for a video.
  */
 static struct json_object *still_colour(const struct veil_source *source, const char *said) {
 	struct veil_colour_space space;
@@ -188,22 +201,8 @@ static struct json_object *still_colour(const struct veil_source *source, const 
 			space.transfer == VEIL_TRANSFER_SDR) {
 		return json_object_new_string(said);
 	}
-	struct wlr_renderer *renderer = source->ctx->renderer;
-	const char *becomes;
-	if (VEIL_WLR_MINOR < 20) {
-		becomes = ", shown as SDR without tone mapping (sRGB assumed: wlroots 0.19 takes no "
-			"transfer function; looks washed out)";
-	} else if (renderer != NULL && wlr_renderer_is_pixman(renderer)) {
-		becomes = ", shown as SDR without tone mapping (the pixman renderer ignores the "
-			"transfer function; looks washed out there)";
-	} else if (space.transfer == VEIL_TRANSFER_PQ) {
-		becomes = ", given to the renderer as PQ with its primaries (HDR outputs show it as "
-			"HDR, SDR ones as the renderer maps it)";
-	} else {
-		becomes = ", shown as SDR: wlroots has no HLG transfer function (primaries given to "
-			"the renderer)";
-	}
-	char *text = veil_message("%s%s", said, becomes);
+	char *text = veil_message("%s, %s", said,
+		veil_colour_space_fate(&space, colour_renderer(source)));
 	struct json_object *obj = string_or_null(text);
 	free(text);
 	return obj;

@@ -8,20 +8,10 @@
 #define VEIL_DECODE_VIDEO_COLOUR_SPACE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <gst/video/video.h>
 #include "util/colour_space.h"
 
 void veil_colour_space_from_info(const GstVideoInfo *info, struct veil_colour_space *space);
 /* Whether the values are in range for the wire (a helper's answer is not trusted). */
 bool veil_colour_space_valid(int matrix, int full_range, int transfer, int primaries);
-/*
- * For the status: "" for SDR video in BT.709's primaries, else what it is and what becomes of
- * it ("BT.2020 PQ (HDR): ..."); hdr_renderer says whether the frames reach the renderer as they
- * are with their transfer function and primaries (wlroots 0.20, YUV dmabufs), rather than
- * converted to 8-bit RGB on the way.
- */
-void veil_colour_space_describe(const struct veil_colour_space *space, bool hdr_renderer,
-	char *buf, size_t size);
-
 #endif

@@ -496,7 +496,7 @@ with t.compositor(outputs=1, renderer='import') as c:
                     'the renderer is given PQ and BT.2020 with the frames', str(said[-3:]))
             t.check('given to the renderer' in colour, 'the status says so', colour)
         else:
-            t.check('no tone mapping' in colour, 'on 0.19 the status says it is shown as SDR',
+            t.check('without tone mapping' in colour, 'on 0.19 the status says it is shown as SDR',
                     colour)
         show_video(c, tagged[0][2], 'stretch')
         c.wait_until(lambda: (c.veil(OUT).get('source') or {}).get('frames', 0) >= 3,
