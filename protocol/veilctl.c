@@ -123,9 +123,15 @@ struct output_status {
 };
 
 struct status {
+	/* The last description whole (its done event received): what is printed. */
 	struct output_status *outputs;
 	size_t n_outputs;
-	bool receiving; /* a description is under way: the next output event does not clear */
+	/*
+	 * The description under way: a read may end inside the description after the one it
+	 * completes, which must not be printed half received.
+	 */
+	struct output_status *building;
+	size_t n_building;
 	int descriptions; /* done events received */
 	bool failed;
 	uint32_t reason;
@@ -838,35 +844,36 @@ static void output_status_finish(struct output_status *output) {
 	free(output->details);
 }
 
-static void status_clear(struct status *status) {
-	for (size_t i = 0; i < status->n_outputs; i++) {
-		output_status_finish(&status->outputs[i]);
+static void outputs_free(struct output_status **outputs, size_t *n) {
+	for (size_t i = 0; i < *n; i++) {
+		output_status_finish(&(*outputs)[i]);
 	}
-	free(status->outputs);
-	status->outputs = NULL;
-	status->n_outputs = 0;
+	free(*outputs);
+	*outputs = NULL;
+	*n = 0;
+}
+
+static void status_clear(struct status *status) {
+	outputs_free(&status->outputs, &status->n_outputs);
+	outputs_free(&status->building, &status->n_building);
 }
 
 /* The output the events describe now; NULL for events before any output (ignored). */
 static struct output_status *current(struct status *status) {
-	return status->n_outputs > 0 ? &status->outputs[status->n_outputs - 1] : NULL;
+	return status->n_building > 0 ? &status->building[status->n_building - 1] : NULL;
 }
 
 static void status_handle_output(void *data, struct zveil_control_status_v1 *proxy,
 		const char *name) {
 	struct status *status = data;
-	if (!status->receiving) {
-		/* A new description replaces the last as a whole. */
-		status_clear(status);
-		status->receiving = true;
-	}
-	struct output_status *outputs = realloc(status->outputs,
-		(status->n_outputs + 1) * sizeof(*outputs));
+	/* Part of the next description, which replaces the last as a whole at its done. */
+	struct output_status *outputs = realloc(status->building,
+		(status->n_building + 1) * sizeof(*outputs));
 	if (outputs == NULL) {
 		die_oom();
 	}
-	status->outputs = outputs;
-	status->outputs[status->n_outputs++] = (struct output_status){ .name = xstrdup(name) };
+	status->building = outputs;
+	status->building[status->n_building++] = (struct output_status){ .name = xstrdup(name) };
 }
 
 static void status_handle_wallpaper(void *data, struct zveil_control_status_v1 *proxy,
@@ -948,10 +955,12 @@ static void status_handle_detail(void *data, struct zveil_control_status_v1 *pro
 
 static void status_handle_done(void *data, struct zveil_control_status_v1 *proxy) {
 	struct status *status = data;
-	if (!status->receiving) {
-		status_clear(status); /* a description of no outputs */
-	}
-	status->receiving = false;
+	/* The description just received replaces the last (a description of no outputs too). */
+	outputs_free(&status->outputs, &status->n_outputs);
+	status->outputs = status->building;
+	status->n_outputs = status->n_building;
+	status->building = NULL;
+	status->n_building = 0;
 	status->descriptions++;
 }
 

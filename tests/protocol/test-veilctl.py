@@ -18,10 +18,12 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+sys.path.insert(0, os.path.join(HERE, '..', 'fault'))
 
 # veiltest parses --compositor and --outdir; --veilctl is ours.
 _parser = argparse.ArgumentParser(add_help=False)
@@ -29,6 +31,7 @@ _parser.add_argument('--veilctl')
 _args, _rest = _parser.parse_known_args()
 sys.argv = [sys.argv[0]] + _rest
 
+import faultlib as fl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('veilctl')
@@ -41,6 +44,7 @@ if not VEILCTL or not os.access(VEILCTL, os.X_OK):
 OUT1, OUT2 = 'HEADLESS-1', 'HEADLESS-2'
 W, H = 1280, 720  # the headless default
 TIMEOUT = 60
+STATUS_ROUNDS = 200
 media = t.media
 
 
@@ -418,6 +422,43 @@ with t.compositor(outputs=2) as c:
                         (rc == 2 and 'does not let' in err),
                         'refused, with a message that says why', f'exit {rc}: {err}')
             unchanged('other-user')
+
+    with t.case('status while descriptions follow each other: each printed whole'):
+        # Pause and resume in a loop send a description each; a read of veilctl's may end
+        # inside the description after the one it completes. veilctl printed that one half
+        # received (an output without its details: 9 of 400 here): each must be whole.
+        # Long paths make descriptions longer than one read (4 KiB).
+        deep = m(os.path.join(*['d' * 240] * 6))
+        os.makedirs(deep)
+        long_video = os.path.join(deep, 'v' * 200 + '.mp4')
+        os.link(video, long_video)
+        expect_ok(c, 'set', '-o', OUT1, long_video, 'stretch')
+        expect_ok(c, 'set', '-o', OUT2, long_video, 'stretch')
+        wait_status(c, OUT2, kind='video', state='shown')
+        stop = threading.Event()
+
+        def toggle():
+            # One IPC connection, as fast as the compositor answers.
+            raw = fl.RawClient(c.swaysock)
+            while not stop.is_set():
+                for word in ('pause', 'resume'):
+                    raw.request(0, f'output {OUT2} veil {word}')
+        toggler = threading.Thread(target=toggle)
+        toggler.start()
+        halves = []
+        try:
+            for _ in range(STATUS_ROUNDS):
+                for name, out in status(c).items():
+                    if 'slideshow' not in out or 'palette' not in out:
+                        halves.append(f'{name}: {sorted(out)}')
+        finally:
+            stop.set()
+            toggler.join()
+        t.check(not halves, f'{STATUS_ROUNDS} statuses during changes, each whole',
+                f'{len(halves)} outputs without their details, first: {halves[:1]}')
+        for out in (OUT1, OUT2):
+            expect_ok(c, 'off', '-o', out)
+            wait_status(c, out, kind='off')
 
     with t.case('a good command after all that'):
         expect_ok(c, 'set', '-o', OUT1, other_png, 'stretch')
