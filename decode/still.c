@@ -73,8 +73,16 @@ int veil_still_decode_item(const struct veil_still_decoder *decoder, int fd, int
 		veil_message_set(message, "only a HEIF file has images beside its own");
 		return -EINVAL;
 	}
-	int ret = item != 0 ? decoder->load_item(fd, item, image, message) :
-		decoder->load(fd, image, message);
+	int file_width = 0, file_height = 0;
+	int ret;
+	if (item != 0) {
+		ret = decoder->load_item(fd, item, image, message);
+	} else if (decoder->load_cover != NULL && cover_width > 0 && cover_height > 0) {
+		ret = decoder->load_cover(fd, cover_width, cover_height, image, &file_width,
+			&file_height, message);
+	} else {
+		ret = decoder->load(fd, image, message);
+	}
 	if (ret == -ENOTSUP && decoder->kind == VEIL_MEDIA_PNG) {
 		/*
 		 * No PNG after all (the file changed since it was sniffed). Not for the others:
@@ -91,8 +99,8 @@ int veil_still_decode_item(const struct veil_still_decoder *decoder, int fd, int
 	if (ret < 0) {
 		return ret;
 	}
-	*original_width = image->width;
-	*original_height = image->height;
+	*original_width = file_width > 0 ? file_width : image->width;
+	*original_height = file_height > 0 ? file_height : image->height;
 	/*
 	 * Keep no more pixels than the largest output can show: an 8000x6000 photo on a 1080p
 	 * output is kept at 1920x1440. center and tile show pixels one to one and keep them all.

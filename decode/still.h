@@ -31,6 +31,16 @@ struct veil_still_decoder {
 	 * dynamic wallpaper's pictures), NULL for the others.
 	 */
 	int (*load_item)(int fd, int item, struct veil_image *image, char **message);
+	/*
+	 * Optional: the whole decode at a reduced size where the format allows it (JPEG's DCT
+	 * scaling, a vector picture rendered at the size it is shown), used instead of load when
+	 * the picture is to be shrunk to cover cover_width x cover_height (both > 0). The picture
+	 * made covers that size whenever the file's does (never smaller than the shrink after it
+	 * would keep); *file_width and *file_height are the file's own size, for the status.
+	 * NULL for decoders that decode every pixel whatever the size.
+	 */
+	int (*load_cover)(int fd, int cover_width, int cover_height, struct veil_image *image,
+		int *file_width, int *file_height, char **message);
 };
 
 /*
