@@ -101,7 +101,8 @@ static bool leave_exiting(const struct veil_helper *helper) {
 }
 
 /* posix_spawn(), and a pidfd_open() of it where there is one (else *pidfd is -1). */
-static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char **message) {
+static int spawn_plain(const char *path, char *const envp[], int sock, pid_t *pid, int *pidfd,
+		char **message) {
 	/* dup2 onto itself would leave close-on-exec set: move it out of the way first. */
 	int moved = -1;
 	if (sock == VEIL_WIRE_FD) {
@@ -125,7 +126,7 @@ static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char 
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 	char *argv[] = { "veil-decoder", NULL };
-	int err = posix_spawn(pid, path, &actions, &attr, argv, environ);
+	int err = posix_spawn(pid, path, &actions, &attr, argv, envp);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	if (moved >= 0) {
@@ -140,7 +141,8 @@ static int spawn_plain(const char *path, int sock, pid_t *pid, int *pidfd, char 
 }
 
 /* Starts the helper with sock as its VEIL_WIRE_FD, and a pidfd to wait for and kill it by. */
-static int spawn(const char *path, int sock, pid_t *pid, int *pidfd, char **message) {
+static int spawn(const char *path, char *const envp[], int sock, pid_t *pid, int *pidfd,
+		char **message) {
 	if (access(path, X_OK) != 0) {
 		int err = errno;
 		veil_message_set(message, "cannot start the decoder %s: %s", path, strerror(err));
@@ -156,7 +158,7 @@ static int spawn(const char *path, int sock, pid_t *pid, int *pidfd, char **mess
 	long ret = syscall(SYS_clone3, &args, sizeof(args));
 	if (ret < 0 && (errno == ENOSYS || errno == EPERM || errno == EINVAL)) {
 		/* No clone3 (valgrind, older kernels, some container filters). */
-		return spawn_plain(path, sock, pid, pidfd, message);
+		return spawn_plain(path, envp, sock, pid, pidfd, message);
 	}
 	if (ret == 0) {
 		/* The child: async-signal-safe calls only, then the helper. */
@@ -173,7 +175,7 @@ static int spawn(const char *path, int sock, pid_t *pid, int *pidfd, char **mess
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(path, argv, environ);
+		execve(path, argv, envp);
 		_exit(127);
 	}
 	if (ret < 0) {
@@ -186,7 +188,8 @@ static int spawn(const char *path, int sock, pid_t *pid, int *pidfd, char **mess
 	return 0;
 }
 
-int veil_helper_start(struct veil_helper *helper, const char *path, char **message) {
+int veil_helper_start(struct veil_helper *helper, const char *path, char *const envp[],
+		char **message) {
 	*helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -194,7 +197,7 @@ int veil_helper_start(struct veil_helper *helper, const char *path, char **messa
 		veil_message_set(message, "cannot start the decoder: %s", strerror(err));
 		return -err;
 	}
-	int ret = spawn(path, sv[1], &helper->pid, &helper->pidfd, message);
+	int ret = spawn(path, envp, sv[1], &helper->pid, &helper->pidfd, message);
 	close(sv[1]);
 	if (ret < 0) {
 		close(sv[0]);
@@ -202,6 +205,35 @@ int veil_helper_start(struct veil_helper *helper, const char *path, char **messa
 	}
 	helper->sock = sv[0];
 	return 0;
+}
+
+char **veil_helper_env_copy(void) {
+	size_t n = 0;
+	while (environ != NULL && environ[n] != NULL) {
+		n++;
+	}
+	char **envp = calloc(n + 1, sizeof(*envp));
+	if (envp == NULL) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		envp[i] = strdup(environ[i]);
+		if (envp[i] == NULL) {
+			veil_helper_env_free(envp);
+			return NULL;
+		}
+	}
+	return envp;
+}
+
+void veil_helper_env_free(char **envp) {
+	if (envp == NULL) {
+		return;
+	}
+	for (char **e = envp; *e != NULL; e++) {
+		free(*e);
+	}
+	free(envp);
 }
 
 bool veil_helper_alive(const struct veil_helper *helper) {

@@ -23,10 +23,20 @@ struct veil_helper {
 };
 
 /*
- * Starts the helper at path with a new socketpair, its end as the helper's VEIL_WIRE_FD. 0, or a
- * negative errno with a sentence in *message.
+ * Starts the helper at path with a new socketpair, its end as the helper's VEIL_WIRE_FD, and envp
+ * as its environment (veil_helper_env_copy()'s: the process's own is not read on veil's threads,
+ * where a compositor's setenv() could change it under the read). 0, or a negative errno with a
+ * sentence in *message.
  */
-int veil_helper_start(struct veil_helper *helper, const char *path, char **message);
+int veil_helper_start(struct veil_helper *helper, const char *path, char *const envp[],
+	char **message);
+
+/*
+ * The compositor's thread: a copy of the process's environment as it is now, for the helpers'
+ * starts (NULL when memory is short); freed with veil_helper_env_free() (NULL is allowed).
+ */
+char **veil_helper_env_copy(void);
+void veil_helper_env_free(char **envp);
 
 /* Whether the helper has not ended yet (it may still be about to). */
 bool veil_helper_alive(const struct veil_helper *helper);

@@ -21,6 +21,7 @@
 struct veil_helper_spare {
 	/* Fixed from create to destroy. */
 	char *path; /* the veil-decoder executable */
+	char **envp; /* its environment, the process's at create */
 	int timeout_ms; /* one decode's time limit */
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -114,7 +115,7 @@ static void *spare_main(void *data) {
 		}
 		struct veil_helper helper;
 		char *message = NULL;
-		int ret = veil_helper_start(&helper, spare->path, &message);
+		int ret = veil_helper_start(&helper, spare->path, spare->envp, &message);
 		if (ret < 0) {
 			wlr_log(WLR_DEBUG, "veil: no spare veil-decoder: %s", message);
 		}
@@ -135,9 +136,9 @@ struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout
 		return NULL;
 	}
 	spare->path = strdup(path);
-	if (spare->path == NULL) {
-		free(spare);
-		return NULL;
+	spare->envp = veil_helper_env_copy();
+	if (spare->path == NULL || spare->envp == NULL) {
+		goto error_copies;
 	}
 	spare->timeout_ms = timeout_ms;
 	spare->helper = (struct veil_helper){ .pidfd = -1, .sock = -1 };
@@ -152,11 +153,15 @@ struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout
 	if (veil_thread_create(&spare->thread, NULL, spare_main, spare) != 0) {
 		pthread_mutex_destroy(&spare->lock);
 		pthread_cond_destroy(&spare->cond);
-		free(spare->path);
-		free(spare);
-		return NULL;
+		goto error_copies;
 	}
 	return spare;
+
+error_copies:
+	veil_helper_env_free(spare->envp);
+	free(spare->path);
+	free(spare);
+	return NULL;
 }
 
 void veil_helper_spare_destroy(struct veil_helper_spare *spare) {
@@ -178,6 +183,7 @@ void veil_helper_spare_destroy(struct veil_helper_spare *spare) {
 	veil_helper_end_released();
 	pthread_cond_destroy(&spare->cond);
 	pthread_mutex_destroy(&spare->lock);
+	veil_helper_env_free(spare->envp);
 	free(spare->path);
 	free(spare);
 }
@@ -188,7 +194,7 @@ int veil_helper_spare_timeout_ms(const struct veil_helper_spare *spare) {
 
 int veil_helper_spare_restart(struct veil_helper_spare *spare, struct veil_helper *helper,
 		char **message) {
-	return veil_helper_start(helper, spare->path, message);
+	return veil_helper_start(helper, spare->path, spare->envp, message);
 }
 
 int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *helper,
@@ -206,7 +212,7 @@ int veil_helper_spare_take(struct veil_helper_spare *spare, struct veil_helper *
 			"starting another", (int)helper->pid);
 		veil_helper_end(helper, 0);
 	}
-	return veil_helper_start(helper, spare->path, message);
+	return veil_helper_start(helper, spare->path, spare->envp, message);
 }
 
 void veil_helper_spare_release(struct veil_helper_spare *spare, struct veil_helper *helper) {

@@ -20,8 +20,10 @@
 struct veil_helper_spare;
 
 /*
- * Starts its thread; no helper yet. Every helper of the scene is the executable at path (copied),
- * and a decode may take timeout_ms. NULL when memory or threads are short.
+ * The compositor's thread: starts its thread; no helper yet. Every helper of the scene is the
+ * executable at path (copied), started with the process's environment as it is now (copied:
+ * nothing reads the environment on veil's threads), and a decode may take timeout_ms. NULL
+ * when memory or threads are short.
  */
 struct veil_helper_spare *veil_helper_spare_create(const char *path, int timeout_ms);
 
