@@ -21,6 +21,7 @@
 #include "module/timed_xml.h"
 #include "util/message.h"
 #include "veil-control-unstable-v1-protocol.h"
+#include "util/mode_protocol.h"
 
 #define CONTROL_VERSION 3
 
@@ -118,50 +119,6 @@ static uint32_t shown_to_protocol(enum veil_output_shown shown) {
 	return ZVEIL_CONTROL_STATUS_V1_STATE_OFF;
 }
 
-static uint32_t mode_to_protocol(enum veil_mode mode) {
-	switch (mode) {
-	case VEIL_MODE_STRETCH:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_STRETCH;
-	case VEIL_MODE_FILL:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
-	case VEIL_MODE_FIT:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_FIT;
-	case VEIL_MODE_CENTER:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_CENTER;
-	case VEIL_MODE_TILE:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_TILE;
-	case VEIL_MODE_SOLID_COLOR:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_SOLID_COLOR;
-	case VEIL_MODE_INTEGER:
-		return ZVEIL_CONTROL_MANAGER_V1_MODE_INTEGER;
-	}
-	return ZVEIL_CONTROL_MANAGER_V1_MODE_FILL;
-}
-
-static bool mode_from_protocol(uint32_t mode, enum veil_mode *out) {
-	switch (mode) {
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_STRETCH:
-		*out = VEIL_MODE_STRETCH;
-		return true;
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_FILL:
-		*out = VEIL_MODE_FILL;
-		return true;
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_FIT:
-		*out = VEIL_MODE_FIT;
-		return true;
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_CENTER:
-		*out = VEIL_MODE_CENTER;
-		return true;
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_TILE:
-		*out = VEIL_MODE_TILE;
-		return true;
-	case ZVEIL_CONTROL_MANAGER_V1_MODE_INTEGER:
-		*out = VEIL_MODE_INTEGER;
-		return true;
-	}
-	return false; /* solid_color has a request of its own */
-}
-
 static void split_u64(uint64_t value, uint32_t *hi, uint32_t *lo) {
 	*hi = (uint32_t)(value >> 32);
 	*lo = (uint32_t)value;
@@ -211,7 +168,7 @@ static void send_output(struct wl_resource *resource, struct veil_output *output
 		shown_to_protocol(state.shown),
 		state.setting != NULL ? clip(state.setting, buf) : NULL);
 	if (state.has_mode) {
-		zveil_control_status_v1_send_mode(resource, mode_to_protocol(state.mode),
+		zveil_control_status_v1_send_mode(resource, veil_mode_to_protocol(state.mode),
 			state.color);
 	}
 	if (state.source != NULL) {
@@ -458,10 +415,11 @@ static void manager_handle_set_wallpaper(struct wl_client *client,
 		struct wl_resource *manager_resource, uint32_t id, const char *output, int32_t fd,
 		const char *label, uint32_t mode, uint32_t color) {
 	struct veil_command cmd = { .kind = VEIL_COMMAND_SET, .color = color };
-	if (!mode_from_protocol(mode, &cmd.mode)) {
+	/* solid_color has a request of its own. */
+	if (!veil_mode_from_protocol(mode, &cmd.mode) || cmd.mode == VEIL_MODE_SOLID_COLOR) {
 		wl_resource_post_error(manager_resource, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
-			"set_wallpaper: mode %" PRIu32 " is not stretch, fill, fit, center or tile",
-			mode);
+			"set_wallpaper: mode %" PRIu32 " is not stretch, fill, fit, center, tile or "
+			"integer", mode);
 		goto out;
 	}
 	if (color > 0xffffff) {

@@ -18,10 +18,7 @@ enum veil_mode {
 
 /* "fill" etc. to a mode, case-insensitively; false for anything else. */
 bool veil_mode_from_name(const char *name, enum veil_mode *mode);
-const char *veil_mode_name(enum veil_mode mode);
-
-/* "fill" etc. to a mode, case-insensitively; false for anything else. */
-bool veil_mode_from_name(const char *name, enum veil_mode *mode);
+/* Its name; NULL for a number that is no mode. */
 const char *veil_mode_name(enum veil_mode mode);
 
 /* "#rrggbb" (also without '#', and "#rrggbbaa" with alpha ff) to 0xRRGGBB. */

@@ -20,7 +20,7 @@ each round shows the GIF on one 1920x1080 output, waits --warmup s, then measure
 Prints the medians per mode and the load average before and after.
 
     tools/devroot python3 tests/bench/anim-isolate.py --compositor build/examples/veil-tinywl \
-        --veilctl build/protocol/veilctl --outdir build/bench-anim-isolate [--rounds 3]
+        --veilctl build/clients/veilctl/veilctl --outdir build/bench-anim-isolate [--rounds 3]
 (VEIL_DECODER_HELPER=build/helper/veil-decoder when veil is not installed.)
 """
 import os

@@ -12,7 +12,7 @@ veil's scene nodes then. Commands are --pause seconds apart (1). Prints the medi
 maxima, and the load.
 
     tools/devroot python3 tests/bench/isolate.py --compositor build/examples/veil-tinywl \
-        --veilctl build/protocol/veilctl --outdir build/bench-isolate [--runs 30] [--pause 1]
+        --veilctl build/clients/veilctl/veilctl --outdir build/bench-isolate [--runs 30] [--pause 1]
 (VEIL_DECODER_HELPER=build/helper/veil-decoder when veil is not installed.)
 """
 import os

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "protocol/veilctl_png.h"
+#include "clients/veilctl/snapshot_png.h"
 
 struct png_error {
 	char *buf;

@@ -1,6 +1,6 @@
 /* veilctl snapshot's file: a PNG written whole or not at all. */
-#ifndef VEIL_PROTOCOL_VEILCTL_PNG_H
-#define VEIL_PROTOCOL_VEILCTL_PNG_H
+#ifndef VEIL_CLIENTS_VEILCTL_SNAPSHOT_PNG_H
+#define VEIL_CLIENTS_VEILCTL_SNAPSHOT_PNG_H
 
 #include <stdbool.h>
 #include <stddef.h>
