@@ -31,6 +31,7 @@ struct reader {
 	int64_t position;
 	size_t budget; /* bytes that may still be read; SIZE_MAX: no limit */
 	bool over_budget;
+	size_t refused; /* the largest read refused for the budget */
 	int error; /* errno of a failed read */
 };
 
@@ -53,6 +54,9 @@ static int reader_read(void *dst, size_t size, void *data) {
 	struct reader *reader = data;
 	if (size > reader->budget) {
 		reader->over_budget = true;
+		if (size > reader->refused) {
+			reader->refused = size;
+		}
 		return -1;
 	}
 	ssize_t n = veil_read_at(reader->fd, dst, size, (off_t)reader->position);
@@ -457,6 +461,12 @@ int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_i
 	struct heif_context *ctx;
 	struct heif_image_handle *handle;
 	int ret = open_image(fd, &reader, budget, format, 0, &ctx, &handle, message);
+	if (ret == -EAGAIN && reader.refused > VEIL_HEIF_MAX_XMP) {
+		/* libheif reads an item's XMP (or Exif) whole while it parses the file. */
+		veil_message_set(message, "its metadata is %zu KiB, over veil's limit of %d KiB",
+			reader.refused / 1024, VEIL_HEIF_MAX_XMP / 1024);
+		ret = -EFBIG;
+	}
 	if (ret < 0) {
 		goto out;
 	}
