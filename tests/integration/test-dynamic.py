@@ -10,11 +10,11 @@ the docs give: the entry nearest the sun's altitude, one on the other side of so
 (azimuth below 180: morning) counted 10 degrees farther. Apple's own Mojave and Catalina plists
 (../shared/conformance/apple-plists, read with Python's plistlib) are wrapped into files whose
 XMP is as macOS writes it (a byte-order mark in the xpacket header, a NUL at the end; the
-attribute form and Equinox's element form) and played at known sun positions; a picture of
-Apple's plist naming an image the file lacks, and an XMP of 10 MB, are refused; a monochrome
-image with a grey ICC profile of its own (linear light) shows as the profile says. Four images at known sun positions at four times and places; a
-crossing between two images found here by bisection and checked midway through its minute's
-fade; an h24 table at its boundaries; light and dark following `veil scheme`; the compositor's
+attribute form and Equinox's element form) and played at known sun positions; a file with too few
+images for Apple's plist, and an XMP of 10 MB, are refused; a monochrome image with a grey ICC
+profile of its own (linear light) shows as the profile says. Four images at known sun positions
+at four times and places; a crossing between two images found here by bisection and checked
+midway through its minute's fade; an h24 table at its boundaries; light and dark following `veil scheme`; the compositor's
 place (veil_scene_set_location through veil-tinywl's `location`); files with a garbage plist and
 impossible values refused naming the file, the wallpaper kept.
 """
