@@ -12,11 +12,13 @@ the docs give: the entry nearest the sun's altitude, one on the other side of so
 XMP is as macOS writes it (a byte-order mark in the xpacket header, a NUL at the end; the
 attribute form and Equinox's element form) and played at known sun positions; a file with too few
 images for Apple's plist, and an XMP of 10 MB, are refused; a monochrome image with a grey ICC
-profile of its own (linear light) shows as the profile says. Four images at known sun positions
-at four times and places; a crossing between two images found here by bisection and checked
-midway through its minute's fade; an h24 table at its boundaries; light and dark following `veil scheme`; the compositor's
-place (veil_scene_set_location through veil-tinywl's `location`); files with a garbage plist and
-impossible values refused naming the file, the wallpaper kept.
+profile of its own (linear light) shows as the profile says; a file of 8 images in 12 x 12
+tiles (1161 items, past libheif's default limit of 1000) plays. Four images at known sun
+positions at four times and places; a crossing between two images found here by bisection and
+checked midway through its minute's fade; an h24 table at its boundaries; light and dark
+following `veil scheme`; the compositor's place (veil_scene_set_location through veil-tinywl's
+`location`); files with a garbage plist and impossible values refused naming the file, the
+wallpaper kept.
 """
 import base64
 import calendar
@@ -63,9 +65,9 @@ def hexes(colours):
     return ['%02x%02x%02x' % c for c in colours]
 
 
-def make(name, *args, colours=COLOURS):
+def make(name, *args, colours=COLOURS, size=(W, H)):
     path = os.path.join(media, name)
-    r = subprocess.run([tool, *args, path, str(W), str(H), *hexes(colours)],
+    r = subprocess.run([tool, *args, path, str(size[0]), str(size[1]), *hexes(colours)],
                        capture_output=True)
     if r.returncode != 0:
         raise vt.Failure(f'make-dynamic-heic {name}: {r.stderr.decode(errors="replace")}')
@@ -229,6 +231,11 @@ grey_heic = make('grey.heic', '-a', '0,1', '-g', '1', '-m', colours=[MORNING, (G
 grey_srgb = 12.92 * GREY / 255 if GREY / 255 <= 0.0031308 else \
     1.055 * (GREY / 255) ** (1 / 2.4) - 0.055
 GREY_SHOWN = (round(255 * grey_srgb),) * 3
+# Apple's files are grids of tiles, an item each: 8 images of 12 x 12 tiles make 1161 items,
+# which libheif refuses by default (1000): heif-info, which keeps the defaults, says so.
+grid_heic = make('grid.heic', '-a', '3,5', '-m', '-G', '12', colours=MOJAVE_COLOURS[:8],
+                 size=(192, 192))
+grid_info = subprocess.run(['heif-info', grid_heic], capture_output=True, text=True)
 
 DAY = calendar.timegm((2024, 6, 21, 0, 0, 0))
 LONDON = (51.48, 0.0)
@@ -314,6 +321,14 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
                 t.check(ok, 'accepted', err)
                 shows(c, colours[CATALINA_AP['l']], 'catalina, no place: light',
                       mode='appearance (no location)')
+
+    with t.case("a file of 1161 items, as Apple's are"):
+        said = grid_info.stdout + grid_info.stderr
+        t.check('Security limit exceeded' in said and '1161 items' in said,
+                "heif-info (libheif's default limits) refuses it", said.strip()[-200:])
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(grid_heic)} fill')
+        t.check(ok, 'accepted', err)
+        shows(c, MOJAVE_COLOURS[3], 'grid file: light image 3', mode='appearance (no location)')
 
     with t.case('a monochrome picture with its own grey profile'):
         ok, err = c.msg(f'output {OUT} veil scheme light')
