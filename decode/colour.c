@@ -210,19 +210,36 @@ static bool find_transfer(uint8_t code, double params[5], const char **name) {
 	}
 }
 
-static cmsHPROFILE rgb_profile(cmsContext ctx, const double xy[8], const double curve[5]) {
+/* An RGB profile of primaries and white xy, one tone curve for the three channels. */
+static cmsHPROFILE rgb_profile_of(cmsContext ctx, const double xy[8], cmsToneCurve *tone) {
 	cmsCIExyY white = { xy[6], xy[7], 1.0 };
 	cmsCIExyYTRIPLE rgb = {
 		{ xy[0], xy[1], 1.0 }, { xy[2], xy[3], 1.0 }, { xy[4], xy[5], 1.0 },
 	};
+	cmsToneCurve *curves[3] = { tone, tone, tone };
+	return cmsCreateRGBProfileTHR(ctx, &white, &rgb, curves);
+}
+
+static cmsHPROFILE rgb_profile(cmsContext ctx, const double xy[8], const double curve[5]) {
 	cmsToneCurve *tone = cmsBuildParametricToneCurve(ctx, 4, curve);
 	if (tone == NULL) {
 		return NULL;
 	}
-	cmsToneCurve *curves[3] = { tone, tone, tone };
-	cmsHPROFILE profile = cmsCreateRGBProfileTHR(ctx, &white, &rgb, curves);
+	cmsHPROFILE profile = rgb_profile_of(ctx, xy, tone);
 	cmsFreeToneCurve(tone);
 	return profile;
+}
+
+/*
+ * A grey profile's curve as an RGB profile with sRGB's primaries: what a grey picture's pixels
+ * (R = G = B, as decoders expand it) are in. NULL when it has no grey curve.
+ */
+static cmsHPROFILE grey_as_rgb(cmsContext ctx, cmsHPROFILE grey) {
+	cmsToneCurve *tone = cmsReadTag(grey, cmsSigGrayTRCTag);
+	if (tone == NULL) {
+		return NULL;
+	}
+	return rgb_profile_of(ctx, find_primaries(1)->xy, tone);
 }
 
 /* Whether an ICC profile calls itself sRGB: its description, without building a transform. */
@@ -468,7 +485,16 @@ static void convert(struct veil_image *image, struct veil_colour_result *result)
 			say(result, false, "sRGB (ICC)");
 			goto out;
 		}
-		if (cmsGetColorSpace(in) != cmsSigRgbData) {
+		if (cmsGetColorSpace(in) == cmsSigGrayData) {
+			cmsHPROFILE grey = grey_as_rgb(ctx, in);
+			cmsCloseProfile(in);
+			in = grey;
+			if (in == NULL) {
+				say(result, true, "grey ICC profile \"%s\" has no curve veil reads "
+					"(sRGB assumed)", name);
+				goto out;
+			}
+		} else if (cmsGetColorSpace(in) != cmsSigRgbData) {
 			say(result, true, "ICC profile \"%s\" is not an RGB profile (sRGB assumed)",
 				name);
 			goto out;

@@ -31,6 +31,7 @@ struct reader {
 	int64_t position;
 	size_t budget; /* bytes that may still be read; SIZE_MAX: no limit */
 	bool over_budget;
+	size_t refused; /* the largest read refused for the budget */
 	int error; /* errno of a failed read */
 };
 
@@ -53,6 +54,9 @@ static int reader_read(void *dst, size_t size, void *data) {
 	struct reader *reader = data;
 	if (size > reader->budget) {
 		reader->over_budget = true;
+		if (size > reader->refused) {
+			reader->refused = size;
+		}
 		return -1;
 	}
 	ssize_t n = veil_read_at(reader->fd, dst, size, (off_t)reader->position);
@@ -171,6 +175,30 @@ static void set_error_message(char **message, const struct reader *reader, const
 }
 
 /*
+ * Apple's dynamic wallpapers are grids of 512x512 tiles, each tile an item with properties of
+ * its own: 145 items a 6016x6016 picture, 1160 for Catalina's 8 pictures and 2320 for 16 such
+ * pictures, past libheif's default of 1000 items and 100 children in a box (ipco; timewall's
+ * issues 156 and 178: files of 1160 items, and a 250 MB one past 100 children). Raised to what
+ * 32 such pictures need (4640 items, their ipco's properties), and no further.
+ */
+#define MAX_ITEMS 5000
+#define MAX_CHILDREN_PER_BOX 5000
+
+static void raise_item_limits(struct heif_context *ctx) {
+	struct heif_security_limits *limits = heif_context_get_security_limits(ctx);
+	if (limits == NULL) {
+		return;
+	}
+	if (limits->max_items != 0 && limits->max_items < MAX_ITEMS) {
+		limits->max_items = MAX_ITEMS;
+	}
+	if (limits->max_children_per_box != 0 &&
+			limits->max_children_per_box < MAX_CHILDREN_PER_BOX) {
+		limits->max_children_per_box = MAX_CHILDREN_PER_BOX;
+	}
+}
+
+/*
  * The file's primary image (item 0) or its item-th top-level image (from 1: an Apple dynamic
  * wallpaper's pictures, module/dynamic.c), its header read: the size is the displayed one (irot
  * applied).
@@ -195,6 +223,7 @@ static int open_image(int fd, struct reader *reader, size_t budget, const char *
 	}
 	/* libheif's own limit (in pixels) above veil's, so that veil's message names the size. */
 	heif_context_set_maximum_image_size_limit(*ctx, VEIL_IMAGE_MAX_SIDE);
+	raise_item_limits(*ctx);
 	struct heif_error err = heif_context_read_from_reader(*ctx, &reader_impl, reader, NULL);
 	if (err.code == heif_error_Ok && item > 0) {
 		int n = heif_context_get_number_of_top_level_images(*ctx);
@@ -432,6 +461,12 @@ int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_i
 	struct heif_context *ctx;
 	struct heif_image_handle *handle;
 	int ret = open_image(fd, &reader, budget, format, 0, &ctx, &handle, message);
+	if (ret == -EAGAIN && reader.refused > VEIL_HEIF_MAX_XMP) {
+		/* libheif reads an item's XMP (or Exif) whole while it parses the file. */
+		veil_message_set(message, "its metadata is %zu KiB, over veil's limit of %d KiB",
+			reader.refused / 1024, VEIL_HEIF_MAX_XMP / 1024);
+		ret = -EFBIG;
+	}
 	if (ret < 0) {
 		goto out;
 	}
@@ -446,7 +481,13 @@ int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_i
 			continue;
 		}
 		size_t len = heif_image_handle_get_metadata_size(handle, ids[i]);
-		if (len == 0 || len > VEIL_HEIF_MAX_XMP) {
+		if (len > VEIL_HEIF_MAX_XMP) {
+			veil_message_set(message, "its XMP is %zu KiB, over veil's limit of %d KiB",
+				len / 1024, VEIL_HEIF_MAX_XMP / 1024);
+			ret = -EFBIG;
+			goto out;
+		}
+		if (len == 0) {
 			continue;
 		}
 		char *data = malloc(len + 1);

@@ -43,7 +43,8 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
  * The XMP packet (rdf+xml metadata) of a HEIF file's primary image, malloc()ed and NUL-ended
  * (*size bytes before the NUL), and the number of its top-level images; at most budget bytes of
  * the file read (SIZE_MAX: no limit). 0; -EAGAIN when over budget; -ENOENT when it has no XMP;
- * else a negative errno with *message.
+ * -EFBIG when its XMP (or, over budget, a block of metadata libheif reads whole while it
+ * parses the file) is over VEIL_HEIF_MAX_XMP; else a negative errno with *message.
  */
 int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_images,
 	char **message);

@@ -56,23 +56,31 @@ const char *veil_dynamic_mode_name(enum veil_dynamic_mode mode) {
 	return "none";
 }
 
+/*
+ * What being on the other side of solar noon costs an entry, in degrees of altitude: enough to
+ * tell a sunrise picture from a sunset one at the same altitude, too little to let a picture of
+ * the other half of the day win by more than 10 degrees of altitude (docs/architecture.md,
+ * "Apple dynamic wallpapers": a night picture never shows in daylight).
+ */
+#define SIDE_PENALTY 10.0
+
 int veil_dynamic_solar_image(const struct veil_dynamic *dynamic, double latitude,
 		double longitude, time_t when) {
 	struct veil_sun_position sun;
 	veil_sun_position(latitude, longitude, when, &sun);
+	/* East of the meridian (azimuth below 180): before solar noon, in either hemisphere. */
 	bool morning = sun.azimuth < 180.0;
 	int best = -1;
-	bool best_side = false;
-	double best_distance = 0.0;
+	double best_score = 0.0;
 	for (size_t i = 0; i < dynamic->n_solar; i++) {
 		const struct veil_dynamic_sun *entry = &dynamic->solar[i];
-		bool side = (entry->azimuth < 180.0) == morning;
-		double distance = fabs(entry->altitude - sun.elevation);
-		if (best < 0 || (side && !best_side) ||
-				(side == best_side && distance < best_distance)) {
+		double score = fabs(entry->altitude - sun.elevation);
+		if ((entry->azimuth < 180.0) != morning) {
+			score += SIDE_PENALTY;
+		}
+		if (best < 0 || score < best_score) {
 			best = (int)i;
-			best_side = side;
-			best_distance = distance;
+			best_score = score;
 		}
 	}
 	return best < 0 ? 0 : dynamic->solar[best].image;
@@ -453,6 +461,10 @@ int veil_dynamic_parse_xmp(const char *xmp, size_t size, const char *name, int n
 	if (size > VEIL_DYNAMIC_MAX_XMP) {
 		return veil_message_fail(message, -EFBIG, "'%s': its XMP is over %d KiB", name,
 			VEIL_DYNAMIC_MAX_XMP / 1024);
+	}
+	/* macOS ends the packet with a NUL byte (a C string's), which XML does not allow. */
+	while (size > 0 && xmp[size - 1] == '\0') {
+		size--;
 	}
 	if (n_images <= 0 || n_images > VEIL_DYNAMIC_MAX_ENTRIES) {
 		return veil_message_fail(message, -EINVAL, "'%s' has %d images: a dynamic wallpaper "

@@ -79,9 +79,9 @@ enum veil_dynamic_mode veil_dynamic_mode(const struct veil_dynamic *dynamic, boo
 const char *veil_dynamic_mode_name(enum veil_dynamic_mode mode);
 
 /*
- * The image (from 0) for the sun at a place at when: among the entries on the sun's side of the
- * sky (azimuth below 180: morning; else afternoon), the one nearest its altitude (first in the
- * file on a tie); all entries when none is on its side.
+ * The image (from 0) for the sun at a place at when: the entry nearest the sun's altitude, an
+ * entry on the other side of solar noon (its azimuth below 180 and the sun's not, or the other
+ * way round) counted 10 degrees farther; the first in the file on a tie.
  */
 int veil_dynamic_solar_image(const struct veil_dynamic *dynamic, double latitude,
 	double longitude, time_t when);

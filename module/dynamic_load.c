@@ -37,7 +37,12 @@ bool veil_dynamic_probe(const char *path) {
 	size_t size;
 	int n_images;
 	int ret = read_xmp(path, PROBE_BUDGET, &xmp, &size, &n_images, &message);
-	bool dynamic = ret == 0 && memmem(xmp, size, APPLE_NS, strlen(APPLE_NS)) != NULL;
+	/*
+	 * An XMP too large to read is taken for a dynamic wallpaper's, so that the load refuses
+	 * the file with a sentence rather than showing its primary image without one.
+	 */
+	bool dynamic = ret == -EFBIG ||
+		(ret == 0 && memmem(xmp, size, APPLE_NS, strlen(APPLE_NS)) != NULL);
 	free(xmp);
 	free(message);
 	return dynamic;

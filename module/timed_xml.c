@@ -3,7 +3,7 @@
  *
  *   <background>
  *     <starttime><year>2011</year><month>11</month><day>24</day>
- *       <hour>7</hour><minute>0</minute><second>0</second></starttime>
+ *       <hour>7</hour><minute>0</minute><second>0</second></starttime>  (any part optional)
  *     <static><duration>1795.0</duration><file>a.jpg</file></static>
  *     <transition type="overlay"><duration>5.0</duration><from>a.jpg</from><to>b.jpg</to>
  *     </transition>
@@ -30,6 +30,7 @@
 #include "util/message.h"
 #include "util/xml.h"
 #if VEIL_HAVE_LIBXML2
+#include <glib.h>
 #include <libxml/tree.h>
 #endif
 
@@ -89,16 +90,12 @@ struct parse {
 	char **message;
 };
 
-/* An integer part of <starttime>: 0 when absent and not required. */
+/* An integer part of <starttime>: fallback (GNOME's, start_defaults()) when absent. */
 static int start_part(struct parse *p, const xmlNode *start, const char *part, int min, int max,
-		bool required, int *value) {
-	const xmlNode *node = child(start, part);
+		int fallback, int *value) {
+	const xmlNode *node = start != NULL ? child(start, part) : NULL;
 	if (node == NULL) {
-		if (required) {
-			return veil_message_fail(p->message, -EINVAL, "'%s': <starttime> has no <%s>",
-				p->name, part);
-		}
-		*value = 0;
+		*value = fallback;
 		return 0;
 	}
 	char *text = element_text(node);
@@ -125,23 +122,38 @@ static bool leap(int year) {
 	return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
 }
 
+/*
+ * What GNOME starts from (gnome-desktop's gnome-bg-slide-show.c): the epoch in local time
+ * (localtime(0)), each field a <starttime> gives put over it, then mktime(). No <starttime> is
+ * then the epoch itself; one of only <hour>, <minute> and <second> that time on the epoch's
+ * local date (1970-01-01, or 1969-12-31 west of Greenwich); a missing <hour> the epoch's.
+ */
+static void start_defaults(struct tm *tm) {
+	time_t epoch = 0;
+	if (localtime_r(&epoch, tm) == NULL) {
+		*tm = (struct tm){ .tm_year = 70, .tm_mday = 1 };
+	}
+}
+
 static int parse_start(struct parse *p, const xmlNode *start, struct tm *tm) {
+	struct tm epoch;
+	start_defaults(&epoch);
 	int year, month, day, hour, minute, second;
-	int ret = start_part(p, start, "year", 1900, 9999, true, &year);
+	int ret = start_part(p, start, "year", 1900, 9999, epoch.tm_year + 1900, &year);
 	if (ret == 0) {
-		ret = start_part(p, start, "month", 1, 12, true, &month);
+		ret = start_part(p, start, "month", 1, 12, epoch.tm_mon + 1, &month);
 	}
 	if (ret == 0) {
-		ret = start_part(p, start, "day", 1, 31, true, &day);
+		ret = start_part(p, start, "day", 1, 31, epoch.tm_mday, &day);
 	}
 	if (ret == 0) {
-		ret = start_part(p, start, "hour", 0, 23, false, &hour);
+		ret = start_part(p, start, "hour", 0, 23, epoch.tm_hour, &hour);
 	}
 	if (ret == 0) {
-		ret = start_part(p, start, "minute", 0, 59, false, &minute);
+		ret = start_part(p, start, "minute", 0, 59, epoch.tm_min, &minute);
 	}
 	if (ret == 0) {
-		ret = start_part(p, start, "second", 0, 59, false, &second);
+		ret = start_part(p, start, "second", 0, 59, epoch.tm_sec, &second);
 	}
 	if (ret < 0) {
 		return ret;
@@ -169,8 +181,9 @@ static int parse_duration(struct parse *p, const xmlNode *slot, int index, int64
 	if (text == NULL) {
 		return veil_message_fail(p->message, -ENOMEM, "Out of memory");
 	}
+	/* A '.' whatever the compositor's locale (labwc sets LC_ALL from the environment). */
 	char *end;
-	double seconds = strtod(text, &end);
+	double seconds = g_ascii_strtod(text, &end);
 	double max_s = (double)VEIL_TIMED_MAX_CYCLE_MS / 1000.0;
 	bool ok = text[0] != '\0' && *end == '\0' && isfinite(seconds) && seconds >= 0.001 &&
 		seconds <= max_s;
@@ -254,11 +267,8 @@ static int parse_document(struct parse *p, const xmlDoc *doc,
 		return veil_message_fail(p->message, -EINVAL, "'%s' is not a timed background: "
 			"its root is not <background>", p->name);
 	}
+	/* Without <starttime>, GNOME's start: the epoch (start_defaults()). */
 	const xmlNode *start = child(root, "starttime");
-	if (start == NULL) {
-		return veil_message_fail(p->message, -EINVAL, "'%s': <background> has no "
-			"<starttime>", p->name);
-	}
 	int ret = parse_start(p, start, &schedule->start);
 	if (ret < 0) {
 		return ret;

@@ -2,8 +2,10 @@
  * veil_dynamic_parse_xmp and the day schedules it leads to: an Apple dynamic wallpaper's XMP
  * and binary plist as a broken or hostile file may hold them. The first byte chooses: even, the
  * rest is the XMP packet itself; odd, the rest is the plist, put in base64 into an XMP packet
- * here (as apple_desktop:solar, h24 or apr, by the byte's next bits) so that the fuzzer reaches
- * libplist and veil's reading of the plist without finding base64 first. Beyond the sanitizers'
+ * here (as apple_desktop:solar, h24 or apr, by the byte's next bits; bit 3: as an element of
+ * rdf:Description, not an attribute; bit 4: framed as macOS writes it, a byte-order mark in the
+ * xpacket header and a NUL at the end) so that the fuzzer reaches libplist and veil's reading
+ * of the plist without finding base64 first. Beyond the sanitizers'
  * findings, a run stops when the reader breaks its contract: a refusal without a sentence
  * naming the file, an accepted file whose entries are out of their ranges, or a day's schedule
  * that does not add up to the day.
@@ -49,14 +51,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	size_t len;
 	if (data[0] & 1) {
 		static const char *const kinds[] = { "solar", "h24", "apr", "solar" };
+		const char *kind = kinds[(data[0] >> 1) & 3];
+		bool macos = data[0] & 16;
 		gchar *base64 = g_base64_encode(data + 1, size - 1);
-		xmp = g_strdup_printf("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf="
+		gchar *value = data[0] & 8 ?
+			g_strdup_printf("><apple_desktop:%s>%s</apple_desktop:%s></rdf:Description>",
+				kind, base64, kind) :
+			g_strdup_printf(" apple_desktop:%s=\"%s\"/>", kind, base64);
+		xmp = g_strdup_printf("%s<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf="
 			"\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description "
-			"xmlns:apple_desktop=\"http://ns.apple.com/namespace/1.0/\" "
-			"apple_desktop:%s=\"%s\"/></rdf:RDF></x:xmpmeta>", kinds[(data[0] >> 1) & 3],
-			base64);
+			"xmlns:apple_desktop=\"http://ns.apple.com/namespace/1.0/\"%s</rdf:RDF>"
+			"</x:xmpmeta>", macos ? "<?xpacket begin=\"\xef\xbb\xbf\" "
+			"id=\"W5M0MpCehiHzreSzNTczkc9d\"?>" : "", value);
+		g_free(value);
 		g_free(base64);
-		len = strlen(xmp);
+		len = strlen(xmp) + (macos ? 1 : 0);
 	} else {
 		xmp = g_memdup2(data + 1, size - 1);
 		len = size - 1;
@@ -88,6 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		d.dark < N_IMAGES), "appearance %d, %d", d.light, d.dark);
 	/* A day in June at a mid latitude, and a polar day (the sun never sets, never rises). */
 	if (d.n_solar > 0) {
+		int image = veil_dynamic_solar_image(&d, -33.87, 151.21, 1718928000);
+		FUZZ_CHECK(image >= 0 && image < N_IMAGES, "solar image %d", image);
 		check_schedule(&d, VEIL_DYNAMIC_SOLAR, 51.48, 0.0, 1718928000, 86400);
 		check_schedule(&d, VEIL_DYNAMIC_SOLAR, -78.0, 166.0, 1718928000, 90000);
 	}

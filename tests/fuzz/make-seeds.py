@@ -452,7 +452,8 @@ def colour_seeds():
 def dynamic_seeds():
     """
     fuzz-dynamic's inputs: a first byte, odd for a binary plist that the target wraps in an XMP
-    packet (bits 1-2: solar, h24, apr), even for a whole XMP packet. Binary plists by Python's
+    packet (bits 1-2: solar, h24, apr; 3: an element; 4: macOS's framing), even for a whole XMP
+    packet. Binary plists by Python's
     plistlib: entries of Apple's shape, and one with the wrong types.
     """
     import base64
@@ -478,6 +479,15 @@ def dynamic_seeds():
            f'<apple_desktop:solar>{b64}</apple_desktop:solar>'
            '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>')
     write('dynamic', 'solar-element.xmp', b'\x00' + xmp.encode())
+    # As macOS frames the packet: a byte-order mark in the xpacket header, a NUL at the end.
+    macos = xmp.replace('begin=""', 'begin="\ufeff"')
+    write('dynamic', 'solar-macos.xmp', b'\x00' + macos.encode() + b'\x00')
+    # Apple's Mojave shape: integers beside reals, a key veil does not know (o), no ap; the
+    # wrapper's bits 3 and 4: an element, framed as macOS does.
+    mojave = {'si': [{'i': 0, 'z': 270.93, 'a': -0.34, 'o': 1},
+                     {'i': 1, 'z': 90, 'a': 10, 'o': 1}, {'i': 2, 'z': 53.51, 'a': -38.05, 'o': 0}]}
+    data = plistlib.dumps(mojave, fmt=plistlib.FMT_BINARY)
+    write('dynamic', 'mojave-shape.plist', bytes([1 | 8 | 16]) + data)
 
 
 if __name__ == '__main__':

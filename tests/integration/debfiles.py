@@ -57,6 +57,20 @@ def _deb(package, ver, cache):
     return final
 
 
+def members(package):
+    """The paths of the files (not directories) in package's candidate version, without the
+    leading './', from `dpkg-deb -c` of its .deb (fetched once)."""
+    ver = version(package)
+    cache = os.path.join(CACHE, '%s_%s' % (package, ver.replace(':', '%3a')))
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, '.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        deb = _deb(package, ver, cache)
+    out = _run(['dpkg-deb', '-c', deb])
+    return [line.split(None, 5)[5].split(' -> ')[0][2:] for line in out.splitlines()
+            if line.startswith('-')]
+
+
 def extract(package, *paths):
     """
     The directory under which each of paths (as in the package, without the leading '/'; a

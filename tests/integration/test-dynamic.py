@@ -6,17 +6,26 @@ by veil-tinywl (headless, pixman) on a clock the test moves (--fake-clock), seen
 
 The sun is computed here with NOAA's spreadsheet equations, written out in this file (its
 azimuth by NOAA's acos formula, not util/sun.c's atan2), and the image due is picked by the rule
-the docs give: among the entries on the sun's side of the sky (azimuth below 180: morning), the
-one nearest its altitude. Four images at known sun positions at four times and places; a
-crossing between two images found here by bisection and checked midway through its minute's
-fade; an h24 table at its boundaries; light and dark following `veil scheme`; the compositor's
-place (veil_scene_set_location through veil-tinywl's `location`); files with a garbage plist and
-impossible values refused naming the file, the wallpaper kept.
+the docs give: the entry nearest the sun's altitude, one on the other side of solar noon
+(azimuth below 180: morning) counted 10 degrees farther. Apple's own Mojave and Catalina plists
+(../shared/conformance/apple-plists, read with Python's plistlib) are wrapped into files whose
+XMP is as macOS writes it (a byte-order mark in the xpacket header, a NUL at the end; the
+attribute form and Equinox's element form) and played at known sun positions; a file with too few
+images for Apple's plist, and an XMP of 10 MB, are refused; a monochrome image with a grey ICC
+profile of its own (linear light) shows as the profile says; a file of 8 images in 12 x 12
+tiles (1161 items, past libheif's default limit of 1000) plays. Four images at known sun
+positions at four times and places; a crossing between two images found here by bisection and
+checked midway through its minute's fade; an h24 table at its boundaries; light and dark
+following `veil scheme`; the compositor's place (veil_scene_set_location through veil-tinywl's
+`location`); files with a garbage plist and impossible values refused naming the file, the
+wallpaper kept.
 """
+import base64
 import calendar
 import json
 import math
 import os
+import plistlib
 import subprocess
 import sys
 
@@ -56,9 +65,9 @@ def hexes(colours):
     return ['%02x%02x%02x' % c for c in colours]
 
 
-def make(name, *args):
+def make(name, *args, colours=COLOURS, size=(W, H)):
     path = os.path.join(media, name)
-    r = subprocess.run([tool, *args, path, str(W), str(H), *hexes(COLOURS)],
+    r = subprocess.run([tool, *args, path, str(size[0]), str(size[1]), *hexes(colours)],
                        capture_output=True)
     if r.returncode != 0:
         raise vt.Failure(f'make-dynamic-heic {name}: {r.stderr.decode(errors="replace")}')
@@ -103,14 +112,17 @@ def sun(lat, lon, when):
     return 90 - math.degrees(zen), az
 
 
-def solar_pick(lat, lon, when):
-    """(image, margin): the rule of the docs, and how far the runner-up is (degrees)."""
+def solar_pick(lat, lon, when, table=SOLAR):
+    """(image, margin, elevation, azimuth): the rule of the docs, and how far the runner-up
+    with another image is (degrees)."""
     elev, az = sun(lat, lon, when)
-    side = [s for s in SOLAR if (s[1] < 180) == (az < 180)] or SOLAR
-    ranked = sorted(side, key=lambda s: abs(s[0] - elev))
+
+    def score(s):
+        return abs(s[0] - elev) + (0 if (s[1] < 180) == (az < 180) else 10)
+    ranked = sorted(table, key=score)
     best = ranked[0]
     other = [s for s in ranked if s[2] != best[2]]
-    margin = abs(other[0][0] - elev) - abs(best[0] - elev) if other else 90
+    margin = score(other[0]) - score(best) if other else 90
     return best[2], margin, elev, az
 
 
@@ -184,6 +196,46 @@ garbage_heic = make('garbage.heic', '-k', 'solar', '-p', garbage)
 bad_alt_heic = make('bad-altitude.heic', '-s', '200,90,1', '-s', '5,70,2')
 bad_index_heic = make('bad-index.heic', '-s', '5,70,7')
 bad_time_heic = make('bad-time.heic', '-t', '1.5,1')
+big_xmp = os.path.join(media, 'big.xmp')
+with open(big_xmp, 'w') as f:
+    f.write('<x:xmpmeta xmlns:x="adobe:ns:meta/">' + ' ' * (10 << 20) + '</x:xmpmeta>')
+big_xmp_heic = make('big-xmp.heic', '-x', big_xmp)
+
+# Apple's own plists, from ../shared/conformance (never copied into the project).
+conformance = os.environ.get('VEIL_TEST_CONFORMANCE') or ''
+APPLE = {}
+for kind, n_images in (('mojave', 16), ('catalina', 8)):
+    b64 = os.path.join(conformance, 'apple-plists', f'apple-{kind}-solar.b64')
+    if not os.path.exists(b64):
+        sys.exit(f'{b64} is missing: Apple\'s plists are read from ../shared/conformance')
+    with open(b64) as f:
+        table = plistlib.loads(base64.b64decode(f.read().strip()))
+    entries = [(float(e['a']), float(e['z']), int(e['i'])) for e in table['si']]
+    colours = [((37 * k + 20) % 256, (91 * k + 60) % 256, (53 * k + 200) % 256)
+               for k in range(n_images)]
+    APPLE[kind] = (b64, entries, colours, table.get('ap'))
+# Mojave's packet in the attribute form, Catalina's in Equinox's element form: both as macOS
+# frames it.
+mojave_b64, MOJAVE, MOJAVE_COLOURS, _ = APPLE['mojave']
+catalina_b64, CATALINA, CATALINA_COLOURS, CATALINA_AP = APPLE['catalina']
+mojave_heic = make('mojave.heic', '-k', 'solar', '-b', mojave_b64, '-m',
+                   colours=MOJAVE_COLOURS)
+catalina_heic = make('catalina.heic', '-k', 'solar', '-b', catalina_b64, '-m', '-e',
+                     colours=CATALINA_COLOURS)
+# Catalina's plist names images 0 to 7: a file of 7 lacks one.
+catalina7_heic = make('catalina-7.heic', '-k', 'solar', '-b', catalina_b64, '-m',
+                      colours=CATALINA_COLOURS[:7])
+# A colour primary and a monochrome second (grey 100 in linear light, by its own profile).
+GREY = 100
+grey_heic = make('grey.heic', '-a', '0,1', '-g', '1', '-m', colours=[MORNING, (GREY, 0, 0)])
+grey_srgb = 12.92 * GREY / 255 if GREY / 255 <= 0.0031308 else \
+    1.055 * (GREY / 255) ** (1 / 2.4) - 0.055
+GREY_SHOWN = (round(255 * grey_srgb),) * 3
+# Apple's files are grids of tiles, an item each: 8 images of 12 x 12 tiles make 1161 items,
+# which libheif refuses by default (1000): heif-info, which keeps the defaults, says so.
+grid_heic = make('grid.heic', '-a', '3,5', '-m', '-G', '12', colours=MOJAVE_COLOURS[:8],
+                 size=(192, 192))
+grid_info = subprocess.run(['heif-info', grid_heic], capture_output=True, text=True)
 
 DAY = calendar.timegm((2024, 6, 21, 0, 0, 0))
 LONDON = (51.48, 0.0)
@@ -213,6 +265,8 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
         refused(c, bad_alt_heic, ['altitude'], 'altitude-200')
         refused(c, bad_index_heic, ['image 7'], 'image-out-of-range')
         refused(c, bad_time_heic, ['time of day'], 'time-1.5')
+        refused(c, big_xmp_heic, ['XMP', '1024 KiB'], 'xmp-10-mb')
+        refused(c, catalina7_heic, ['image 7', '0 to 6'], "catalina's plist, 7 images")
 
     for label, lat, lon, when in SCENES:
         with t.case(f'solar: {label}'):
@@ -231,6 +285,63 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
                         os.environ.get('VEIL_TEST_DECODER_PROCESS') == '1')
             want = 'veil-decoder' if isolated else 'in process'
             t.check(process == want, f'{label}: decoded {want}', str(process))
+
+    # Apple's plists at known sun positions: London at the June solstice (sunrise about 03:43
+    # UTC, noon 12:02, sunset 20:21), Sydney at the same moment (its winter) and Tromso's
+    # midnight sun.
+    APPLE_SCENES = [('london-dawn', *LONDON, DAY + 3 * 3600 + 50 * 60),
+                    ('london-morning', *LONDON, DAY + 6 * 3600 + 30 * 60),
+                    ('london-noon', *LONDON, DAY + 12 * 3600),
+                    ('london-evening', *LONDON, DAY + 19 * 3600 + 40 * 60),
+                    ('london-night', *LONDON, DAY + 23 * 3600 + 30 * 60),
+                    ('sydney-afternoon', -33.87, 151.21, DAY + 5 * 3600),
+                    ('sydney-night', -33.87, 151.21, DAY + 13 * 3600),
+                    ('tromso-midnight', 69.65, 18.96, DAY + 23 * 3600)]
+    for kind, path, table, colours in (('mojave', mojave_heic, MOJAVE, MOJAVE_COLOURS),
+                                       ('catalina', catalina_heic, CATALINA,
+                                        CATALINA_COLOURS)):
+        with t.case(f"Apple's {kind} plist"):
+            for label, lat, lon, when in APPLE_SCENES:
+                image, margin, elev, az = solar_pick(lat, lon, when, table)
+                t.check(margin > 1, f'{kind} {label}: the sun ({elev:.1f}, {az:.1f}) is '
+                        f'{margin:.1f} degrees from a tie')
+                # Never a night picture in daylight: Apple's entries below -6 degrees are
+                # night ones.
+                t.check(elev <= 0 or table[[e[2] for e in table].index(image)][0] > -6,
+                        f'{kind} {label}: a daylight picture in daylight ({elev:.1f})')
+                set_clock(c, when)
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill '
+                                f'location {lat} {lon}')
+                t.check(ok, f'{kind} {label}: accepted', err)
+                shows(c, colours[image], f'{kind} {label}: image {image} (sun {elev:.1f}, '
+                      f'{az:.1f})', mode=f'solar ({lat:.2f}, {lon:.2f})')
+        if CATALINA_AP and kind == 'catalina':
+            with t.case("Apple's catalina plist without a place: its ap"):
+                ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+                t.check(ok, 'accepted', err)
+                shows(c, colours[CATALINA_AP['l']], 'catalina, no place: light',
+                      mode='appearance (no location)')
+
+    with t.case("a file of 1161 items, as Apple's are"):
+        said = grid_info.stdout + grid_info.stderr
+        t.check('Security limit exceeded' in said and '1161 items' in said,
+                "heif-info (libheif's default limits) refuses it", said.strip()[-200:])
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(grid_heic)} fill')
+        t.check(ok, 'accepted', err)
+        shows(c, MOJAVE_COLOURS[3], 'grid file: light image 3', mode='appearance (no location)')
+
+    with t.case('a monochrome picture with its own grey profile'):
+        ok, err = c.msg(f'output {OUT} veil scheme light')
+        t.check(ok, '`veil scheme light`', err)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(grey_heic)} fill')
+        t.check(ok, 'accepted', err)
+        shows(c, MORNING, 'light: the colour picture', mode='appearance (no location)')
+        ok, err = c.msg(f'output {OUT} veil scheme dark')
+        t.check(ok, '`veil scheme dark`', err)
+        c.wait_until(lambda: c.veil(OUT).get('scheme') == 'dark', 'dark', timeout=10)
+        shows(c, GREY_SHOWN, f'dark: grey {GREY} in linear light as sRGB {GREY_SHOWN[0]}')
+        ok, err = c.msg(f'output {OUT} veil scheme light')
+        t.check(ok, '`veil scheme light`', err)
 
     with t.case('solar: a crossing midway'):
         lat, lon = LONDON

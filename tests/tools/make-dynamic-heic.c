@@ -5,14 +5,23 @@
  * (libplist's plist_to_bin).
  *
  *   make-dynamic-heic [-s ALT,AZ,IMAGE]... [-t TIME,IMAGE]... [-a LIGHT,DARK]
- *       [-k solar|h24|apr] [-p PLIST_FILE] [-x XMP_FILE] OUT.heic WIDTH HEIGHT RRGGBB...
+ *       [-k solar|h24|apr] [-p PLIST_FILE] [-b BASE64_FILE] [-x XMP_FILE] [-e] [-m]
+ *       [-g IMAGE] [-G N] OUT.heic WIDTH HEIGHT RRGGBB...
  *
  * -s: a solar entry (si); -t: a time entry (ti); -a: the appearance (ap, or apr's dict);
  * -k: the property (default solar with -s, else h24 with -t, else apr); -p: that property's
- * bytes from a file instead of the plist (a hostile one); -x: the whole XMP from a file.
+ * bytes from a file instead of the plist (a hostile one); -b: its value as base64 text from a
+ * file (Apple's own plists); -x: the whole XMP from a file. -e: the value as an element of
+ * rdf:Description (as Equinox writes it), not an attribute; -m: the packet as macOS writes it,
+ * a byte-order mark in the xpacket header and a NUL byte at its end. -g: that image (from 0)
+ * monochrome (its colour's red as grey) with a grey ICC profile of its own, linear light
+ * (lcms2's cmsCreateGrayProfile, gamma 1.0). -G: each image a grid of N x N tiles, each tile an
+ * item (libheif's uncompressed codec, for speed), as Apple's files are grids of 512x512 HEVC
+ * tiles: 8 images of 12 x 12 make 1161 items with the XMP, past libheif's default of 1000.
  */
 #include <errno.h>
 #include <glib.h>
+#include <lcms2.h>
 #include <libheif/heif.h>
 #include <plist/plist.h>
 #include <stdbool.h>
@@ -25,8 +34,8 @@
 
 static void usage(void) {
 	fprintf(stderr, "usage: make-dynamic-heic [-s ALT,AZ,IMAGE]... [-t TIME,IMAGE]... "
-		"[-a LIGHT,DARK] [-k solar|h24|apr] [-p PLIST] [-x XMP] OUT.heic WIDTH HEIGHT "
-		"RRGGBB...\n");
+		"[-a LIGHT,DARK] [-k solar|h24|apr] [-p PLIST] [-b BASE64] [-x XMP] [-e] [-m] "
+		"[-g IMAGE] [-G N] OUT.heic WIDTH HEIGHT RRGGBB...\n");
 	exit(2);
 }
 
@@ -59,9 +68,11 @@ static plist_t appearance(int light, int dark) {
 int main(int argc, char *argv[]) {
 	double solar[MAX_ENTRIES][3], times[MAX_ENTRIES][2];
 	int n_solar = 0, n_times = 0, light = -1, dark = -1;
-	const char *kind = NULL, *plist_file = NULL, *xmp_file = NULL;
+	const char *kind = NULL, *plist_file = NULL, *xmp_file = NULL, *base64_file = NULL;
+	bool element = false, macos = false;
+	int grey = -1, grid = 0;
 	int opt;
-	while ((opt = getopt(argc, argv, "s:t:a:k:p:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:a:k:p:b:x:emg:G:")) != -1) {
 		switch (opt) {
 		case 's':
 			if (n_solar == MAX_ENTRIES || sscanf(optarg, "%lf,%lf,%lf", &solar[n_solar][0],
@@ -90,6 +101,21 @@ int main(int argc, char *argv[]) {
 			break;
 		case 'x':
 			xmp_file = optarg;
+			break;
+		case 'b':
+			base64_file = optarg;
+			break;
+		case 'e':
+			element = true;
+			break;
+		case 'm':
+			macos = true;
+			break;
+		case 'g':
+			grey = atoi(optarg);
+			break;
+		case 'G':
+			grid = atoi(optarg);
 			break;
 		default:
 			usage();
@@ -145,22 +171,33 @@ int main(int argc, char *argv[]) {
 		bin_len = len;
 		plist_free(root);
 	}
-	gchar *base64 = g_base64_encode((const guchar *)bin, bin_len);
+	gchar *base64;
+	if (base64_file != NULL) {
+		size_t len;
+		base64 = g_strstrip(read_all(base64_file, &len));
+	} else {
+		base64 = g_base64_encode((const guchar *)bin, bin_len);
+	}
 	char *xmp;
 	size_t xmp_len;
 	if (xmp_file != NULL) {
 		xmp = read_all(xmp_file, &xmp_len);
 	} else {
-		xmp = g_strdup_printf("<?xpacket begin=\"\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+		gchar *property = element ?
+			g_strdup_printf(">\n   <apple_desktop:%s>%s</apple_desktop:%s>\n"
+				"  </rdf:Description>", kind, base64, kind) :
+			g_strdup_printf("\n    apple_desktop:%s=\"%s\"/>", kind, base64);
+		xmp = g_strdup_printf("<?xpacket begin=\"%s\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
 			"<x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"veil tests\">\n"
 			" <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
 			"  <rdf:Description rdf:about=\"\"\n"
-			"    xmlns:apple_desktop=\"http://ns.apple.com/namespace/1.0/\"\n"
-			"    apple_desktop:%s=\"%s\"/>\n"
+			"    xmlns:apple_desktop=\"http://ns.apple.com/namespace/1.0/\"%s\n"
 			" </rdf:RDF>\n"
 			"</x:xmpmeta>\n"
-			"<?xpacket end=\"w\"?>", kind, base64);
-		xmp_len = strlen(xmp);
+			"<?xpacket end=\"w\"?>", macos ? "\xef\xbb\xbf" : "", property);
+		g_free(property);
+		/* macOS counts the C string's NUL into the item. */
+		xmp_len = strlen(xmp) + (macos ? 1 : 0);
 	}
 
 	heif_init(NULL);
@@ -172,6 +209,12 @@ int main(int argc, char *argv[]) {
 	}
 	heif_encoder_set_lossy_quality(encoder, 100);
 	heif_encoder_set_parameter_string(encoder, "chroma", "444");
+	struct heif_encoder *tiles_encoder = NULL;
+	if (grid > 0 && (grid > 256 || width % grid != 0 || height % grid != 0 ||
+			!check(heif_context_get_encoder_for_format(ctx,
+			heif_compression_uncompressed, &tiles_encoder), "no uncompressed encoder"))) {
+		usage();
+	}
 	struct heif_image_handle *primary = NULL;
 	for (int k = optind + 3; k < argc; k++) {
 		unsigned rgb;
@@ -179,24 +222,59 @@ int main(int argc, char *argv[]) {
 			usage();
 		}
 		struct heif_image *image = NULL;
-		if (!check(heif_image_create(width, height, heif_colorspace_RGB,
+		bool mono = k - optind - 3 == grey;
+		int w = grid > 0 ? width / grid : width, h = grid > 0 ? height / grid : height;
+		if (!check(heif_image_create(w, h, mono ? heif_colorspace_monochrome :
+				heif_colorspace_RGB, mono ? heif_chroma_monochrome :
 				heif_chroma_interleaved_RGB, &image), "heif_image_create") ||
-				!check(heif_image_add_plane(image, heif_channel_interleaved, width,
-				height, 8), "heif_image_add_plane")) {
+				!check(heif_image_add_plane(image, mono ? heif_channel_Y :
+				heif_channel_interleaved, w, h, 8), "heif_image_add_plane")) {
 			return 1;
 		}
 		size_t stride;
-		uint8_t *plane = heif_image_get_plane2(image, heif_channel_interleaved, &stride);
-		for (int y = 0; y < height; y++) {
-			for (int x = 0; x < width; x++) {
+		uint8_t *plane = heif_image_get_plane2(image, mono ? heif_channel_Y :
+			heif_channel_interleaved, &stride);
+		for (int y = 0; y < h; y++) {
+			for (int x = 0; x < w; x++) {
+				if (mono) {
+					plane[(size_t)y * stride + (size_t)x] = (uint8_t)(rgb >> 16);
+					continue;
+				}
 				uint8_t *p = plane + (size_t)y * stride + (size_t)x * 3;
 				p[0] = (uint8_t)(rgb >> 16);
 				p[1] = (uint8_t)(rgb >> 8);
 				p[2] = (uint8_t)rgb;
 			}
 		}
+		if (mono) {
+			cmsToneCurve *linear = cmsBuildGamma(NULL, 1.0);
+			cmsHPROFILE profile = cmsCreateGrayProfile(cmsD50_xyY(), linear);
+			cmsUInt32Number icc_len = 0;
+			cmsSaveProfileToMem(profile, NULL, &icc_len);
+			void *icc = malloc(icc_len);
+			if (icc == NULL || !cmsSaveProfileToMem(profile, icc, &icc_len) ||
+					!check(heif_image_set_raw_color_profile(image, "prof", icc,
+					icc_len), "grey profile")) {
+				return 1;
+			}
+			free(icc);
+			cmsCloseProfile(profile);
+			cmsFreeToneCurve(linear);
+		}
 		struct heif_image_handle *handle = NULL;
-		if (!check(heif_context_encode_image(ctx, image, encoder, NULL, &handle),
+		if (grid > 0) {
+			/* The same tile everywhere: a solid colour. */
+			struct heif_image **tiles = calloc((size_t)(grid * grid), sizeof(*tiles));
+			for (int t = 0; tiles != NULL && t < grid * grid; t++) {
+				tiles[t] = image;
+			}
+			if (tiles == NULL || !check(heif_context_encode_grid(ctx, tiles,
+					(uint16_t)grid, (uint16_t)grid, tiles_encoder, NULL, &handle),
+					"encoding a grid")) {
+				return 1;
+			}
+			free(tiles);
+		} else if (!check(heif_context_encode_image(ctx, image, encoder, NULL, &handle),
 				"encoding")) {
 			return 1;
 		}
@@ -216,6 +294,9 @@ int main(int argc, char *argv[]) {
 	}
 	heif_image_handle_release(primary);
 	heif_encoder_release(encoder);
+	if (tiles_encoder != NULL) {
+		heif_encoder_release(tiles_encoder);
+	}
 	heif_context_free(ctx);
 	heif_deinit();
 	g_free(base64);
