@@ -14,6 +14,7 @@
 #include "module/command.h"
 #include "module/control.h"
 #include "module/decoders.h"
+#include "module/package.h"
 #include "module/policy.h"
 #include "util/message.h"
 #include "module/scene.h"
@@ -39,6 +40,7 @@ void veil_setting_unref(struct veil_setting *setting) {
 	/* Dropping the source's last reference also cancels a decode still running for it. */
 	veil_source_unref(setting->source);
 	veil_setting_unref(setting->dark);
+	veil_package_detach(setting);
 	if (setting->fd >= 0) {
 		close(setting->fd);
 	}
@@ -541,15 +543,23 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 
 /*
  * Replaces name's setting with a new one, which takes over source's reference (and dark's: the
- * dark scheme's picture, or NULL).
+ * dark scheme's picture, or NULL); or, for a wallpaper package, shows package's pictures.
  */
 static int store_setting(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, struct veil_source *source,
-		struct veil_source *dark, int fd, const char *label) {
+		struct veil_source *dark, struct veil_package *package, int fd, const char *label) {
 	/* Its reference is the table's. */
 	struct veil_setting *setting = setting_create(name, cmd, source);
 	if (setting == NULL) {
 		veil_source_unref(dark);
+		return -ENOMEM;
+	}
+	if (package != NULL && (!veil_package_attach(setting, package, package->light,
+			package->n_light) || (package->n_dark > 0 &&
+			((setting->dark = setting_create(name, cmd, NULL)) == NULL ||
+			!veil_package_attach(setting->dark, package, package->dark,
+			package->n_dark))))) {
+		veil_setting_unref(setting);
 		return -ENOMEM;
 	}
 	if (dark != NULL && (setting->dark = setting_create(name, cmd, dark)) == NULL) {
@@ -712,6 +722,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 	int ret = 0;
 	struct veil_source *source = NULL, *dark = NULL;
+	struct veil_package *package = NULL;
 	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
 			"not given veil (veil_scene_set_output_layout)");
@@ -748,6 +759,16 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
+		/* A wallpaper package (module/package.c): one picture chosen per output. */
+		ret = fd < 0 ? veil_package_check(cmd, &package, message) : 0;
+		if (ret < 0) {
+			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name, *message);
+			record_error(scene, output_name, *message);
+			return ret;
+		}
+		if (package != NULL) {
+			break;
+		}
 		if (cmd->workspace != NULL && fd < 0 && cmd->mode != VEIL_MODE_SOLID_COLOR) {
 			bool directory = false, timed = false;
 			ret = veil_timed_check(cmd, &timed, message);
@@ -828,7 +849,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		veil_timed_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
 	}
-	ret = store_setting(scene, output_name, cmd, source, dark, fd, label);
+	ret = store_setting(scene, output_name, cmd, source, dark, package, fd, label);
+	veil_package_unref(package);
 	if (ret == -ENOMEM) {
 		veil_message_set(message, "Out of memory");
 	}
@@ -898,10 +920,17 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 		ret = -EINVAL;
 	}
 	bool directory = false, timed = false;
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET) {
+	struct veil_package *package = NULL;
+	if (ret == 0) {
+		ret = veil_package_check(&cmd, &package, message);
+		/* A package is shown as it is: its pictures are checked when an output picks one. */
+		directory = package != NULL;
+		veil_package_unref(package);
+	}
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory) {
 		ret = veil_timed_check(&cmd, &timed, message);
 	}
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed) {
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed && !directory) {
 		ret = veil_slideshow_check(&cmd, &directory, message);
 	}
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
