@@ -22,13 +22,15 @@ struct veil_setting;
 struct veil_command;
 
 /*
- * Whether the command's path is a wallpaper package: 0 and *package NULL when it is not, 0 and
- * the package read (one reference) when it is, or a negative errno and *message (one sentence
- * naming the file) when it cannot be shown: its metadata.json is not JSON, it has no pictures,
- * or the words are not for a package (dark, every, order, recursive, a workspace).
+ * Whether the command's path is a wallpaper package (a Plasma package's directory, or GNOME's
+ * XML of <size> choices): 0 and *package NULL when it is not, 0 and the package read (one
+ * reference) when it is; 1 for a gnome-background-properties list, whose wallpaper (to finish)
+ * the caller shows instead; or a negative errno and *message (one sentence naming the file) when
+ * it cannot be shown: its metadata.json is not JSON, it has no pictures, or the words are not
+ * for a package (dark, every, order, recursive, a workspace).
  */
 int veil_package_check(const struct veil_command *cmd, struct veil_package **package,
-	char **message);
+	struct veil_gnome_wallpaper *wallpaper, char **message);
 
 /*
  * Gives setting (a new one, without a source) a choice for each of the n pictures (of package,

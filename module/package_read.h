@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "util/fit.h"
+#include "util/mode.h"
 
 /* metadata.json is read whole: Plasma's own, translations and all, are under 8 KiB. */
 #define VEIL_PACKAGE_METADATA_MAX (256 * 1024)
@@ -46,6 +48,29 @@ struct veil_package *veil_package_parse(const char *dir, const char *metadata, s
 	const char *const *light, size_t n_light, const char *const *dark, size_t n_dark,
 	char **message);
 struct veil_package *veil_package_ref(struct veil_package *package);
+
+/* GNOME's lists are a kilobyte or two: larger XML is left to the timed show. */
+#define VEIL_PACKAGE_XML_MAX (64 * 1024)
+
+/* A gnome-background-properties list's first <wallpaper>. */
+struct veil_gnome_wallpaper {
+	char *name;
+	char *file, *dark; /* <filename>, <filename-dark> (NULL: none), relative to the XML */
+	enum veil_mode mode; /* <options> */
+	bool has_color;
+	uint32_t color; /* <pcolor> */
+};
+
+/*
+ * GNOME's XML that names pictures to choose from (module/package_xml.c), read with libxml2 as
+ * util/xml.c reads any: 1 and *package for a <background> of one <static> with <size> choices
+ * (each a picture of the package, its size the XML's), 1 and *wallpaper->file for a
+ * gnome-background-properties list, 0 for other XML (a timed background), or a negative errno
+ * and *message naming the file.
+ */
+int veil_package_xml_read(const char *path, struct veil_package **package,
+	struct veil_gnome_wallpaper *wallpaper, char **message);
+void veil_gnome_wallpaper_finish(struct veil_gnome_wallpaper *wallpaper);
 /* NULL is allowed. */
 void veil_package_unref(struct veil_package *package);
 

@@ -20,6 +20,7 @@
 #include "module/scene.h"
 #include "module/slideshow.h"
 #include "module/timed.h"
+#include "module/timed_xml.h"
 #include "module/state.h"
 #include "module/wlr_check.h"
 #include "util/worker.h"
@@ -723,6 +724,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 	int ret = 0;
 	struct veil_source *source = NULL, *dark = NULL;
 	struct veil_package *package = NULL;
+	struct veil_gnome_wallpaper listed;
 	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
 			"not given veil (veil_scene_set_output_layout)");
@@ -760,10 +762,21 @@ static int run(struct veil_scene *scene, const char *output_name,
 		break;
 	case VEIL_COMMAND_SET:
 		/* A wallpaper package (module/package.c): one picture chosen per output. */
-		ret = fd < 0 ? veil_package_check(cmd, &package, message) : 0;
+		ret = fd < 0 ? veil_package_check(cmd, &package, &listed, message) : 0;
 		if (ret < 0) {
 			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name, *message);
 			record_error(scene, output_name, *message);
+			return ret;
+		}
+		if (ret > 0) {
+			/* GNOME's list: its light and dark files in its mode, as `dark <file>`. */
+			struct veil_command shown = *cmd;
+			shown.path = listed.file;
+			shown.dark_path = listed.dark;
+			shown.mode = cmd->has_mode ? cmd->mode : listed.mode;
+			shown.color = !cmd->has_color && listed.has_color ? listed.color : cmd->color;
+			ret = run(scene, output_name, &shown, fd, label, message);
+			veil_gnome_wallpaper_finish(&listed);
 			return ret;
 		}
 		if (package != NULL) {
@@ -922,9 +935,23 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 	bool directory = false, timed = false;
 	struct veil_package *package = NULL;
 	if (ret == 0) {
-		ret = veil_package_check(&cmd, &package, message);
-		/* A package is shown as it is: its pictures are checked when an output picks one. */
-		directory = package != NULL;
+		struct veil_gnome_wallpaper listed;
+		ret = veil_package_check(&cmd, &package, &listed, message);
+		/*
+		 * A package is shown as it is: its pictures are checked when an output picks one. A
+		 * list's files are checked as its command's would be.
+		 */
+		bool list = ret > 0;
+		if (list) {
+			/* Its <filename> may be GNOME's XML again (desktop-base's <size> choices). */
+			ret = listed.file != NULL && !veil_timed_xml_name(listed.file) ?
+				veil_source_check(listed.file, message) : 0;
+			if (ret == 0 && listed.dark != NULL) {
+				ret = veil_source_check(listed.dark, message);
+			}
+			veil_gnome_wallpaper_finish(&listed);
+		}
+		directory = package != NULL || list;
 		veil_package_unref(package);
 	}
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory) {

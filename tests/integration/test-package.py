@@ -5,7 +5,10 @@ own Coast (plasma-workspace-wallpapers, fetched by apt at test time: 1440x2960, 
 7680x2160 PNGs, and the same in images_dark/) shown with `output * veil <package> fill`. Each
 output's status names the picture util/fit.c's rule picks for it, and grim's screenshot matches
 ImageMagick's fill of that picture; `scheme dark` moves every output to its images_dark picture;
-a mode change on one output chooses again. Then packages made here (small PNGs): a slideshow of
+a mode change on one output chooses again. GNOME's XML: gnome-backgrounds' vnc.xml (a
+gnome-background-properties list: light and dark PNGs, its options the mode) and desktop-base's
+emerald gnome-background.xml (<size> choices of SVGs), their absolute paths rebased to where the
+test extracted them. Then packages made here (small PNGs): a slideshow of
 a directory of packages steps through the packages, and bad packages (metadata.json not JSON,
 no pictures, only dark ones, a picture whose name lies about its size) are refused or shown
 with one sentence naming the file, the wallpaper on screen unchanged.
@@ -126,6 +129,67 @@ with t.compositor(outputs=3) as c:
         c.wait_mode('HEADLESS-3', 1920, 1080, transform='normal')
         SHAPES['HEADLESS-3'] = ((1920, 1080), '5120x2880.png')
         check_output(c, 'HEADLESS-3', False, 'transform-change')
+
+    def rebased(package, member, name):
+        """A copy of the package's XML whose absolute paths name where the test extracted it."""
+        src = debfiles.path(package, member)
+        base = debfiles.extract(package, member)
+        with open(src) as f:
+            text = f.read().replace('>/usr/share/', f'>{base}/usr/share/')
+        path = os.path.join(media, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path, base
+
+    with t.case('gnome-background-properties'):
+        # gnome-backgrounds' vnc.xml: a light and a dark PNG, <options>zoom</options>.
+        gb = 'usr/share/backgrounds/gnome'
+        debfiles.extract('gnome-backgrounds', f'{gb}/vnc-l.png', f'{gb}/vnc-d.png')
+        vnc, base = rebased('gnome-backgrounds',
+                            'usr/share/gnome-background-properties/vnc.xml', 'vnc.xml')
+        light = os.path.join(base, gb, 'vnc-l.png')
+        dark = os.path.join(base, gb, 'vnc-d.png')
+        ok, err = c.msg(f'output * veil {vt.quote(vnc)}')
+        t.check(ok, '`output * veil vnc.xml` (a wallpaper list with DOCTYPE) accepted', err)
+        v = c.wait_veil('HEADLESS-1', 'shown', file=light)
+        t.check(v.get('mode') == 'fill' and v.get('color') == '#77767b',
+                "its <options> zoom is fill, its <pcolor> the colour",
+                f"{v.get('mode')} {v.get('color')}")
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(light, 1920, 1080), 'vnc-light', **PHOTO)
+        ok, err = c.msg('output * veil scheme dark')
+        t.check(ok, 'scheme dark', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=dark)
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(dark, 1920, 1080), 'vnc-dark', **PHOTO)
+        ok, err = c.msg('output * veil scheme light')
+        t.check(ok, 'scheme light', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=light)
+        # The mode given in the command wins over the list's.
+        ok, err = c.msg(f'output * veil {vt.quote(vnc)} center #102030')
+        c.wait_veil('HEADLESS-1', 'shown', file=light, mode='center', color='#102030')
+
+    with t.case('desktop-base <size> choices'):
+        # emerald's gnome-background.xml: one <static>, eleven <size>s (SVGs), no <starttime>.
+        # SVG decodes through GStreamer's rsvgdec for now (librsvg's own decoder comes): one
+        # picture, shared by the three outputs (each 1920x1080 now).
+        theme = 'usr/share/desktop-base/emerald-theme/wallpaper'
+        debfiles.extract('desktop-base', theme)
+        xml, base = rebased('desktop-base', f'{theme}/gnome-background.xml', 'emerald.xml')
+        svg = os.path.join(base, theme, 'contents', 'images', '1920x1080.svg')
+        ok, err = c.msg(f'output * veil {vt.quote(xml)} fill')
+        t.check(ok, 'desktop-base\'s gnome-background.xml accepted', err)
+        for out in SHAPES:
+            v = c.wait_until(lambda: (lambda s: s.get('state') == 'shown' and
+                                          s.get('file') == svg and s)(c.veil(out)),
+                             f'{out} shows 1920x1080.svg', timeout=120)
+            p = v.get('package') or {}
+            t.check(p.get('picture') == svg and p.get('why') == '16:9, at least 1920x1080',
+                    f'{out}: the <size> that fits 1920x1080, and why', json.dumps(p))
+        ref = os.path.join(media, 'emerald-ref.png')
+        subprocess.run(['rsvg-convert', '-w', '1920', '-h', '1080', '-o', ref, svg], check=True)
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(ref, 1920, 1080), 'emerald-1920x1080', **PHOTO)
 
     # Small packages made here, on the three outputs as they are now (1920x1080 each).
     red, green, blue, grey = (200, 30, 30), (30, 200, 30), (30, 30, 200), (90, 90, 90)
