@@ -126,9 +126,10 @@ struct veil_package *veil_package_parse(const char *dir, const char *metadata, s
 		enum json_tokener_error err = tok != NULL ? json_tokener_get_error(tok) :
 			json_tokener_error_memory;
 		/* Text after the document (a second one, garbage) is not JSON either. */
-		bool whole = tok != NULL && err == json_tokener_success &&
-			strspn(metadata + json_tokener_get_parse_end(tok), " \t\r\n") ==
-			len - json_tokener_get_parse_end(tok);
+		bool whole = tok != NULL && err == json_tokener_success;
+		for (size_t i = whole ? json_tokener_get_parse_end(tok) : len; i < len; i++) {
+			whole = whole && strchr(" \t\r\n", metadata[i]) != NULL && metadata[i] != '\0';
+		}
 		if (root == NULL || !whole) {
 			veil_message_set(message, "'%s/metadata.json' is not JSON (%s): not a "
 				"wallpaper package veil can read", dir, err != json_tokener_success ?

@@ -43,7 +43,10 @@ bool veil_package_detect(const char *dir);
  * metadata.json is not JSON or it has no picture named by its size in contents/images/.
  */
 struct veil_package *veil_package_read(const char *dir, char **message);
-/* The same from metadata.json's text (its path, for sentences) and the images' file names. */
+/*
+ * The same from len bytes of metadata.json's text (NULL: none; no NUL needed) and the images'
+ * file names.
+ */
 struct veil_package *veil_package_parse(const char *dir, const char *metadata, size_t len,
 	const char *const *light, size_t n_light, const char *const *dark, size_t n_dark,
 	char **message);
