@@ -80,24 +80,11 @@ int veil_package_check(const struct veil_command *cmd, struct veil_package **pac
 /* A choice: the parent's words, showing one picture. */
 static struct veil_setting *choice_create(const struct veil_setting *parent,
 		struct veil_package *package, const struct veil_package_picture *picture) {
-	struct veil_setting *choice = calloc(1, sizeof(*choice));
-	if (choice == NULL || (choice->name = strdup(parent->name)) == NULL ||
-			(choice->path = strdup(picture->path)) == NULL) {
-		if (choice != NULL) {
-			free(choice->name);
-		}
-		free(choice);
+	struct veil_setting *choice = veil_setting_copy_words(parent);
+	if (choice == NULL || (choice->path = strdup(picture->path)) == NULL) {
+		veil_setting_unref(choice);
 		return NULL;
 	}
-	wl_list_init(&choice->link);
-	choice->refs = 1;
-	choice->fd = -1;
-	choice->mode = parent->mode;
-	choice->color = parent->color;
-	choice->has_transition = parent->has_transition;
-	choice->transition = parent->transition;
-	choice->span = parent->span;
-	choice->filter = parent->filter;
 	choice->full_size = parent->mode == VEIL_MODE_CENTER || parent->mode == VEIL_MODE_TILE ||
 		parent->mode == VEIL_MODE_INTEGER;
 	choice->package = veil_package_ref(package);

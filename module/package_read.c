@@ -11,25 +11,18 @@
 #include "util/message.h"
 #include "util/read.h"
 
-static bool is_dir(const char *dir, const char *child) {
+/* Whether dir/child is of type (S_IFDIR, S_IFREG), links followed. */
+static bool has(const char *dir, const char *child, mode_t type) {
 	char *path = veil_message("%s/%s", dir, child);
 	struct stat st;
-	bool yes = path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-	free(path);
-	return yes;
-}
-
-static bool is_file(const char *dir, const char *child) {
-	char *path = veil_message("%s/%s", dir, child);
-	struct stat st;
-	bool yes = path != NULL && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	bool yes = path != NULL && stat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 	free(path);
 	return yes;
 }
 
 bool veil_package_detect(const char *dir) {
-	return (is_file(dir, "metadata.json") || is_file(dir, "metadata.desktop")) &&
-		(is_dir(dir, "contents/images") || is_dir(dir, "contents/images_dark"));
+	return (has(dir, "metadata.json", S_IFREG) || has(dir, "metadata.desktop", S_IFREG)) &&
+		(has(dir, "contents/images", S_IFDIR) || has(dir, "contents/images_dark", S_IFDIR));
 }
 
 struct veil_package *veil_package_ref(struct veil_package *package) {

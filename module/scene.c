@@ -236,19 +236,20 @@ static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
 	scene->ctx.renderer = NULL;
 }
 
-/* A copy of a setting with another source (one reference taken). */
-static struct veil_setting *setting_with_source(const struct veil_setting *setting,
-		struct veil_source *source) {
+struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting) {
 	struct veil_setting *copy = calloc(1, sizeof(*copy));
 	if (copy == NULL || (copy->name = strdup(setting->name)) == NULL) {
 		free(copy);
 		return NULL;
 	}
+	wl_list_init(&copy->link);
 	copy->refs = 1;
 	copy->fd = -1;
 	copy->off = setting->off;
 	copy->mode = setting->mode;
 	copy->color = setting->color;
+	copy->has_transition = setting->has_transition;
+	copy->transition = setting->transition;
 	copy->loopfade_ms = setting->loopfade_ms;
 	copy->span = setting->span;
 	copy->filter = setting->filter;
@@ -257,6 +258,16 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->longitude = setting->longitude;
 	copy->full_size = setting->full_size;
 	copy->video = setting->video;
+	return copy;
+}
+
+/* A copy of a setting with another source (one reference taken). */
+static struct veil_setting *setting_with_source(const struct veil_setting *setting,
+		struct veil_source *source) {
+	struct veil_setting *copy = veil_setting_copy_words(setting);
+	if (copy == NULL) {
+		return NULL;
+	}
 	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
 			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
 			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||

@@ -340,6 +340,11 @@ void veil_workspace_output_finish(struct veil_output *output);
 /* The status's "workspaces": the workspace settings that apply to the output. */
 struct json_object *veil_workspace_status(struct veil_output *output);
 struct veil_setting *veil_setting_ref(struct veil_setting *setting);
+/*
+ * A new setting (one reference, in no list) of the same words as setting: name, off, mode,
+ * colour, transition, loopfade, span, filter, location; no source, file, dark or workspace.
+ */
+struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting);
 /* NULL is allowed. */
 void veil_setting_unref(struct veil_setting *setting);
 /* Takes the setting out of the table; outputs that show it keep it until they move on. */
