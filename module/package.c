@@ -180,6 +180,12 @@ struct veil_setting *veil_package_choose(struct veil_output *output,
 	if (setting == NULL || setting->package == NULL || setting->n_choices == 0) {
 		return setting;
 	}
+	int width, height;
+	output_size(output, &width, &height);
+	if (width <= 0 || height <= 0) {
+		/* No mode yet: the choice waits for the commit that gives one. */
+		return output->pending != NULL ? output->pending : output->setting;
+	}
 	for (;;) {
 		int index = index_for(setting, output);
 		if (index < 0) {
@@ -229,8 +235,9 @@ int veil_package_ahead(struct veil_scene *scene, const char *dir, char **picture
 }
 
 void veil_package_output_changed(struct veil_output *output) {
-	struct veil_setting *shown = output->pending != NULL ? output->pending : output->setting;
-	if (shown == NULL || shown->picture == NULL) {
+	struct veil_setting *resolved = veil_scene_resolve(output->scene, output->output->name,
+		output->workspace);
+	if (resolved == NULL || resolved->n_choices == 0 || !output->output->enabled) {
 		return;
 	}
 	veil_output_update(output);
