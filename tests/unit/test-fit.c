@@ -1,6 +1,7 @@
 /*
  * util/fit.c: which picture of a wallpaper package (or of a GNOME <size> list) an output gets.
- * The sizes are those of KDE Plasma 6's Flow and Debian's emerald theme; outputs landscape,
+ * The sizes are those KDE Plasma 6's packages ship (plasma-workspace-wallpapers 6.7: Kite's
+ * landscape ones, Coast's 7680x2160 and 1440x2960, Mountain's 1080x1920); outputs landscape,
  * ultrawide, portrait (a 1080x1920 mode, or 1920x1080 turned by transform 90: the caller gives
  * the transformed size), and scale 2 (a 1280x720 logical output is 2560x1440 buffer pixels).
  */
@@ -8,8 +9,8 @@
 #include "util/fit.h"
 #include "check.h"
 
-/* plasma-workspace-wallpapers 6's Flow/contents/images/ (and images_dark/ alike). */
-static const struct veil_fit_size flow[] = {
+/* Sizes from plasma-workspace-wallpapers 6.7's contents/images/ directories. */
+static const struct veil_fit_size plasma[] = {
 	{ 1080, 1920 }, { 1280, 1024 }, { 1366, 768 }, { 1440, 2960 }, { 1920, 1080 },
 	{ 2560, 1440 }, { 2560, 1600 }, { 3840, 2160 }, { 5120, 2880 }, { 7680, 2160 },
 };
@@ -26,7 +27,7 @@ static const char *pick(const struct veil_fit_size *sizes, size_t n, int w, int 
 }
 
 #define PICK(w, h, want) do { \
-	const char *got = pick(flow, N(flow), (w), (h)); \
+	const char *got = pick(plasma, N(plasma), (w), (h)); \
 	CHECK(strcmp(got, (want)) == 0, "%dx%d: %s, want %s", (w), (h), got, (want)); \
 } while (0)
 
