@@ -970,9 +970,11 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	int next = end;
 	if (has_mode) {
 		parsed.mode = mode;
+		parsed.has_mode = true;
 		next++;
 	}
 	if (next < argc) {
+		parsed.has_color = true;
 		if (!veil_color_parse(argv[next], &parsed.color)) {
 			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
 				veil_message_quote(shown, argv[next]));

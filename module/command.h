@@ -131,6 +131,8 @@ struct veil_command {
 	bool dark; /* SCHEME: `scheme dark` (else light) */
 	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
+	/* The mode, the colour were given (else a GNOME wallpaper list's own apply). */
+	bool has_mode, has_color;
 	/* SET: whether `transition ...` was given; always true for TRANSITION. */
 	bool has_transition;
 	struct veil_transition_spec transition;

@@ -6,6 +6,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
+#include "module/package.h"
 #include "module/scene.h"
 #include "util/message.h"
 
@@ -250,7 +251,8 @@ static struct veil_setting *resolve(struct veil_output *output) {
 		/* A workspace setting that cannot load now is passed over: the next one shows. */
 		if (setting == NULL || setting->workspace == NULL ||
 				veil_workspace_load(scene, setting)) {
-			return setting;
+			/* A wallpaper package: the picture that fits this output. */
+			return veil_package_choose(output, setting);
 		}
 	}
 }
@@ -308,6 +310,8 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	/* A new size or a disabled output: the new picture shows at once. */
 	veil_output_end_transition(output);
 	veil_output_layout(output);
+	/* A wallpaper package's picture that fits the new size. */
+	veil_package_output_changed(output);
 }
 
 static void handle_output_frame(struct wl_listener *listener, void *data) {

@@ -14,11 +14,13 @@
 #include "module/command.h"
 #include "module/control.h"
 #include "module/decoders.h"
+#include "module/package.h"
 #include "module/policy.h"
 #include "util/message.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
 #include "module/timed.h"
+#include "module/timed_xml.h"
 #include "module/state.h"
 #include "module/wlr_check.h"
 #include "util/worker.h"
@@ -39,6 +41,7 @@ void veil_setting_unref(struct veil_setting *setting) {
 	/* Dropping the source's last reference also cancels a decode still running for it. */
 	veil_source_unref(setting->source);
 	veil_setting_unref(setting->dark);
+	veil_package_detach(setting);
 	if (setting->fd >= 0) {
 		close(setting->fd);
 	}
@@ -233,19 +236,20 @@ static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
 	scene->ctx.renderer = NULL;
 }
 
-/* A copy of a setting with another source (one reference taken). */
-static struct veil_setting *setting_with_source(const struct veil_setting *setting,
-		struct veil_source *source) {
+struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting) {
 	struct veil_setting *copy = calloc(1, sizeof(*copy));
 	if (copy == NULL || (copy->name = strdup(setting->name)) == NULL) {
 		free(copy);
 		return NULL;
 	}
+	wl_list_init(&copy->link);
 	copy->refs = 1;
 	copy->fd = -1;
 	copy->off = setting->off;
 	copy->mode = setting->mode;
 	copy->color = setting->color;
+	copy->has_transition = setting->has_transition;
+	copy->transition = setting->transition;
 	copy->loopfade_ms = setting->loopfade_ms;
 	copy->span = setting->span;
 	copy->filter = setting->filter;
@@ -254,6 +258,16 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	copy->longitude = setting->longitude;
 	copy->full_size = setting->full_size;
 	copy->video = setting->video;
+	return copy;
+}
+
+/* A copy of a setting with another source (one reference taken). */
+static struct veil_setting *setting_with_source(const struct veil_setting *setting,
+		struct veil_source *source) {
+	struct veil_setting *copy = veil_setting_copy_words(setting);
+	if (copy == NULL) {
+		return NULL;
+	}
 	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
 			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
 			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||
@@ -541,15 +555,23 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 
 /*
  * Replaces name's setting with a new one, which takes over source's reference (and dark's: the
- * dark scheme's picture, or NULL).
+ * dark scheme's picture, or NULL); or, for a wallpaper package, shows package's pictures.
  */
 static int store_setting(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, struct veil_source *source,
-		struct veil_source *dark, int fd, const char *label) {
+		struct veil_source *dark, struct veil_package *package, int fd, const char *label) {
 	/* Its reference is the table's. */
 	struct veil_setting *setting = setting_create(name, cmd, source);
 	if (setting == NULL) {
 		veil_source_unref(dark);
+		return -ENOMEM;
+	}
+	if (package != NULL && (!veil_package_attach(setting, package, package->light,
+			package->n_light) || (package->n_dark > 0 &&
+			((setting->dark = setting_create(name, cmd, NULL)) == NULL ||
+			!veil_package_attach(setting->dark, package, package->dark,
+			package->n_dark))))) {
+		veil_setting_unref(setting);
 		return -ENOMEM;
 	}
 	if (dark != NULL && (setting->dark = setting_create(name, cmd, dark)) == NULL) {
@@ -712,6 +734,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 
 	int ret = 0;
 	struct veil_source *source = NULL, *dark = NULL;
+	struct veil_package *package = NULL;
+	struct veil_gnome_wallpaper listed;
 	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
 			"not given veil (veil_scene_set_output_layout)");
@@ -748,6 +772,27 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
+		/* A wallpaper package (module/package.c): one picture chosen per output. */
+		ret = fd < 0 ? veil_package_check(cmd, &package, &listed, message) : 0;
+		if (ret < 0) {
+			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name, *message);
+			record_error(scene, output_name, *message);
+			return ret;
+		}
+		if (ret > 0) {
+			/* GNOME's list: its light and dark files in its mode, as `dark <file>`. */
+			struct veil_command shown = *cmd;
+			shown.path = listed.file;
+			shown.dark_path = listed.dark;
+			shown.mode = cmd->has_mode ? cmd->mode : listed.mode;
+			shown.color = !cmd->has_color && listed.has_color ? listed.color : cmd->color;
+			ret = run(scene, output_name, &shown, fd, label, message);
+			veil_gnome_wallpaper_finish(&listed);
+			return ret;
+		}
+		if (package != NULL) {
+			break;
+		}
 		if (cmd->workspace != NULL && fd < 0 && cmd->mode != VEIL_MODE_SOLID_COLOR) {
 			bool directory = false, timed = false;
 			ret = veil_timed_check(cmd, &timed, message);
@@ -828,7 +873,8 @@ static int run(struct veil_scene *scene, const char *output_name,
 		veil_timed_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0);
 	}
-	ret = store_setting(scene, output_name, cmd, source, dark, fd, label);
+	ret = store_setting(scene, output_name, cmd, source, dark, package, fd, label);
+	veil_package_unref(package);
 	if (ret == -ENOMEM) {
 		veil_message_set(message, "Out of memory");
 	}
@@ -898,10 +944,31 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 		ret = -EINVAL;
 	}
 	bool directory = false, timed = false;
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET) {
+	struct veil_package *package = NULL;
+	if (ret == 0) {
+		struct veil_gnome_wallpaper listed;
+		ret = veil_package_check(&cmd, &package, &listed, message);
+		/*
+		 * A package is shown as it is: its pictures are checked when an output picks one. A
+		 * list's files are checked as its command's would be.
+		 */
+		bool list = ret > 0;
+		if (list) {
+			/* Its <filename> may be GNOME's XML again (desktop-base's <size> choices). */
+			ret = listed.file != NULL && !veil_timed_xml_name(listed.file) ?
+				veil_source_check(listed.file, message) : 0;
+			if (ret == 0 && listed.dark != NULL) {
+				ret = veil_source_check(listed.dark, message);
+			}
+			veil_gnome_wallpaper_finish(&listed);
+		}
+		directory = package != NULL || list;
+		veil_package_unref(package);
+	}
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory) {
 		ret = veil_timed_check(&cmd, &timed, message);
 	}
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed) {
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed && !directory) {
 		ret = veil_slideshow_check(&cmd, &directory, message);
 	}
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&

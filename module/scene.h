@@ -19,6 +19,8 @@ struct wlr_output;
 struct wlr_scene_tree;
 struct wlr_scene_buffer;
 struct json_object;
+struct veil_package;
+struct veil_package_picture;
 
 /*
  * What a name (an output's or "*") was told to show. Referenced by the settings table while it is
@@ -64,6 +66,16 @@ struct veil_setting {
 	bool video; /* the file is a video (known once opened, also while parked) */
 	/* The file could not be loaded again: the workspace falls back to the output's setting. */
 	bool failed;
+	/*
+	 * A wallpaper package (module/package.c): this setting shows no file itself, each output
+	 * shows the choice (one per picture, a setting of the same words) that fits it. A choice
+	 * has package and picture (a picture of package) and no choices; its source is opened
+	 * while an output shows it, and failed is set when its file cannot be opened.
+	 */
+	struct veil_package *package;
+	struct veil_setting **choices;
+	size_t n_choices;
+	const struct veil_package_picture *picture;
 };
 
 /* `output <name> veil transition ...`: how later changes on outputs of that name look. */
@@ -328,6 +340,11 @@ void veil_workspace_output_finish(struct veil_output *output);
 /* The status's "workspaces": the workspace settings that apply to the output. */
 struct json_object *veil_workspace_status(struct veil_output *output);
 struct veil_setting *veil_setting_ref(struct veil_setting *setting);
+/*
+ * A new setting (one reference, in no list) of the same words as setting: name, off, mode,
+ * colour, transition, loopfade, span, filter, location; no source, file, dark or workspace.
+ */
+struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting);
 /* NULL is allowed. */
 void veil_setting_unref(struct veil_setting *setting);
 /* Takes the setting out of the table; outputs that show it keep it until they move on. */

@@ -26,6 +26,7 @@
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
+#include "module/package.h"
 #include "module/scene.h"
 #include "module/slideshow.h"
 #include "module/slideshow_order.h"
@@ -182,8 +183,13 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 		struct veil_slide *slide = &show->slides[at];
 		int err = 0;
 		char *message = NULL;
-		struct veil_source *source = veil_source_open(&show->scene->ctx, slide->path,
-			full_size(show), show->step.filter, &err, &message);
+		/* A wallpaper package: its picture for the largest output is opened ahead. */
+		char *picture = NULL;
+		struct veil_source *source = veil_package_ahead(show->scene, slide->path,
+			&picture, &message) == 0 ? veil_source_open(&show->scene->ctx,
+			picture != NULL ? picture : slide->path, full_size(show), show->step.filter,
+			&err, &message) : NULL;
+		free(picture);
 		if (source == NULL) {
 			wlr_log(WLR_ERROR, "veil: slideshow %s: skipping: %s", show->dir,
 				message != NULL ? message : "out of memory");

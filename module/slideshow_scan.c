@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "source/source.h"
+#include "module/package_read.h"
 #include "module/slideshow_scan.h"
 #include "util/message.h"
 
@@ -111,7 +112,11 @@ static bool usable(struct veil_slideshow_scan *scan, const struct veil_slide *sl
 		return !known->bad;
 	}
 	char *message = NULL;
-	int ret = veil_source_check(slide->path, &message);
+	struct veil_package *package = NULL;
+	int ret = veil_package_detect(slide->path) ?
+		((package = veil_package_read(slide->path, &message)) != NULL ? 0 : -EINVAL) :
+		veil_source_check(slide->path, &message);
+	veil_package_unref(package);
 	if (ret < 0) {
 		note_skipped(scan, message != NULL ? message :
 			veil_message("Cannot show '%s': %s", slide->path, strerror(-ret)));
@@ -145,14 +150,17 @@ static void read_dir(struct veil_slideshow_scan *scan, struct growing *list, con
 		/* A link to a directory is not followed (no loops); a link to a file is. */
 		bool is_dir = fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			S_ISDIR(st.st_mode);
-		if (is_dir) {
+		/* A wallpaper package is one picture of the show (module/package_read.c). */
+		bool package = is_dir && veil_package_detect(child);
+		if (is_dir && !package) {
 			if (scan->recursive && depth < MAX_DEPTH) {
 				read_dir(scan, list, child, depth + 1);
 			}
 			free(child);
 			continue;
 		}
-		if (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+		if (!package && (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0 ||
+				!S_ISREG(st.st_mode))) {
 			free(child);
 			continue;
 		}

@@ -193,7 +193,9 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		json_object_object_add(obj, "transition", transition_object(&step->transition));
 	}
 	/* `dark <file|#rrggbb>`: the dark scheme's picture, by its path, or its colour. */
-	const char *dark = setting->dark != NULL ? setting_path(setting->dark) : NULL;
+	/* A wallpaper package's dark pictures are its own: its directory says it all. */
+	const char *dark = setting->dark != NULL && setting->package == NULL ?
+		setting_path(setting->dark) : NULL;
 	char dark_color[8];
 	if (setting->dark != NULL && setting->dark->mode == VEIL_MODE_SOLID_COLOR) {
 		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);

@@ -10,6 +10,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
 #include <veil/veil.h>
+#include "module/package.h"
 #include "module/scene.h"
 #include "scene/dmabuf_buffer.h"
 #include "scene/pixel_buffer.h"
@@ -367,6 +368,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 		json_object_object_add(obj, "span", span);
 	}
 	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
+	json_object_object_add(obj, "package", veil_package_status(output));
 	json_object_object_add(obj, "timed", veil_timed_status(output));
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",

@@ -14,6 +14,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "module/package.h"
 #include "module/scene.h"
 #include "util/message.h"
 
@@ -173,6 +174,8 @@ void veil_workspace_trim(struct veil_scene *scene) {
 	}
 	free(kept);
 	free(near);
+	/* A package's pictures that no output shows any more. */
+	veil_package_trim(scene);
 }
 
 /* Puts ws first among the output's latest workspaces. */

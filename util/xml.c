@@ -7,7 +7,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 
-xmlDoc *veil_xml_read(const char *data, size_t size, char **why) {
+static xmlDoc *read_xml(const char *data, size_t size, bool dtd_named, char **why) {
 	*why = NULL;
 	if (size > INT_MAX) {
 		*why = veil_message("XML over %d bytes", INT_MAX);
@@ -29,13 +29,22 @@ xmlDoc *veil_xml_read(const char *data, size_t size, char **why) {
 			"unknown error";
 		*why = veil_message("not well-formed XML (line %d): %.*s",
 			error != NULL ? error->line : 0, (int)strcspn(reason, "\n"), reason);
-	} else if (doc->intSubset != NULL || doc->extSubset != NULL) {
+	} else if ((doc->intSubset != NULL && (!dtd_named || doc->intSubset->children != NULL)) ||
+			doc->extSubset != NULL) {
 		xmlFreeDoc(doc);
 		doc = NULL;
 		*why = veil_message("XML with a DOCTYPE (veil reads no DTD and no entity)");
 	}
 	xmlFreeParserCtxt(ctxt);
 	return doc;
+}
+
+xmlDoc *veil_xml_read(const char *data, size_t size, char **why) {
+	return read_xml(data, size, false, why);
+}
+
+xmlDoc *veil_xml_read_named_dtd(const char *data, size_t size, char **why) {
+	return read_xml(data, size, true, why);
 }
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "veil-config.h"
 #if VEIL_HAVE_LIBXML2
+#include <stdbool.h>
 #include <stddef.h>
 #include <libxml/tree.h>
 
@@ -16,6 +17,11 @@
  * after "'file' is ".
  */
 xmlDoc *veil_xml_read(const char *data, size_t size, char **why);
+/*
+ * The same, but a DOCTYPE that only names an external DTD (never loaded) and declares nothing
+ * is read: GNOME's wallpaper lists have `<!DOCTYPE wallpapers SYSTEM "gnome-wp-list.dtd">`.
+ */
+xmlDoc *veil_xml_read_named_dtd(const char *data, size_t size, char **why);
 
 #endif
 #endif

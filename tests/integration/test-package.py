@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""
+Wallpaper packages as KDE Plasma ships them, on three outputs of different shapes: Plasma 6's
+own Coast (plasma-workspace-wallpapers, fetched by apt at test time: 1440x2960, 5120x2880 and
+7680x2160 PNGs, and the same in images_dark/) shown with `output * veil <package> fill`. Each
+output's status names the picture util/fit.c's rule picks for it, and grim's screenshot matches
+ImageMagick's fill of that picture; `scheme dark` moves every output to its images_dark picture;
+a mode change on one output chooses again. GNOME's XML: gnome-backgrounds' vnc.xml (a
+gnome-background-properties list: light and dark PNGs, its options the mode) and desktop-base's
+emerald gnome-background.xml (<size> choices of SVGs), their absolute paths rebased to where the
+test extracted them. Then packages made here (small PNGs): a slideshow of
+a directory of packages steps through the packages, and bad packages (metadata.json not JSON,
+no pictures, only dark ones, a picture whose name lies about its size) are refused or shown
+with one sentence naming the file, the wallpaper on screen unchanged.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import debfiles  # noqa: E402
+import veiltest as vt  # noqa: E402
+
+t = vt.Test('package')
+# Scaled photographs: pixman's bilinear shrink against ImageMagick's filter.
+PHOTO = dict(tolerance=48, mean_tolerance=4, ignore_edges=4, max_bad_fraction=0.02)
+EXACT = dict(tolerance=0, ignore_border=0)
+media = t.media
+
+COAST = 'usr/share/wallpapers/Coast'
+root = debfiles.extract('plasma-workspace-wallpapers', COAST)
+coast = os.path.join(root, COAST)
+images = os.path.join(coast, 'contents', 'images')
+images_dark = os.path.join(coast, 'contents', 'images_dark')
+
+# The three shapes: landscape, 32:9 ultrawide, portrait (1920x1080 turned by transform 90).
+# What each is in buffer pixels, and the picture the rule gives it among Coast's three.
+SHAPES = {
+    'HEADLESS-1': ((1920, 1080), '5120x2880.png'),
+    'HEADLESS-2': ((3840, 1080), '7680x2160.png'),
+    'HEADLESS-3': ((1080, 1920), '1440x2960.png'),
+}
+
+
+def magick_fill(src, w, h):
+    """ImageMagick's fill of src at w x h: scaled to cover, centred, cropped."""
+    out = subprocess.run(['convert', src, '-resize', f'{w}x{h}^', '-gravity', 'center',
+                          '-extent', f'{w}x{h}', '-depth', '8', 'rgb:-'],
+                         capture_output=True, check=True).stdout
+    return np.frombuffer(out, np.uint8).reshape(h, w, 3)
+
+
+def flat_png(path, size, c):
+    w, h = size
+    return vt.make_png(path, np.broadcast_to(np.array(c, np.uint8), (h, w, 3)).copy())
+
+
+def make_package(path, name, light, dark=(), metadata=None):
+    """A package of flat pictures: light and dark are (file name, (w, h), colour)."""
+    for sub, pictures in (('images', light), ('images_dark', dark)):
+        os.makedirs(os.path.join(path, 'contents', sub), exist_ok=True)
+        for file, size, c in pictures:
+            flat_png(os.path.join(path, 'contents', sub, file), size, c)
+    with open(os.path.join(path, 'metadata.json'), 'w') as f:
+        f.write(metadata if metadata is not None else
+                json.dumps({'KPlugin': {'Name': name, 'Id': name}}))
+    return path
+
+
+def check_output(c, out, dark, label):
+    (w, h), pick = SHAPES[out]
+    picture = os.path.join(images_dark if dark else images, pick)
+    v = c.wait_veil(out, 'shown', file=picture)
+    p = v.get('package') or {}
+    t.check(p.get('name') == 'Coast' and p.get('picture') == picture,
+            f'{label}: {out} ({w}x{h}) shows {pick} of Coast', json.dumps(p))
+    t.check((p.get('why') or '').endswith(f'at least {w}x{h}'),
+            f'{label}: {out}: the status says why', p.get('why'))
+    shot = c.settled_screenshot(out)
+    if t.check(shot.shape == (h, w, 3), f'{label}: {out}: grim gives {w}x{h}',
+               str(shot.shape)):
+        t.compare(shot, magick_fill(picture, w, h), f'{label}-{out}', **PHOTO)
+
+
+with t.compositor(outputs=3) as c:
+    with t.case('setup'):
+        for cmd in ('output HEADLESS-1 resolution 1920x1080', 'output HEADLESS-1 pos 0 0',
+                    'output HEADLESS-2 resolution 3840x1080', 'output HEADLESS-2 pos 1920 0',
+                    'output HEADLESS-3 resolution 1920x1080', 'output HEADLESS-3 transform 90',
+                    'output HEADLESS-3 pos 5760 0'):
+            ok, err = c.msg(cmd)
+            t.check(ok, cmd, err)
+        c.wait_mode('HEADLESS-1', 1920, 1080)
+        c.wait_mode('HEADLESS-2', 3840, 1080)
+        c.wait_mode('HEADLESS-3', 1920, 1080, transform='90')
+
+    with t.case('Coast on three shapes'):
+        ok, err = c.msg(f'output * veil {vt.quote(coast)} fill')
+        t.check(ok, '`output * veil <Coast> fill` accepted (one wallpaper, not a slideshow)',
+                err)
+        for out in SHAPES:
+            check_output(c, out, False, 'light')
+            t.check(c.veil(out).get('slideshow') is None, f'{out}: no slideshow')
+
+    with t.case('scheme dark'):
+        ok, err = c.msg('output * veil scheme dark')
+        t.check(ok, 'scheme dark', err)
+        for out in SHAPES:
+            check_output(c, out, True, 'dark')
+        ok, err = c.msg('output * veil scheme light')
+        t.check(ok, 'scheme light', err)
+        for out in SHAPES:
+            c.wait_veil(out, 'shown', file=os.path.join(images, SHAPES[out][1]))
+
+    with t.case('a mode change chooses again'):
+        ok, err = c.msg('output HEADLESS-2 resolution 1920x1080')
+        t.check(ok, 'HEADLESS-2 to 1920x1080', err)
+        c.wait_mode('HEADLESS-2', 1920, 1080)
+        SHAPES['HEADLESS-2'] = ((1920, 1080), '5120x2880.png')
+        check_output(c, 'HEADLESS-2', False, 'mode-change')
+        # The other outputs keep theirs.
+        for out in ('HEADLESS-1', 'HEADLESS-3'):
+            c.wait_veil(out, 'shown', file=os.path.join(images, SHAPES[out][1]))
+        ok, err = c.msg('output HEADLESS-3 transform normal')
+        t.check(ok, 'HEADLESS-3 transform normal', err)
+        c.wait_mode('HEADLESS-3', 1920, 1080, transform='normal')
+        SHAPES['HEADLESS-3'] = ((1920, 1080), '5120x2880.png')
+        check_output(c, 'HEADLESS-3', False, 'transform-change')
+
+    def rebased(package, member, name):
+        """A copy of the package's XML whose absolute paths name where the test extracted it."""
+        src = debfiles.path(package, member)
+        base = debfiles.extract(package, member)
+        with open(src) as f:
+            text = f.read().replace('>/usr/share/', f'>{base}/usr/share/')
+        path = os.path.join(media, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return path, base
+
+    with t.case('gnome-background-properties'):
+        # gnome-backgrounds' vnc.xml: a light and a dark PNG, <options>zoom</options>.
+        gb = 'usr/share/backgrounds/gnome'
+        debfiles.extract('gnome-backgrounds', f'{gb}/vnc-l.png', f'{gb}/vnc-d.png')
+        vnc, base = rebased('gnome-backgrounds',
+                            'usr/share/gnome-background-properties/vnc.xml', 'vnc.xml')
+        light = os.path.join(base, gb, 'vnc-l.png')
+        dark = os.path.join(base, gb, 'vnc-d.png')
+        ok, err = c.msg(f'output * veil {vt.quote(vnc)}')
+        t.check(ok, '`output * veil vnc.xml` (a wallpaper list with DOCTYPE) accepted', err)
+        v = c.wait_veil('HEADLESS-1', 'shown', file=light)
+        t.check(v.get('mode') == 'fill' and v.get('color') == '#77767b',
+                "its <options> zoom is fill, its <pcolor> the colour",
+                f"{v.get('mode')} {v.get('color')}")
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(light, 1920, 1080), 'vnc-light', **PHOTO)
+        ok, err = c.msg('output * veil scheme dark')
+        t.check(ok, 'scheme dark', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=dark)
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(dark, 1920, 1080), 'vnc-dark', **PHOTO)
+        ok, err = c.msg('output * veil scheme light')
+        t.check(ok, 'scheme light', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=light)
+        # The mode given in the command wins over the list's.
+        ok, err = c.msg(f'output * veil {vt.quote(vnc)} center #102030')
+        c.wait_veil('HEADLESS-1', 'shown', file=light, mode='center', color='#102030')
+
+    with t.case('desktop-base <size> choices'):
+        # emerald's gnome-background.xml: one <static>, eleven <size>s (SVGs), no <starttime>.
+        # SVG decodes through GStreamer's rsvgdec for now (librsvg's own decoder comes): one
+        # picture, shared by the three outputs (each 1920x1080 now).
+        theme = 'usr/share/desktop-base/emerald-theme/wallpaper'
+        debfiles.extract('desktop-base', theme)
+        xml, base = rebased('desktop-base', f'{theme}/gnome-background.xml', 'emerald.xml')
+        svg = os.path.join(base, theme, 'contents', 'images', '1920x1080.svg')
+        ok, err = c.msg(f'output * veil {vt.quote(xml)} fill')
+        t.check(ok, 'desktop-base\'s gnome-background.xml accepted', err)
+        for out in SHAPES:
+            v = c.wait_until(lambda: (lambda s: s.get('state') == 'shown' and
+                                          s.get('file') == svg and s)(c.veil(out)),
+                             f'{out} shows 1920x1080.svg', timeout=120)
+            p = v.get('package') or {}
+            t.check(p.get('picture') == svg and p.get('why') == '16:9, at least 1920x1080',
+                    f'{out}: the <size> that fits 1920x1080, and why', json.dumps(p))
+        ref = os.path.join(media, 'emerald-ref.png')
+        subprocess.run(['rsvg-convert', '-w', '1920', '-h', '1080', '-o', ref, svg], check=True)
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, magick_fill(ref, 1920, 1080), 'emerald-1920x1080', **PHOTO)
+
+    # Small packages made here, on the three outputs as they are now (1920x1080 each).
+    red, green, blue, grey = (200, 30, 30), (30, 200, 30), (30, 30, 200), (90, 90, 90)
+    flat = os.path.join(media, 'flat.png')
+    flat_png(flat, (640, 360), grey)
+
+    def shows_flat(label):
+        for out in SHAPES:
+            v = c.veil(out)
+            t.check(v.get('file') == flat, f'{label}: {out} still shows what it showed',
+                    str(v.get('file')))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(grey, np.uint8), shot.shape),
+                  f'{label}-unchanged', **EXACT)
+
+    with t.case('bad packages'):
+        ok, err = c.msg(f'output * veil {vt.quote(flat)} fill')
+        t.check(ok, 'a flat picture first', err)
+        for out in SHAPES:
+            c.wait_veil(out, 'shown', file=flat)
+
+        notjson = make_package(os.path.join(media, 'notjson'), 'x',
+                               [('1920x1080.png', (64, 36), red)], metadata='{"KPlugin": ')
+        c.refused_file('*', f'{vt.quote(notjson)} fill',
+                       os.path.join(notjson, 'metadata.json'), ['is not JSON'],
+                       'metadata.json not JSON')
+        shows_flat('not JSON')
+
+        empty = make_package(os.path.join(media, 'empty'), 'Empty', [])
+        c.refused_file('*', f'{vt.quote(empty)} fill', empty, ['has no picture'],
+                       'no pictures')
+        darkonly = make_package(os.path.join(media, 'darkonly'), 'DarkOnly', [],
+                                dark=[('1920x1080.png', (64, 36), blue)])
+        c.refused_file('*', f'{vt.quote(darkonly)} fill', darkonly, ['only dark ones'],
+                       'only dark pictures')
+        shows_flat('no pictures')
+
+        # A picture named 1920x1080.png that is 640x480: chosen by its name, as Plasma does,
+        # shown at its own size, and the status says so in one sentence naming the file.
+        liar = make_package(os.path.join(media, 'liar'), 'Liar',
+                            [('1920x1080.png', (640, 480), green),
+                             ('1080x1920.png', (64, 128), blue)])
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(liar)} fill')
+        t.check(ok, 'a package whose picture is not the size its name says', err)
+        lied = os.path.join(liar, 'contents', 'images', '1920x1080.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=lied)
+        note = (v.get('package') or {}).get('note') or ''
+        t.check(f"'{lied}' is 640x480, not the 1920x1080 its name says" in note,
+                'the status says the picture is not the size its name says', note)
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(green, np.uint8), shot.shape),
+                  'liar-shown', **EXACT)
+
+        # A picture that is no picture: passed over for the next best, and said.
+        broken = make_package(os.path.join(media, 'broken'), 'Broken',
+                              [('1920x1080.png', (64, 36), red),
+                               ('2560x1440.png', (64, 36), blue)])
+        bad = os.path.join(broken, 'contents', 'images', '1920x1080.png')
+        with open(bad, 'wb') as f:
+            f.write(b'this is not a picture\n' * 10)
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(broken)} fill')
+        t.check(ok, 'a package with a file that is not a picture', err)
+        good = os.path.join(broken, 'contents', 'images', '2560x1440.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=good)
+        t.check(bad in (v.get('error') or ''), 'the error names the broken picture',
+                v.get('error'))
+
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(liar)} fill dark #000000')
+        t.check(not ok and 'wallpaper package' in (err or ''), '`dark` refused for a package',
+                err)
+        ok, err = c.msg(f'output HEADLESS-1 veil workspace 1 {vt.quote(liar)} fill')
+        t.check(not ok and 'wallpaper package' in (err or ''),
+                'a package refused for a workspace', err)
+
+    with t.case('a slideshow of packages'):
+        show = os.path.join(media, 'show')
+        make_package(os.path.join(show, 'a-Red'), 'Red',
+                     [('1920x1080.png', (96, 54), red), ('1080x1920.png', (54, 96), blue)])
+        make_package(os.path.join(show, 'b-Green'), 'Green',
+                     [('1920x1080.png', (96, 54), green)])
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(show)} fill every 1h order name')
+        t.check(ok, 'a slideshow of a directory of packages', err)
+        first = os.path.join(show, 'a-Red', 'contents', 'images', '1920x1080.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=first)
+        t.check((v.get('package') or {}).get('name') == 'Red', 'the first package: Red',
+                json.dumps(v.get('package')))
+        t.check((v.get('slideshow') or {}).get('directory') == show, 'it is a slideshow',
+                json.dumps(v.get('slideshow')))
+        ok, err = c.msg('output HEADLESS-1 veil next')
+        t.check(ok, 'next', err)
+        second = os.path.join(show, 'b-Green', 'contents', 'images', '1920x1080.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=second)
+        t.check((v.get('package') or {}).get('name') == 'Green', 'the next package: Green',
+                json.dumps(v.get('package')))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(green, np.uint8), shot.shape),
+                  'slideshow-green', **EXACT)
+
+    t.check(c.responsive(), 'the compositor is alive')
+
+t.finish()
