@@ -82,8 +82,11 @@ def extract(package, *paths):
     root = os.path.join(cache, 'root')
     with open(os.path.join(cache, '.lock'), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        missing = [p.strip('/') for p in paths
-                   if not os.path.exists(os.path.join(root, p.strip('/')))]
+        # What was extracted whole, a member a line: a directory that exists may hold only the
+        # files asked for before, not all of its own.
+        manifest = os.path.join(cache, 'extracted')
+        done = set(open(manifest).read().split('\n')) if os.path.exists(manifest) else set()
+        missing = [p.strip('/') for p in paths if not _covered(p.strip('/'), done)]
         if missing:
             deb = _deb(package, ver, cache)
             with tempfile.TemporaryDirectory(dir=cache) as tmp:
@@ -106,7 +109,18 @@ def extract(package, *paths):
                     if os.path.exists(dst):
                         shutil.rmtree(dst) if os.path.isdir(dst) else os.unlink(dst)
                     os.rename(src, dst)
+            with open(manifest, 'a') as f:
+                f.write(''.join(p + '\n' for p in missing))
     return root
+
+
+def _covered(member, done):
+    """Whether member, or a directory above it, was extracted whole."""
+    while member:
+        if member in done:
+            return True
+        member = os.path.dirname(member)
+    return False
 
 
 def path(package, member):
