@@ -911,6 +911,17 @@ def bg_lines(t, env):
             t.check(ok, '`output HEADLESS-2 unplug` accepted', err)
             c.wait_until(lambda: 'HEADLESS-2' not in c.outputs(), 'HEADLESS-2 to go')
 
+        with t.case('bg: a config line veil cannot show'):
+            corrupt = vt.make_random(os.path.join(cfgdir, 'pics', 'corrupt.png'))
+            write_config('output * bg pics/corrupt.png fill\n')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            text = read_when_there(c, nag, 'swaynag to get the config error')
+            t.check(corrupt in text and 'bg' in text,
+                    "veil's error, naming the file, reaches swaynag", text)
+            v = c.veil(OUT)
+            t.check(v.get('state') == 'off', 'nothing else is shown', json.dumps(v))
+
         with t.case('bg: swaybg_command -'):
             write_config('swaybg_command -\n'
                          'output * bg pics/bg-640x400.png fill\n'
