@@ -885,7 +885,7 @@ def bg_lines(t, env):
             t.check(not swaybg_pids(c), 'still no swaybg')
 
         with t.case('bg: the later of bg and veil wins'):
-            # `*`'s bg, then its veil line: the veil line (a new output shows it, below)
+            # `*`'s bg, then its veil line: the veil line (the restart config has it too)
             ok, err = c.msg('output * veil #112233 solid_color')
             t.check(ok, '`output * veil #112233 solid_color` accepted', err)
             ok, err = c.msg(f'output {OUT} veil #445566 solid_color')
@@ -900,13 +900,17 @@ def bg_lines(t, env):
             t.compare(c.settled_screenshot(OUT), vt.expect_center(pic2, W, H, '#000000'),
                       'bg-after-veil-center', **SCALED)
 
-        with t.case('bg: a new output gets `*`\'s'):
+        with t.case('bg: an output that connects later'):
+            ok, err = c.msg(f'output HEADLESS-2 bg {vt.quote(pic)} stretch')
+            t.check(ok, '`output HEADLESS-2 bg <file> stretch` accepted before it exists', err)
             ok, err = c.msg('create_output')
             t.check(ok, '`create_output` accepted', err)
             c.wait_mode('HEADLESS-2', 1920, 1080)
-            v = c.wait_veil('HEADLESS-2', 'shown', kind='color', setting='*')
-            t.check(is_solid(c.settled_screenshot('HEADLESS-2'), '#112233', 0),
-                    "the new output shows `*`'s later line, the veil colour", json.dumps(v))
+            v = c.wait_veil('HEADLESS-2', 'shown', file=pic, setting='HEADLESS-2')
+            t.check(v.get('mode') == 'stretch', 'the new output shows its own bg, stretched',
+                    json.dumps(v))
+            t.compare(c.settled_screenshot('HEADLESS-2'), vt.expect_stretch(pic, 1920, 1080),
+                      'bg-later-stretch', **SCALED)
             ok, err = c.msg('output HEADLESS-2 unplug')
             t.check(ok, '`output HEADLESS-2 unplug` accepted', err)
             c.wait_until(lambda: 'HEADLESS-2' not in c.outputs(), 'HEADLESS-2 to go')
