@@ -13,9 +13,10 @@
 #    lintian checks it in the development root.
 # 3. Another copy of the base root: `apt-get install ./libveil0_*.deb ./sway-veil_*.deb grim`
 #    (nothing else of veil's), the packages' installed sizes, then the installed sway started
-#    headless (WLR_BACKENDS=headless, WLR_RENDERER=pixman) with one config line,
-#    `output * veil /work/wall.png fill`: swaymsg must report the wallpaper shown and a grim
-#    screenshot's centre must be the PNG's colour; then `swaymsg 'output * veil
+#    headless (WLR_BACKENDS=headless, WLR_RENDERER=pixman) with one config line, sway's own
+#    `output * bg /work/wall.png fill` (veil draws it: swaybg is not installed, and sway must not
+#    try to start it): swaymsg must report the wallpaper shown and a grim screenshot's centre
+#    must be the PNG's colour; then `swaymsg 'output * veil
 #    /work/clip.webm fill'` (a VP8 video of one colour): shown, its colour at the centre, and
 #    played by the package's veil-decoder, a child of sway. Ends with "N passed, N failed".
 #
@@ -180,11 +181,11 @@ echo "downloaded for the install: $(cat "$out/downloaded-kib.txt") KiB (apt's ca
 
 cat >"$test_root/work/check.sh" <<'SH'
 #!/bin/sh
-# In the test root: sway-veil headless with one veil line, checked with swaymsg and grim; then
+# In the test root: sway-veil headless with one bg line, checked with swaymsg and grim; then
 # a video set over IPC, which plays in the package's veil-decoder.
 export XDG_RUNTIME_DIR=/tmp/xdg
 mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
-echo 'output * veil /work/wall.png fill' >/work/sway.conf
+echo 'output * bg /work/wall.png fill' >/work/sway.conf
 WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=1 WLR_LIBINPUT_NO_DEVICES=1 \
 	sway -c /work/sway.conf >/work/sway.log 2>&1 &
 sway=$!
@@ -267,6 +268,9 @@ check "grim's screenshot shows the video's #cc6633 at the centre (${r:-?} ${g:-?
 check "the package's veil-decoder plays the video, a child of sway" \
 	grep -q '^helpers:.* /usr/lib/[^ ]*/libveil0/veil-decoder' "$out/check.txt"
 check "sway exits cleanly on swaymsg exit" grep -q '^sway exit: 0' "$out/check.txt"
+check "sway did not try to start swaybg (not installed: veil draws bg)" \
+	test -f "$test_root/work/sway.log" -a \
+	"$(grep -c "failed to execute 'swaybg'" "$test_root/work/sway.log")" = 0
 if [ "$failed" -ne 0 ]; then
 	tail -20 "$test_root/work/sway.log"
 fi

@@ -9,7 +9,8 @@ The sway patch series (examples/sway/) built and driven for real.
    against the libveil of this build directory (its uninstalled pkg-config file), with the
    same sanitizers. The copy and the build are kept and reused while the series, the source
    and the options are unchanged.
-3. The patched sway runs headless (pixman) with a config that starts swaybg (`output bg`) and
+3. The patched sway runs headless (pixman) with a config that starts swaybg (`swaybg_command
+   swaybg`, `output bg`) and
    sets a veil wallpaper. The real swaymsg sets images, a video, colours; grim screenshots are
    compared with pictures ffmpeg computed on its own; a fullscreen GStreamer client covers the
    output and the video must stop decoding; 50 switches; an output comes and goes;
@@ -32,7 +33,10 @@ The sway patch series (examples/sway/) built and driven for real.
    tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
    and a picture each, no recorded frame may show one workspace's window over another's
    picture or over none; the recorder's own check first, a control after.
-9. Restarts (restart()): a private HOME and XDG_STATE_HOME; sway makes $XDG_STATE_HOME/veil;
+9. Patch 6 (bg_lines()): a sway whose config has `output * bg` and no swaybg_command: veil
+   draws bg (relative file, modes, colours, errors, `*` at run time, hotplug, the later of bg
+   and veil), no swaybg runs; reloads into `swaybg_command -` and `swaybg_command swaybg`.
+10. Restarts (restart()): a private HOME and XDG_STATE_HOME; sway makes $XDG_STATE_HOME/veil;
    a picture set with swaymsg comes back at the next start with `output * veil restore
    <fallback>` in the config (grim, exact), and with the state file deleted the fallback shows;
    a state directory that cannot be made is logged and sway starts with the fallback.
@@ -245,6 +249,8 @@ def drive(t, sway, swaymsg_built, tools, sanitized):
     with open(config, 'w') as f:
         f.write('xwayland disable\n'
                 'default_border none\n'
+                # sway's old way: swaybg draws bg, veil above it (patch 6)
+                'swaybg_command swaybg\n'
                 f'output {OUT} bg {BG} solid_color\n'
                 f'output * veil {vt.quote(cfg_png)} fit {BARS}\n')
 
@@ -277,6 +283,8 @@ def drive(t, sway, swaymsg_built, tools, sanitized):
         with t.case('swaybg below'):
             if not t.check(shutil.which('swaybg'), 'swaybg is installed (sway runs it for bg)'):
                 raise vt.Failure('no swaybg in PATH')
+            c.check_until(lambda: swaybg_pids(c),
+                          'with `swaybg_command swaybg` in the config, sway started swaybg')
             set_veil('off')
             v = c.wait_veil(OUT, 'off')
             t.check(v.get('kind') == 'off', 'status kind off', json.dumps(v))
@@ -408,6 +416,7 @@ def drive(t, sway, swaymsg_built, tools, sanitized):
     with t.case('sway -C'):
         validate(t, sway, env, img_png)
     logs.append(later_outputs(t, env))
+    logs.append(bg_lines(t, env))
     logs.append(without_veil(t, sway, env, img_png, sanitized))
     logs.append(renderer_loss(t, env, clip, img_png, expect_clip, sanitized))
     logs.append(atomicity(t, env, tools))
@@ -455,7 +464,8 @@ def restart(t, env):
     with open(config, 'w') as f:
         f.write('xwayland disable\n'
                 'default_border none\n'
-                f'output {OUT} bg {BG} solid_color\n'
+                # The later of `*`'s bg and veil lines wins (patch 6): the veil line
+                f'output * bg {BG} solid_color\n'
                 'output * veil restore fallback.png fill\n')
     env = dict(env, HOME=home, XDG_STATE_HOME=state_home)
     exact = dict(tolerance=0)
@@ -779,6 +789,179 @@ struct veil_scene *veil_scene_create(struct wl_display *display, struct wlr_rend
 \treturn 0;
 }
 '''
+
+
+def magick_fill(t, src, w, h):
+    """ImageMagick's fill of src at w x h (cover, then crop around the centre)."""
+    out = t.path(f'magick-fill-{os.path.basename(src)}-{w}x{h}.png')
+    subprocess.run(['convert', src, '-resize', f'{w}x{h}^', '-gravity', 'center',
+                    '-extent', f'{w}x{h}', out], check=True, timeout=120)
+    return vt.read_image(out)
+
+
+def bg_lines(t, env):
+    """
+    Patch 6: a config that names no swaybg_command has its `output ... bg` lines drawn by veil,
+    as swaybg would (the file relative to the config, the modes, the colours), and no swaybg
+    runs; swaymsg's bg does the same at run time, a file veil cannot show changes nothing, a
+    new output gets `*`'s; reloads into `swaybg_command -` (bg shows nothing, veil lines do)
+    and `swaybg_command swaybg` (swaybg draws bg again). One sway.
+    """
+    cfgdir = t.path('bg')
+    os.makedirs(os.path.join(cfgdir, 'pics'))
+    pic = vt.make_png(os.path.join(cfgdir, 'pics', 'bg-640x400.png'),
+                      vt.quadrant_pixels(640, 400))
+    pic2 = vt.make_png(t.path('bg2-800x600.png'), vt.quadrant_pixels(800, 600)[::-1].copy())
+    script, nag = nag_recorder(t, 'swaynag-bg')
+    config = os.path.join(cfgdir, 'config')
+
+    def write_config(lines):
+        with open(config, 'w') as f:
+            f.write('xwayland disable\n'
+                    'default_border none\n'
+                    f'swaynag_command {script}\n' + lines)
+
+    write_config('output * bg pics/bg-640x400.png fill\n')
+    started = time.monotonic()
+    c = t.compositor(outputs=1, config=config, env=env, name='sway-bg')
+    with c:
+        with t.case('bg: the config\'s relative file, fill'):
+            v = c.wait_veil(OUT, 'shown', file=pic)
+            t.check(v.get('setting') == '*' and v.get('mode') == 'fill' and
+                    v.get('kind') == 'image',
+                    'veil shows `output * bg pics/... fill`, the file found next to the config',
+                    json.dumps(v))
+            shot = c.settled_screenshot(OUT)
+            expect = magick_fill(t, pic, W, H)
+            t.compare_structure(shot, expect, 'bg-config-fill', slack=2)
+            t.compare(shot, expect, 'bg-config-fill', **SCALED)
+            t.check(not swaybg_pids(c), 'no swaybg process was started')
+            t.check(not os.path.exists(nag), 'no config error', read_file(nag))
+
+        with t.case('bg: solid_color'):
+            ok, err = c.msg('output * bg #203040 solid_color')
+            t.check(ok, '`output * bg #203040 solid_color` accepted', err)
+            v = c.wait_veil(OUT, 'shown', kind='color')
+            t.check(is_solid(c.settled_screenshot(OUT), '#203040', 0), 'solid #203040',
+                    json.dumps(v))
+
+        with t.case('bg: fit with a colour'):
+            ok, err = c.msg(f'output {OUT} bg {vt.quote(pic)} fit #ff0000')
+            t.check(ok, f'`output {OUT} bg <file> fit #ff0000` accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=pic, setting=OUT)
+            t.check(v.get('mode') == 'fit' and v.get('color') == '#ff0000',
+                    'the output\'s own fit, #ff0000 bars', json.dumps(v))
+            shot = c.settled_screenshot(OUT)
+            expect = vt.expect_fit(pic, W, H, '#ff0000')
+            # 640x400 fit in 1280x720: 1152x720 and a bar of 64 on each side (the picture's
+            # own red is too near the bars' for compare_structure's colour classes)
+            t.check(is_solid(shot[:, :62], '#ff0000', 0) and
+                    is_solid(shot[:, W - 62:], '#ff0000', 0), 'the bars are exactly #ff0000')
+            t.compare(shot, expect, 'bg-fit-bars', **SCALED)
+
+        with t.case('bg: files that cannot be shown'):
+            before = c.settled_screenshot(OUT)
+            missing = t.path('bg-missing.png')
+            ok, err = c.msg(f'output * bg {vt.quote(missing)} fill')
+            t.check(not ok and missing in err, 'a missing file fails, naming it', err)
+            corrupt = vt.make_random(t.path('bg-corrupt.png'))
+            ok, err = c.msg(f'output {OUT} bg {vt.quote(corrupt)} fill')
+            t.check(not ok and corrupt in err, "a file veil cannot read fails with veil's "
+                    'message, naming it', err)
+            v = c.veil(OUT)
+            t.check(v.get('file') == pic and v.get('setting') == OUT and
+                    v.get('mode') == 'fit', 'the wallpaper is unchanged', json.dumps(v))
+            t.check(np_equal(c.settled_screenshot(OUT), before), 'the screen is unchanged')
+
+        with t.case('bg: `*` at run time replaces the outputs\' own'):
+            ok, err = c.msg(f'output * bg {vt.quote(pic2)} fill')
+            t.check(ok, '`output * bg <file2> fill` accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=pic2)
+            t.check(v.get('mode') == 'fill', 'fill', json.dumps(v))
+            shot = c.settled_screenshot(OUT)
+            expect = magick_fill(t, pic2, W, H)
+            t.compare_structure(shot, expect, 'bg-runtime-fill', slack=2)
+            t.compare(shot, expect, 'bg-runtime-fill', **SCALED)
+            t.check(not swaybg_pids(c), 'still no swaybg')
+
+        with t.case('bg: the later of bg and veil wins'):
+            # `*`'s bg, then its veil line: the veil line (the restart config has it too)
+            ok, err = c.msg('output * veil #112233 solid_color')
+            t.check(ok, '`output * veil #112233 solid_color` accepted', err)
+            ok, err = c.msg(f'output {OUT} veil #445566 solid_color')
+            t.check(ok, f'`output {OUT} veil #445566 solid_color` accepted', err)
+            c.wait_veil(OUT, 'shown', kind='color', color='#445566')
+            # HEADLESS-1's veil line, then its bg: the bg
+            ok, err = c.msg(f'output {OUT} bg {vt.quote(pic2)} center #000000')
+            t.check(ok, f'`output {OUT} bg <file> center #000000` accepted', err)
+            v = c.wait_veil(OUT, 'shown', file=pic2, mode='center')
+            t.check(v.get('setting') == OUT, "the output's own bg, after its veil line",
+                    json.dumps(v))
+            t.compare(c.settled_screenshot(OUT), vt.expect_center(pic2, W, H, '#000000'),
+                      'bg-after-veil-center', **SCALED)
+
+        with t.case('bg: an output that connects later'):
+            ok, err = c.msg(f'output HEADLESS-2 bg {vt.quote(pic)} stretch')
+            t.check(ok, '`output HEADLESS-2 bg <file> stretch` accepted before it exists', err)
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-2', 1920, 1080)
+            v = c.wait_veil('HEADLESS-2', 'shown', file=pic, setting='HEADLESS-2')
+            t.check(v.get('mode') == 'stretch', 'the new output shows its own bg, stretched',
+                    json.dumps(v))
+            t.compare(c.settled_screenshot('HEADLESS-2'), vt.expect_stretch(pic, 1920, 1080),
+                      'bg-later-stretch', **SCALED)
+            ok, err = c.msg('output HEADLESS-2 unplug')
+            t.check(ok, '`output HEADLESS-2 unplug` accepted', err)
+            c.wait_until(lambda: 'HEADLESS-2' not in c.outputs(), 'HEADLESS-2 to go')
+
+        with t.case('bg: a config line veil cannot show'):
+            corrupt = vt.make_random(os.path.join(cfgdir, 'pics', 'corrupt.png'))
+            write_config('output * bg pics/corrupt.png fill\n')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            text = read_when_there(c, nag, 'swaynag to get the config error')
+            t.check(corrupt in text and 'bg' in text,
+                    "veil's error, naming the file, reaches swaynag", text)
+            v = c.veil(OUT)
+            t.check(v.get('state') == 'off', 'nothing else is shown', json.dumps(v))
+
+        with t.case('bg: swaybg_command -'):
+            write_config('swaybg_command -\n'
+                         'output * bg pics/bg-640x400.png fill\n'
+                         f'output {OUT} veil #446688 solid_color\n')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            v = c.wait_veil(OUT, 'shown', kind='color', setting=OUT)
+            t.check(is_solid(c.settled_screenshot(OUT), '#446688', 0),
+                    'a veil line still shows', json.dumps(v))
+            ok, err = c.msg('create_output')
+            t.check(ok, '`create_output` accepted', err)
+            c.wait_mode('HEADLESS-3', 1920, 1080)
+            time.sleep(1.0)
+            v = c.veil('HEADLESS-3')
+            t.check(v.get('kind') in ('none', 'off'), "the config's `* bg` shows nothing",
+                    json.dumps(v))
+            t.check(is_solid(c.settled_screenshot('HEADLESS-3'), '#000000', 0),
+                    'the new output is black')
+            t.check(not swaybg_pids(c), 'no swaybg process')
+
+        with t.case('bg: swaybg_command swaybg'):
+            write_config('swaybg_command swaybg\n'
+                         f'output * bg {BG} solid_color\n')
+            ok, err = c.msg('reload')
+            t.check(ok, '`reload` accepted', err)
+            c.check_until(lambda: swaybg_pids(c), 'sway started swaybg (the old way)')
+            c.check_until(lambda: is_solid(c.screenshot(OUT), BG), f'swaybg ({BG}) shows')
+            v = c.veil(OUT)
+            t.check(v.get('state') == 'off', 'veil shows nothing', json.dumps(v))
+            c.stop('exit')
+    say(f'# bg: {time.monotonic() - started:.1f} s')
+    return c.log_path
+
+
+def np_equal(a, b):
+    return a.shape == b.shape and bool((a == b).all())
 
 
 def without_veil(t, sway, env, img_png, sanitized):
