@@ -53,5 +53,11 @@ int veil_webp_load(int fd, struct veil_image *image, char **message);
 /* TIFF through libtiff's RGBA interface (any bit depth it reads), its first page. */
 int veil_tiff_check(int fd, char **message);
 int veil_tiff_load(int fd, struct veil_image *image, char **message);
+/*
+ * JPEG XL through libjxl, bare codestream or container, turned as its orientation says; of an
+ * animation, the first frame.
+ */
+int veil_jxl_check(int fd, char **message);
+int veil_jxl_load(int fd, struct veil_image *image, char **message);
 
 #endif
