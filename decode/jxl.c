@@ -20,7 +20,8 @@
  * JPEG XL through libjxl: bare codestreams and ISO BMFF containers alike, libjxl telling them
  * apart. libjxl writes R, G, B, A bytes straight into veil's block, turned as the file's
  * orientation says, which are then swapped and premultiplied in place; it decodes through
- * float planes of its own first (in_place false). An animation shows its first frame.
+ * float planes of its own first (in_place false). An animation is played by anim_jxl.c; here,
+ * as a still, it shows its first frame.
  */
 
 /* What the check may read: the codestream's header, after any boxes a container puts first. */
@@ -256,8 +257,7 @@ static bool choose_colour(JxlDecoder *dec, const JxlBasicInfo *info,
 	return true;
 }
 
-/* libjxl's straight R, G, B, A to premultiplied B, G, R, A, in place; whether all opaque. */
-static bool to_bgra(uint8_t *pixels, size_t n) {
+bool veil_jxl_to_bgra(uint8_t *pixels, size_t n) {
 	bool opaque = true;
 	for (size_t i = 0; i < n; i++, pixels += 4) {
 		unsigned a = pixels[3];
@@ -354,7 +354,7 @@ static int decode(JxlDecoder *dec, const uint8_t *data, size_t len, struct veil_
 			goto fail;
 		}
 	}
-	bool opaque = to_bgra(pixels, (size_t)width * (size_t)height);
+	bool opaque = veil_jxl_to_bgra(pixels, (size_t)width * (size_t)height);
 	*image = (struct veil_image){
 		.width = width,
 		.height = height,
