@@ -24,7 +24,11 @@
  * as a still, it shows its first frame.
  */
 
-/* What the check may read: the codestream's header, after any boxes a container puts first. */
+/*
+ * What the check reads first, and at most: the codestream's header, after any boxes a container
+ * puts first.
+ */
+#define CHECK_FIRST 4096
 #define CHECK_BUDGET (64 * 1024)
 /* A 16384x8192 lossless JPEG XL of noise is about this large; larger files are not pictures. */
 #define MAX_FILE_SIZE (512u * 1024 * 1024)
@@ -121,21 +125,22 @@ int veil_jxl_check(int fd, char **message) {
 		veil_message_set(message, "out of memory");
 		return -ENOMEM;
 	}
-	ssize_t n = veil_read_at(fd, head, CHECK_BUDGET, 0);
-	int ret;
-	if (n < 0) {
-		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
-		ret = (int)n;
-	} else {
+	/* The first bytes hold the header (54 in GNOME's files); boxes before it need more. */
+	static const size_t reads[] = { CHECK_FIRST, CHECK_BUDGET };
+	int ret = -EAGAIN;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]) && ret == -EAGAIN; i++) {
+		ssize_t n = veil_read_at(fd, head, reads[i], 0);
+		if (n < 0) {
+			veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
+			ret = (int)n;
+			break;
+		}
 		JxlBasicInfo info;
 		ret = read_info(head, (size_t)n, (uint64_t)st.st_size, &info, message);
-		/* A header past the budget (large boxes first): the worker reads it, and decides. */
-		if (ret == -EAGAIN) {
-			ret = 0;
-		}
 	}
 	free(head);
-	return ret;
+	/* A header past the budget (large boxes first): the worker reads it, and decides. */
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /*

@@ -798,6 +798,17 @@ static void test_jxl(void) {
 	check_gradient("JPEG XL lossless container, every pixel", "test-stills-grad-box.jxl");
 	check_file("JPEG XL lossy (XYB)", "test-stills.jxl", VEIL_MEDIA_JXL, "libjxl", WIDTH,
 		HEIGHT, upright, 12);
+	if (encode("ffmpeg -y -f lavfi -i 'nullsrc=s=1024x768,geq=random(1)*255:128:128' "
+			"-frames:v 1 test-stills-noise.png && cjxl -d 1 --container=1 "
+			"test-stills-noise.png test-stills-noise.jxl")) {
+		/* Its first 4 KiB, and /proc/self/io's own text. */
+		expect_small_check("JPEG XL check reads its header only", "test-stills-noise.jxl",
+			4096 + 1024);
+	} else {
+		begin("JPEG XL noise encode");
+		fail("ffmpeg or cjxl cannot make the noise picture");
+		end();
+	}
 	truncate_copy("test-stills-grad-box.jxl", "test-stills-cut.jxl", -40);
 	expect_refused("JPEG XL truncated in its picture", "test-stills-cut.jxl", VEIL_MEDIA_JXL,
 		false, -EINVAL, "truncated");
@@ -841,7 +852,7 @@ int main(int argc, char *argv[]) {
 			"test-stills-32.tiff", "test-stills-noise.png", "test-stills-noise.heic",
 			"test-stills-grad.ppm", "test-stills-grad.jxl", "test-stills-grad-box.jxl",
 			"test-stills.jxl", "test-stills-cut.jxl", "test-stills-big.jxl",
-			"test-stills-bad.jxl" };
+			"test-stills-bad.jxl", "test-stills-noise.jxl" };
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			unlink(files[i]);
 		}
