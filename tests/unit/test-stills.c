@@ -405,6 +405,30 @@ static void expect_small_check(const char *what, const char *path, long long max
 	end();
 }
 
+#if VEIL_HAVE_LIBWEBP || VEIL_HAVE_LIBJXL
+/* Half-transparent red, premultiplied: 128, 0, 0, 128 (B, G, R, A 0, 0, 128, 128). */
+static void check_half_red(const char *path, enum veil_media_kind kind) {
+	struct veil_image image = {0};
+	const char *name;
+	char *message;
+	bool check_failed;
+	int ret = load_path(path, kind, &image, &name, &message, &check_failed);
+	if (ret < 0) {
+		fail("%s", message != NULL ? message : "failed");
+	} else {
+		const uint8_t *p = image.data;
+		if (image.drm_format != DRM_FORMAT_ARGB8888 || p[0] > 1 || p[1] > 1 ||
+				abs(p[2] - 128) > 2 || abs(p[3] - 128) > 2) {
+			fail("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
+				p[0], p[1], p[2], p[3]);
+		}
+	}
+	free(message);
+	veil_image_finish(&image);
+	end();
+}
+#endif
+
 #if !VEIL_HAVE_LIBHEIF || !VEIL_HAVE_LIBJXL
 /* A kind this build has no decoder for: sniffed, refused with a sentence naming library. */
 static void expect_no_decoder(const char *path, enum veil_media_kind want_kind,
@@ -499,29 +523,10 @@ static void test_webp(void) {
 	check_file("WebP lossy", "test-stills.webp", VEIL_MEDIA_WEBP, "libwebp", WIDTH, HEIGHT,
 		upright, 40);
 
-	/* Premultiplied: half-transparent red is 128, 0, 0, 128. */
 	begin("WebP alpha");
 	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
 			"-c:v libwebp -lossless 1 test-stills-alpha.webp")) {
-		struct veil_image image = {0};
-		const char *name;
-		char *message;
-		bool check_failed;
-		int ret = load_path("test-stills-alpha.webp", VEIL_MEDIA_WEBP, &image, &name,
-			&message, &check_failed);
-		if (ret < 0) {
-			fail("%s", message != NULL ? message : "failed");
-		} else {
-			const uint8_t *p = image.data;
-			if (image.drm_format != DRM_FORMAT_ARGB8888 || p[0] > 1 || p[1] > 1 ||
-					abs(p[2] - 128) > 2 || abs(p[3] - 128) > 2) {
-				fail("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
-					p[0], p[1], p[2], p[3]);
-			}
-		}
-		free(message);
-		veil_image_finish(&image);
-		end();
+		check_half_red("test-stills-alpha.webp", VEIL_MEDIA_WEBP);
 	} else {
 		skip("ffmpeg cannot encode WebP with alpha");
 	}
@@ -798,6 +803,14 @@ static void test_jxl(void) {
 	check_gradient("JPEG XL lossless container, every pixel", "test-stills-grad-box.jxl");
 	check_file("JPEG XL lossy (XYB)", "test-stills.jxl", VEIL_MEDIA_JXL, "libjxl", WIDTH,
 		HEIGHT, upright, 12);
+	begin("JPEG XL alpha");
+	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
+			"test-stills-alpha.png && cjxl -d 0 test-stills-alpha.png test-stills-alpha.jxl")) {
+		check_half_red("test-stills-alpha.jxl", VEIL_MEDIA_JXL);
+	} else {
+		fail("ffmpeg or cjxl cannot make the half-transparent picture");
+		end();
+	}
 	if (encode("ffmpeg -y -f lavfi -i 'nullsrc=s=1024x768,geq=random(1)*255:128:128' "
 			"-frames:v 1 test-stills-noise.png && cjxl -d 1 --container=1 "
 			"test-stills-noise.png test-stills-noise.jxl")) {
@@ -852,7 +865,8 @@ int main(int argc, char *argv[]) {
 			"test-stills-32.tiff", "test-stills-noise.png", "test-stills-noise.heic",
 			"test-stills-grad.ppm", "test-stills-grad.jxl", "test-stills-grad-box.jxl",
 			"test-stills.jxl", "test-stills-cut.jxl", "test-stills-big.jxl",
-			"test-stills-bad.jxl", "test-stills-noise.jxl" };
+			"test-stills-bad.jxl", "test-stills-noise.jxl", "test-stills-alpha.png",
+			"test-stills-alpha.jxl" };
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			unlink(files[i]);
 		}
