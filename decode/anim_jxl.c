@@ -13,7 +13,9 @@
  * layers and blending, zero-duration frames merged into the next shown one). open reads every
  * frame's header (libjxl skips their pixels) for the count; next decodes the following frame
  * into the canvas as R, G, B, A, premultiplied and swapped to B, G, R, A in place, and rewinds
- * after the last. One thread: an animation's frames are small beside a still's.
+ * after the last. A lossy (XYB) animation is decoded into sRGB by libjxl; others come as stored
+ * (animations are not colour-converted: docs/architecture.md). One thread: an animation's
+ * frames are small beside a still's.
  */
 
 struct veil_anim_decoder {
@@ -25,6 +27,17 @@ struct veil_anim_decoder {
 	uint32_t tps_numerator, tps_denominator;
 	int index;
 	bool at_end; /* the last frame was shown: the first is next */
+};
+
+/* What next() asks for: the colour encoding (to choose sRGB), each frame's header and pixels. */
+#define FRAME_EVENTS (JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME | JXL_DEC_FULL_IMAGE)
+
+static const JxlColorEncoding srgb = {
+	.color_space = JXL_COLOR_SPACE_RGB,
+	.white_point = JXL_WHITE_POINT_D65,
+	.primaries = JXL_PRIMARIES_SRGB,
+	.transfer_function = JXL_TRANSFER_FUNCTION_SRGB,
+	.rendering_intent = JXL_RENDERING_INTENT_RELATIVE,
 };
 
 static const JxlPixelFormat rgba8 = {
@@ -142,11 +155,6 @@ static int jxl_open(const uint8_t *data, size_t len, struct veil_anim_decoder **
 			goto fail;
 		}
 	}
-	if (frames == 0) {
-		veil_message_set(message, "animated JPEG XL file without frames");
-		ret = -EINVAL;
-		goto fail;
-	}
 	dec->canvas = malloc((size_t)dec->width * (size_t)dec->height * 4);
 	if (dec->canvas == NULL) {
 		veil_message_set(message, "out of memory for a %dx%d canvas", dec->width,
@@ -156,7 +164,7 @@ static int jxl_open(const uint8_t *data, size_t len, struct veil_anim_decoder **
 	}
 	dec->tps_numerator = basic.animation.tps_numerator;
 	dec->tps_denominator = basic.animation.tps_denominator;
-	if (!restart(dec, JXL_DEC_FRAME | JXL_DEC_FULL_IMAGE)) {
+	if (!restart(dec, FRAME_EVENTS)) {
 		veil_message_set(message, "libjxl's decoder refused veil's settings");
 		ret = -ENOTSUP;
 		goto fail;
@@ -180,7 +188,7 @@ static int jxl_next(struct veil_anim_decoder *dec, const uint8_t **canvas, int *
 		int *index, char **message) {
 	size_t size = (size_t)dec->width * (size_t)dec->height * 4;
 	if (dec->at_end) {
-		if (!restart(dec, JXL_DEC_FRAME | JXL_DEC_FULL_IMAGE)) {
+		if (!restart(dec, FRAME_EVENTS)) {
 			veil_message_set(message, "libjxl's decoder refused veil's settings");
 			return -ENOTSUP;
 		}
@@ -190,7 +198,10 @@ static int jxl_next(struct veil_anim_decoder *dec, const uint8_t **canvas, int *
 	JxlFrameHeader header = {0};
 	for (;;) {
 		JxlDecoderStatus status = JxlDecoderProcessInput(dec->dec);
-		if (status == JXL_DEC_FRAME) {
+		if (status == JXL_DEC_COLOR_ENCODING) {
+			/* Refused, and then without effect, for pictures not in XYB. */
+			JxlDecoderSetPreferredColorProfile(dec->dec, &srgb);
+		} else if (status == JXL_DEC_FRAME) {
 			if (JxlDecoderGetFrameHeader(dec->dec, &header) != JXL_DEC_SUCCESS) {
 				return stream_error(JXL_DEC_ERROR, dec->index + 1, message);
 			}
