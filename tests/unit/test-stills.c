@@ -91,7 +91,13 @@ static uint8_t *read_file(const char *path, size_t *len) {
 	return data;
 }
 
-static void write_quadrants_ppm(const char *path) {
+/* The colours' quadrants: component i (R, G, B) at x, y. */
+static uint8_t quadrant(int x, int y, int i) {
+	return colours[(y >= HEIGHT / 2) * 2 + (x >= WIDTH / 2)][i];
+}
+
+/* A WIDTH x HEIGHT binary PPM whose component i at x, y is pixel(x, y, i). */
+static void write_ppm(const char *path, uint8_t (*pixel)(int x, int y, int i)) {
 	char header[32];
 	int n = snprintf(header, sizeof(header), "P6 %d %d 255\n", WIDTH, HEIGHT);
 	size_t len = (size_t)n + WIDTH * HEIGHT * 3;
@@ -99,8 +105,10 @@ static void write_quadrants_ppm(const char *path) {
 	memcpy(data, header, (size_t)n);
 	uint8_t *p = data + n;
 	for (int y = 0; y < HEIGHT; y++) {
-		for (int x = 0; x < WIDTH; x++, p += 3) {
-			memcpy(p, colours[(y >= HEIGHT / 2) * 2 + (x >= WIDTH / 2)], 3);
+		for (int x = 0; x < WIDTH; x++) {
+			for (int i = 0; i < 3; i++) {
+				*p++ = pixel(x, y, i);
+			}
 		}
 	}
 	write_file(path, data, len);
@@ -681,24 +689,6 @@ static uint8_t gradient(int x, int y, int i) {
 	return (uint8_t)(i == 0 ? x * 3 + y : i == 1 ? y * 5 + x / 2 : (x * 7) ^ (y * 11));
 }
 
-static void write_gradient_ppm(const char *path) {
-	char header[32];
-	int n = snprintf(header, sizeof(header), "P6 %d %d 255\n", WIDTH, HEIGHT);
-	size_t len = (size_t)n + WIDTH * HEIGHT * 3;
-	uint8_t *data = malloc(len);
-	memcpy(data, header, (size_t)n);
-	uint8_t *p = data + n;
-	for (int y = 0; y < HEIGHT; y++) {
-		for (int x = 0; x < WIDTH; x++) {
-			for (int i = 0; i < 3; i++) {
-				*p++ = gradient(x, y, i);
-			}
-		}
-	}
-	write_file(path, data, len);
-	free(data);
-}
-
 /* Through veil_still_decode, as veil-decoder decodes: every pixel, the colour's word. */
 static void check_gradient(const char *what, const char *path) {
 	begin("%s", what);
@@ -790,7 +780,7 @@ static void write_jxl_header(const char *path, uint32_t width, uint32_t height, 
 static void test_jxl(void) {
 #if VEIL_HAVE_LIBJXL
 	begin("JPEG XL encode");
-	write_gradient_ppm("test-stills-grad.ppm");
+	write_ppm("test-stills-grad.ppm", gradient);
 	if (!encode("cjxl -d 0 test-stills-grad.ppm test-stills-grad.jxl && "
 			"cjxl -d 0 --container=1 test-stills-grad.ppm test-stills-grad-box.jxl && "
 			"cjxl -d 1 test-stills.ppm test-stills.jxl")) {
@@ -848,7 +838,7 @@ static void test_jxl(void) {
 }
 
 int main(int argc, char *argv[]) {
-	write_quadrants_ppm("test-stills.ppm");
+	write_ppm("test-stills.ppm", quadrant);
 	test_heif();
 	test_webp();
 	test_tiff();
