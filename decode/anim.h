@@ -1,6 +1,6 @@
 /*
- * Animated images (GIF, APNG, animated WebP): what the three decoders share, and how a file is
- * told to be one. A decoder reads the whole file from memory (the caller's: it outlives the
+ * Animated images (GIF, APNG, animated WebP and JPEG XL): what the decoders share, and how a
+ * file is told to be one. A decoder reads the whole file from memory (the caller's: it outlives the
  * decoder) and composes one frame after the other on a canvas of its own, with the frame's
  * disposal and blending, as premultiplied B, G, R, A bytes (DRM_FORMAT_ARGB8888 on every host).
  * source/anim_source.c plays them; decoders run on veil's workers only.
@@ -18,6 +18,7 @@ enum veil_anim_format {
 	VEIL_ANIM_GIF,
 	VEIL_ANIM_PNG,
 	VEIL_ANIM_WEBP,
+	VEIL_ANIM_JXL,
 };
 
 /* Frames shorter than this play for ANIM_SHORT_DELAY_MS, as browsers do (GIFs of delay 0). */
@@ -38,7 +39,7 @@ struct veil_anim_decoder;
 
 struct veil_anim_decoder_impl {
 	enum veil_anim_format format;
-	const char *format_name; /* "gif", "apng", "webp" */
+	const char *format_name; /* "gif", "apng", "webp", "jxl" */
 	const char *name; /* the library, for the status: "giflib", "libpng", "libwebp" */
 	/*
 	 * Reads the file's structure (every chunk or block, no pixel decoded beyond what the
@@ -91,6 +92,9 @@ int veil_anim_delay(int64_t ms);
 extern const struct veil_anim_decoder_impl veil_anim_gif;
 extern const struct veil_anim_decoder_impl veil_anim_png;
 extern const struct veil_anim_decoder_impl veil_anim_webp;
+extern const struct veil_anim_decoder_impl veil_anim_jxl;
+/* Whether a JPEG XL file's first bytes (its header) say it is an animation (libjxl). */
+bool veil_anim_jxl_sniff(const uint8_t *head, size_t len);
 
 /*
  * Canvas helpers (decode/anim_canvas.c), on premultiplied B, G, R, A canvases of stride

@@ -14,7 +14,7 @@
  * asks): a GIF with a loop extension (as decode/sniff.c tells a moving GIF from a still) or two
  * images in its first 64 KiB, a PNG
  * whose acTL before the first IDAT announces two frames or more, a WebP whose VP8X chunk has
- * the animation flag.
+ * the animation flag, a JPEG XL whose header (read by libjxl) says it is an animation.
  */
 
 #define HEAD_LEN (64 * 1024)
@@ -28,6 +28,10 @@ const struct veil_anim_decoder_impl *veil_anim_decoder_find(enum veil_anim_forma
 #if VEIL_HAVE_LIBWEBP
 	case VEIL_ANIM_WEBP:
 		return &veil_anim_webp;
+#endif
+#if VEIL_HAVE_LIBJXL
+	case VEIL_ANIM_JXL:
+		return &veil_anim_jxl;
 #endif
 	case VEIL_ANIM_PNG:
 		return &veil_anim_png;
@@ -135,6 +139,14 @@ static bool is_animated_webp(const uint8_t *head, size_t len) {
 		memcmp(head + 12, "VP8X", 4) == 0 && (head[20] & 0x02) != 0;
 }
 
+static bool is_animated_jxl(const uint8_t *head, size_t len) {
+#if VEIL_HAVE_LIBJXL
+	return veil_anim_jxl_sniff(head, len);
+#else
+	return false;
+#endif
+}
+
 enum veil_anim_format veil_anim_detect(int fd) {
 	uint8_t *head = malloc(HEAD_LEN);
 	if (head == NULL) {
@@ -150,6 +162,8 @@ enum veil_anim_format veil_anim_detect(int fd) {
 		format = VEIL_ANIM_PNG;
 	} else if (is_animated_webp(head, len)) {
 		format = VEIL_ANIM_WEBP;
+	} else if (is_animated_jxl(head, len)) {
+		format = VEIL_ANIM_JXL;
 	}
 	free(head);
 	/* A format this build cannot play goes where it went before (GStreamer, a still). */
@@ -180,6 +194,10 @@ int veil_anim_check(int fd, enum veil_anim_format format, char **message) {
 	case VEIL_ANIM_WEBP:
 		/* The canvas size, and the RIFF size against the file's: a file cut short. */
 		return veil_webp_check(fd, message);
+#endif
+#if VEIL_HAVE_LIBJXL
+	case VEIL_ANIM_JXL:
+		return veil_jxl_check(fd, message);
 #endif
 	default:
 		break;

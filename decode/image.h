@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "util/image.h"
 
 /*
@@ -54,5 +55,13 @@ int veil_webp_load(int fd, struct veil_image *image, char **message);
 /* TIFF through libtiff's RGBA interface (any bit depth it reads), its first page. */
 int veil_tiff_check(int fd, char **message);
 int veil_tiff_load(int fd, struct veil_image *image, char **message);
+/*
+ * JPEG XL through libjxl, bare codestream or container, turned as its orientation says; of an
+ * animation (played by anim_jxl.c), the first frame.
+ */
+int veil_jxl_check(int fd, char **message);
+int veil_jxl_load(int fd, struct veil_image *image, char **message);
+/* libjxl's straight R, G, B, A to premultiplied B, G, R, A, in place; whether all opaque. */
+bool veil_jxl_to_bgra(uint8_t *pixels, size_t n);
 
 #endif

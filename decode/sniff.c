@@ -47,6 +47,14 @@ static bool is_tiff(const guint8 *head, size_t len) {
 		(head[3] == 42 || head[3] == 43)));
 }
 
+/* A bare codestream (FF 0A) or the container's signature box. */
+static bool is_jxl(const guint8 *head, size_t len) {
+	static const guint8 container[12] = { 0, 0, 0, 0x0c, 'J', 'X', 'L', ' ', 0x0d, 0x0a, 0x87,
+		0x0a };
+	return (len >= 2 && head[0] == 0xff && head[1] == 0x0a) ||
+		(len >= sizeof(container) && memcmp(head, container, sizeof(container)) == 0);
+}
+
 static bool is_video_type(const char *type) {
 	return g_str_has_prefix(type, "video/") ||
 		strcmp(type, "application/ogg") == 0 ||
@@ -76,6 +84,7 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		{ is_heif, VEIL_MEDIA_HEIF, "image/heif" },
 		{ is_webp, VEIL_MEDIA_WEBP, "image/webp" },
 		{ is_tiff, VEIL_MEDIA_TIFF, "image/tiff" },
+		{ is_jxl, VEIL_MEDIA_JXL, "image/jxl" },
 	};
 	if (veil_png_sniff(head, (size_t)n)) {
 		free(head);

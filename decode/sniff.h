@@ -11,6 +11,8 @@ enum veil_media_kind {
 	VEIL_MEDIA_IMAGE, /* a still GStreamer decodes (JPEG, a still GIF, BMP, ...) */
 	VEIL_MEDIA_VIDEO, /* moving pictures: a container, an elementary stream, an animated GIF */
 	VEIL_MEDIA_AUDIO, /* sound and no picture */
+	/* Last, so that the kinds before keep their numbers on the wire (wire.h). */
+	VEIL_MEDIA_JXL, /* JPEG XL: a bare codestream or its ISO BMFF container */
 };
 
 /*

@@ -26,6 +26,9 @@ static const struct veil_still_decoder decoders[] = {
 #if VEIL_HAVE_LIBTIFF
 	{ VEIL_MEDIA_TIFF, "libtiff", veil_tiff_check, veil_tiff_load, .in_place = true },
 #endif
+#if VEIL_HAVE_LIBJXL
+	{ VEIL_MEDIA_JXL, "libjxl", veil_jxl_check, veil_jxl_load, .in_place = false },
+#endif
 	{ VEIL_MEDIA_IMAGE, "gstreamer", veil_gst_image_check, veil_gst_image_load,
 		.in_place = false },
 };
@@ -47,6 +50,9 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 		return veil_still_decoder_gst();
 	case VEIL_MEDIA_HEIF:
 		veil_message_set(message, "AVIF and HEIC images need veil built with libheif");
+		return NULL;
+	case VEIL_MEDIA_JXL:
+		veil_message_set(message, "JPEG XL images need veil built with libjxl");
 		return NULL;
 	default:
 		return NULL;

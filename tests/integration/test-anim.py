@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """
-Animated GIF, APNG and WebP played by veil (source/anim_source.c), with media written in the
-test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
+Animated GIF, APNG, WebP and JPEG XL played by veil (source/anim_source.c), with media written
+in the test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP, cjxl's
+encoding of an APNG for JPEG XL):
 
 - a GIF of mixed delays (red and blue 100 ms, green and yellow 500 ms): the colours grim sees
   come in the file's order, the long ones stay on screen longer than any short one can, and
   the frame counter rises by the file's rate (frames per loop over the loop's length);
 - an APNG and a WebP playing twice (their loop counts): colours in order, then the last
-  frame stays ("finished"), the counters stop; a GIF without a loop extension plays once;
+  frame stays ("finished"), the counters stop; a GIF without a loop extension plays once; a
+  looping JPEG XL: colours in order, its status naming libjxl;
 - transparency: half-transparent and transparent pixels over the setting's colour, blended as
   computed here, for an APNG and a GIF (its transparent index);
 - memory: a long GIF (larger than the 64 MiB budget decoded) is decoded on the fly, a few
@@ -22,6 +24,7 @@ test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP):
 Timing is judged from ordered samples and the counters, with bounds a loaded machine meets.
 """
 import os
+import subprocess
 import sys
 import time
 import zlib
@@ -240,6 +243,28 @@ with t.compositor(outputs=1) as c:
             idx, mean = classify(vt.grab(c, OUT))
             t.check(idx == 3 and src(c).get('frames') == (final or {}).get('frames'),
                     'still the last frame a second later, no frame more', str(mean))
+
+    with t.case('jxl colours in order, played by libjxl'):
+        # cjxl's encoding of the APNG (lossless): it writes no loop count, so it loops.
+        jxl = os.path.join(t.media, 'loop.jxl')
+        r = subprocess.run(['cjxl', '-d', '0', media('loop.png', colour_apng(300, plays=0)),
+                            jxl], capture_output=True, timeout=120)
+        if r.returncode != 0:
+            raise vt.Failure(f'cjxl: {r.stderr.decode(errors="replace")}')
+        os.chmod(jxl, 0o644)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(jxl)} stretch')
+        t.check(ok, '`veil loop.jxl` accepted', err)
+        c.wait_veil(OUT, 'shown', file=jxl)
+        runs = vt.colour_runs(sample(c, 2.6))
+        vt._say('   runs: ' + ' '.join(name(r[0]) for r in runs))
+        check_order(runs, 'jxl', [0.3] * 4)
+        t.check(len({r[0] for r in runs}) == 4, 'jxl: all four colours seen',
+                ' '.join(name(r[0]) for r in runs))
+        s = src(c)
+        t.check(s.get('decoder') == 'libjxl' and
+                (s.get('animation') or {}).get('frames') == 4 and
+                (s.get('animation') or {}).get('plays') == 0,
+                'libjxl, 4 frames, plays 0 (for ever)', str(s))
 
     with t.case('a GIF without a loop extension plays once'):
         path = media('once.gif', colour_gif([30, 30, 30, 30], loop=None))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """
 Stills with colour profiles: pictures made here with a known ICC profile (ImageMagick assigns
-Display P3 or Adobe RGB to known pixels, each file checked to carry it), CICP code points and a
+Display P3 or Adobe RGB to known pixels, each file checked to carry it; cjxl makes JPEG XL of
+them, lossless with the ICC profile and lossy in JPEG XL's own encoding), CICP code points and a
 gAMA chunk (written into the PNG here), shown 1:1 by veil-tinywl on a 1920x1080 output and
 captured with grim, must match within 2 levels what ImageMagick's own conversion to sRGB
 (`-profile sRGB.icc`, /usr/share/color/icc/sRGB.icc) makes of the same pixels. The status's
@@ -141,6 +142,19 @@ files['adobe.png'] = assigned('adobe.png', ADOBE, 'PNG24')
 files['srgb.png'] = assigned('srgb.png', SRGB, 'PNG24')
 files['p3.webp'] = assigned('p3.webp', P3, 'WEBP', '-define', 'webp:lossless=true')
 files['p3.tiff'] = assigned('p3.tiff', P3, 'TIFF', '-compress', 'zip')
+# JPEG XL by cjxl from the tagged PNGs: lossless keeps the P3 profile as ICC; lossy (XYB) writes
+# P3 as JPEG XL's own colour encoding, and keeps Adobe RGB's ICC (which veil has libjxl decode
+# into sRGB: XYB is absolute colour).
+if 'jxl' in vt.still_decoders():
+    for name, src, args in [('p3.jxl', 'p3.png', ['-d', '0', '-e', '1']),
+                            ('p3-xyb.jxl', 'p3.png', ['-d', '0.5']),
+                            ('adobe-xyb.jxl', 'adobe.png', ['-d', '0.5'])]:
+        path = os.path.join(media, name)
+        r = subprocess.run(['cjxl', *args, files[src], path], capture_output=True, timeout=300)
+        if r.returncode != 0:
+            raise vt.Failure(f'cjxl {name}: {r.stderr.decode(errors="replace")}')
+        os.chmod(path, 0o644)
+        files[name] = path
 # PNG's cICP (Display P3 primaries, sRGB's transfer, RGB, full range) and gAMA (1/1.8, sRGB's
 # primaries) on the plain PNG's pixels.
 files['cicp.png'] = png_insert(plain_png, os.path.join(media, 'cicp.png'),
@@ -267,6 +281,12 @@ with t.compositor(outputs=1) as c:
          'gAMA -> sRGB')
     case('p3.webp', p3_expected, 'sP3 (ICC) -> sRGB', need='webp')
     case('p3.tiff', p3_expected, 'sP3 (ICC) -> sRGB', need='tiff')
+    case('p3.jxl', p3_expected, 'sP3 (ICC) -> sRGB', need='jxl')
+    # Lossy: within 6 levels on the flat patches (5 measured, in pure red), away from their
+    # edges and the picture's.
+    xyb = dict(tolerance=6, mean_tolerance=1, ignore_border=4, ignore_edges=8)
+    case('p3-xyb.jxl', p3_expected, 'Display P3 (CICP) -> sRGB', cmp=xyb, need='jxl')
+    case('adobe-xyb.jxl', adobe_expected, 'sRGB (CICP)', cmp=xyb, need='jxl')
 
     # The JPEGs: veil's own decode of the plain twin is the pixels both are converted from.
     with t.case('plain JPEG'):

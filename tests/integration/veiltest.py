@@ -1143,7 +1143,7 @@ def make_tiff16(path, pixels):
 
 
 def still_decoders():
-    """The decoders veil was built with beside libpng and GStreamer: {'heif', 'webp', 'tiff'}."""
+    """The decoders veil was built with beside libpng and GStreamer: {'heif', 'webp', 'tiff', ...}."""
     names = os.environ.get('VEIL_STILL_DECODERS')
     if names is None:
         return {'heif', 'webp', 'tiff'}

@@ -1,10 +1,11 @@
 /*
- * The animation decoders (decode/anim_gif.c, anim_png.c) on files written here byte by byte:
- * composition (disposal to background and to previous, blending over and source, a GIF's
- * transparent index) against pixels worked out by hand; delays (zero raised to 100 ms, an APNG
- * denominator of 0); loop counts; and hostile files: chunk lengths past the end, frames outside
- * the canvas, empty frames, short fdAT, every truncation of a valid file, LZW garbage. A
- * hostile file must give an error (or a frame), never a crash: run under ASan in CI.
+ * The animation decoders (decode/anim_gif.c, anim_png.c; anim_jxl.c on cjxl's encoding of an
+ * APNG) on files written here byte by byte: composition (disposal to background and to
+ * previous, blending over and source, a GIF's transparent index) against pixels worked out by
+ * hand; delays (zero raised to 100 ms, an APNG denominator of 0); loop counts; and hostile
+ * files: chunk lengths past the end, frames outside the canvas, empty frames, short fdAT, every
+ * truncation of a valid file, LZW garbage. A hostile file must give an error (or a frame),
+ * never a crash: run under ASan in CI.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
@@ -456,8 +457,98 @@ static void test_detect(void) {
 	CHECK(detect(&b) == VEIL_ANIM_NONE, "a chunk past the end");
 }
 
+#if VEIL_HAVE_LIBJXL
+/*
+ * Animated JPEG XL as cjxl writes it from an APNG written here: three 8x8 frames (red 200 ms,
+ * green 300 ms, blue 100 ms) looping, lossless and lossy (cjxl 0.11 writes num_loops 0 whatever
+ * the APNG says). The count, the delays, the loop count, every pixel of each frame, the first frame
+ * again after the last; every truncation and flipped byte decoded or refused.
+ */
+static bool near(uint32_t got, uint32_t want, int tolerance) {
+	for (int shift = 0; shift < 32; shift += 8) {
+		if (abs((int)((got >> shift) & 0xff) - (int)((want >> shift) & 0xff)) > tolerance) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void test_jxl(const char *distance, int tolerance) {
+	static const uint8_t colours[3][4] = {
+		{ 255, 0, 0, 255 }, { 0, 255, 0, 255 }, { 0, 0, 255, 255 },
+	};
+	static const uint32_t want[3] = { RED, GREEN, BLUE };
+	static const int delays[3] = { 200, 300, 100 };
+	static struct buf b;
+	b.len = 0;
+	png_head(&b, 8, 8, 3, 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		fctl(&b, 2 * i, 8, 8, 0, 0, (uint16_t)delays[i], 1000, 0, 0);
+		frame_data(&b, i == 0 ? "IDAT" : "fdAT", i == 0 ? 0 : 2 * i - 1, 8, 8, colours[i]);
+	}
+	chunk(&b, "IEND", NULL, 0);
+	FILE *f = fopen("test-anim-jxl.png", "wb");
+	CHECK(f != NULL && fwrite(b.data, 1, b.len, f) == b.len && fclose(f) == 0);
+	char command[128];
+	snprintf(command, sizeof(command), "cjxl -d %s test-anim-jxl.png test-anim-jxl.jxl "
+		">/dev/null 2>&1", distance);
+	int status = system(command);
+	CHECK(status == 0, "cjxl (libjxl-tools) encodes the APNG: status %d", status);
+	f = fopen("test-anim-jxl.jxl", "rb");
+	b.len = f != NULL ? fread(b.data, 1, sizeof(b.data), f) : 0;
+	if (f != NULL) {
+		fclose(f);
+	}
+	unlink("test-anim-jxl.png");
+	unlink("test-anim-jxl.jxl");
+	if (!CHECK(b.len > 0 && b.len < sizeof(b.data), "cjxl's file: %zu bytes", b.len)) {
+		return;
+	}
+	CHECK(detect(&b) == VEIL_ANIM_JXL, "cjxl's animation is detected as one");
+
+	struct veil_anim_decoder *dec;
+	struct veil_anim_info info;
+	char *message = NULL;
+	int ret = veil_anim_jxl.open(b.data, b.len, &dec, &info, &message);
+	CHECK(ret == 0, "%s", message != NULL ? message : "");
+	if (ret < 0) {
+		free(message);
+		return;
+	}
+	CHECK(info.width == 8 && info.height == 8 && info.frames == 3 && info.plays == 0,
+		"%dx%d, %d frames, %d plays", info.width, info.height, info.frames, info.plays);
+	for (int i = 0; i < 4; i++) {
+		const uint8_t *c;
+		int delay, index;
+		ret = veil_anim_jxl.next(dec, &c, &delay, &index, &message);
+		CHECK(ret == 0, "frame %d: %s", i, message != NULL ? message : "");
+		if (ret < 0) {
+			break;
+		}
+		int wrong = 0;
+		for (int p = 0; p < 64; p++) {
+			wrong += !near(pixel(c, 8, p % 8, p / 8), want[i % 3], tolerance);
+		}
+		CHECK(index == i % 3 && delay == delays[i % 3] && wrong == 0,
+			"-d %s frame %d: index %d, delay %d, %d pixels not %08x within %d (first "
+			"%08x)", distance, i, index, delay, wrong, want[i % 3], tolerance,
+			pixel(c, 8, 0, 0));
+	}
+	veil_anim_jxl.destroy(dec);
+	free(message);
+	if (tolerance == 0) {
+		hostile_variants(&veil_anim_jxl, b.data, b.len);
+	}
+}
+#endif
+
 int main(void) {
 	test_detect();
+#if VEIL_HAVE_LIBJXL
+	test_jxl("0", 0);
+	/* Lossy (XYB), decoded into sRGB by libjxl: djxl too makes red 254, 0, 10 of it. */
+	test_jxl("1", 12);
+#endif
 #if VEIL_HAVE_GIFLIB
 	test_gif();
 #else

@@ -1,9 +1,10 @@
 /*
- * The still decoders beside libpng: libheif (AVIF, HEIC), libwebp and libtiff, each through the
- * table veil picks them from (sniff, check, load), as veil_source_open does.
+ * The still decoders beside libpng: libheif (AVIF, HEIC), libwebp, libtiff and libjxl, each
+ * through the table veil picks them from (sniff, check, load), as veil_source_open does.
  *
  * The pictures are four quadrants of known colours, encoded here by ffmpeg (AVIF, WebP),
- * heif-enc (HEIC) and a small TIFF writer of our own (16-bit RGB, any Orientation tag); the
+ * heif-enc (HEIC), cjxl (JPEG XL) and a small TIFF writer of our own (16-bit RGB, any
+ * Orientation tag); the
  * lossy ones are compared with a tolerance, at the centre of each quadrant. Cases whose encoder
  * is missing are skipped, and said so. Files are written to the working directory.
  */
@@ -90,7 +91,13 @@ static uint8_t *read_file(const char *path, size_t *len) {
 	return data;
 }
 
-static void write_quadrants_ppm(const char *path) {
+/* The colours' quadrants: component i (R, G, B) at x, y. */
+static uint8_t quadrant(int x, int y, int i) {
+	return colours[(y >= HEIGHT / 2) * 2 + (x >= WIDTH / 2)][i];
+}
+
+/* A WIDTH x HEIGHT binary PPM whose component i at x, y is pixel(x, y, i). */
+static void write_ppm(const char *path, uint8_t (*pixel)(int x, int y, int i)) {
 	char header[32];
 	int n = snprintf(header, sizeof(header), "P6 %d %d 255\n", WIDTH, HEIGHT);
 	size_t len = (size_t)n + WIDTH * HEIGHT * 3;
@@ -98,8 +105,10 @@ static void write_quadrants_ppm(const char *path) {
 	memcpy(data, header, (size_t)n);
 	uint8_t *p = data + n;
 	for (int y = 0; y < HEIGHT; y++) {
-		for (int x = 0; x < WIDTH; x++, p += 3) {
-			memcpy(p, colours[(y >= HEIGHT / 2) * 2 + (x >= WIDTH / 2)], 3);
+		for (int x = 0; x < WIDTH; x++) {
+			for (int i = 0; i < 3; i++) {
+				*p++ = pixel(x, y, i);
+			}
 		}
 	}
 	write_file(path, data, len);
@@ -404,6 +413,50 @@ static void expect_small_check(const char *what, const char *path, long long max
 	end();
 }
 
+#if VEIL_HAVE_LIBWEBP || VEIL_HAVE_LIBJXL
+/* Half-transparent red, premultiplied: 128, 0, 0, 128 (B, G, R, A 0, 0, 128, 128). */
+static void check_half_red(const char *path, enum veil_media_kind kind) {
+	struct veil_image image = {0};
+	const char *name;
+	char *message;
+	bool check_failed;
+	int ret = load_path(path, kind, &image, &name, &message, &check_failed);
+	if (ret < 0) {
+		fail("%s", message != NULL ? message : "failed");
+	} else {
+		const uint8_t *p = image.data;
+		if (image.drm_format != DRM_FORMAT_ARGB8888 || p[0] > 1 || p[1] > 1 ||
+				abs(p[2] - 128) > 2 || abs(p[3] - 128) > 2) {
+			fail("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
+				p[0], p[1], p[2], p[3]);
+		}
+	}
+	free(message);
+	veil_image_finish(&image);
+	end();
+}
+#endif
+
+#if !VEIL_HAVE_LIBHEIF || !VEIL_HAVE_LIBJXL
+/* A kind this build has no decoder for: sniffed, refused with a sentence naming library. */
+static void expect_no_decoder(const char *path, enum veil_media_kind want_kind,
+		const char *library) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum veil_media_kind kind = veil_media_sniff(fd, NULL);
+	char *message = NULL;
+	if (kind != want_kind) {
+		fail("sniffed as kind %d", (int)kind);
+	} else if (veil_still_decoder_find(kind, &message) != NULL) {
+		fail("a decoder without %s", library);
+	} else if (message == NULL || strstr(message, library) == NULL) {
+		fail("message '%s' does not name %s", message != NULL ? message : "", library);
+	}
+	free(message);
+	close(fd);
+	end();
+}
+#endif
+
 static void test_heif(void) {
 #if VEIL_HAVE_LIBHEIF
 	begin("AVIF encode");
@@ -461,19 +514,7 @@ static void test_heif(void) {
 		skip("ffmpeg cannot encode AVIF (libaom-av1)");
 		return;
 	}
-	int fd = open("test-stills.avif", O_RDONLY | O_CLOEXEC);
-	enum veil_media_kind kind = veil_media_sniff(fd, NULL);
-	char *message = NULL;
-	if (kind != VEIL_MEDIA_HEIF) {
-		fail("sniffed as kind %d", (int)kind);
-	} else if (veil_still_decoder_find(kind, &message) != NULL) {
-		fail("a decoder for AVIF without libheif");
-	} else if (message == NULL || strstr(message, "libheif") == NULL) {
-		fail("message '%s' does not name libheif", message != NULL ? message : "");
-	}
-	free(message);
-	close(fd);
-	end();
+	expect_no_decoder("test-stills.avif", VEIL_MEDIA_HEIF, "libheif");
 #endif
 }
 
@@ -490,29 +531,10 @@ static void test_webp(void) {
 	check_file("WebP lossy", "test-stills.webp", VEIL_MEDIA_WEBP, "libwebp", WIDTH, HEIGHT,
 		upright, 40);
 
-	/* Premultiplied: half-transparent red is 128, 0, 0, 128. */
 	begin("WebP alpha");
 	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
 			"-c:v libwebp -lossless 1 test-stills-alpha.webp")) {
-		struct veil_image image = {0};
-		const char *name;
-		char *message;
-		bool check_failed;
-		int ret = load_path("test-stills-alpha.webp", VEIL_MEDIA_WEBP, &image, &name,
-			&message, &check_failed);
-		if (ret < 0) {
-			fail("%s", message != NULL ? message : "failed");
-		} else {
-			const uint8_t *p = image.data;
-			if (image.drm_format != DRM_FORMAT_ARGB8888 || p[0] > 1 || p[1] > 1 ||
-					abs(p[2] - 128) > 2 || abs(p[3] - 128) > 2) {
-				fail("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
-					p[0], p[1], p[2], p[3]);
-			}
-		}
-		free(message);
-		veil_image_finish(&image);
-		end();
+		check_half_red("test-stills-alpha.webp", VEIL_MEDIA_WEBP);
 	} else {
 		skip("ffmpeg cannot encode WebP with alpha");
 	}
@@ -661,11 +683,166 @@ static void test_tiff(void) {
 #endif
 }
 
+#if VEIL_HAVE_LIBJXL
+/* Pixels no two alike in a row or column, R, G, B. */
+static uint8_t gradient(int x, int y, int i) {
+	return (uint8_t)(i == 0 ? x * 3 + y : i == 1 ? y * 5 + x / 2 : (x * 7) ^ (y * 11));
+}
+
+/* Through veil_still_decode, as veil-decoder decodes: every pixel, the colour's word. */
+static void check_gradient(const char *what, const char *path) {
+	begin("%s", what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum veil_media_kind kind = fd >= 0 ? veil_media_sniff(fd, NULL) : VEIL_MEDIA_UNKNOWN;
+	const struct veil_still_decoder *decoder = veil_still_decoder_find(kind, NULL);
+	if (fd < 0 || kind != VEIL_MEDIA_JXL || decoder == NULL) {
+		fail("%s: not opened or not sniffed as JPEG XL (kind %d)", path, (int)kind);
+		if (fd >= 0) {
+			close(fd);
+		}
+		end();
+		return;
+	}
+	struct veil_image image = {0};
+	int width, height, shrink_error;
+	const struct veil_still_decoder *used;
+	struct veil_colour_result colour;
+	char *message = NULL;
+	int ret = veil_still_decode(decoder, fd, 0, 0, VEIL_IMAGE_FILTER_SMOOTH, &image, &width,
+		&height, &used, &shrink_error, &colour, &message);
+	close(fd);
+	if (ret < 0) {
+		fail("decode failed (%d): %s", ret, message != NULL ? message : "");
+	} else if (image.width != WIDTH || image.height != HEIGHT ||
+			image.drm_format != DRM_FORMAT_XRGB8888 || strcmp(used->name, "libjxl") != 0) {
+		fail("decoded by %s to %dx%d, format %#x", used->name, image.width, image.height,
+			image.drm_format);
+	} else {
+		int wrong = 0;
+		for (int y = 0; y < HEIGHT; y++) {
+			const uint8_t *row = (const uint8_t *)image.data + (size_t)y * image.stride;
+			for (int x = 0; x < WIDTH; x++) {
+				const uint8_t *p = row + 4 * x;
+				if (p[0] != gradient(x, y, 2) || p[1] != gradient(x, y, 1) ||
+						p[2] != gradient(x, y, 0) || p[3] != 0xff) {
+					if (wrong++ == 0) {
+						fail("pixel %d,%d is B,G,R,A %d,%d,%d,%d, expected %d,%d,%d",
+							x, y, p[0], p[1], p[2], p[3], gradient(x, y, 2),
+							gradient(x, y, 1), gradient(x, y, 0));
+					}
+				}
+			}
+		}
+		if (wrong > 0) {
+			fail("%d of %d pixels differ", wrong, WIDTH * HEIGHT);
+		} else if (strstr(colour.said, "sRGB") == NULL || colour.fell_back) {
+			fail("colour said '%s'", colour.said);
+		} else {
+			printf("ok %s: %d pixels exact, colour '%s'\n", what, WIDTH * HEIGHT,
+				colour.said);
+		}
+	}
+	free(message);
+	veil_image_finish(&image);
+	end();
+}
+
+/* A bare codestream's header declaring width x height, then pad bytes of 0x55. */
+static void write_jxl_header(const char *path, uint32_t width, uint32_t height, size_t pad) {
+	uint8_t data[256];
+	memset(data, 0x55, sizeof(data));
+	memset(data + 2, 0, 16);
+	data[0] = 0xff;
+	data[1] = 0x0a;
+	size_t bit = 16;
+	struct {
+		uint32_t value;
+		int bits;
+	} fields[] = {
+		{ 0, 1 }, /* not small */
+		{ 3, 2 }, { height - 1, 30 }, /* U32's fourth distribution: 30 bits + 1 */
+		{ 0, 3 }, /* no ratio: the width follows */
+		{ 3, 2 }, { width - 1, 30 },
+		{ 1, 1 }, /* all_default image metadata */
+	};
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		for (int i = 0; i < fields[f].bits; i++, bit++) {
+			if ((fields[f].value >> i) & 1) {
+				data[bit / 8] |= (uint8_t)(1u << (bit % 8));
+			}
+		}
+	}
+	size_t len = (bit + 7) / 8 + pad;
+	write_file(path, data, len < sizeof(data) ? len : sizeof(data));
+}
+#endif
+
+static void test_jxl(void) {
+#if VEIL_HAVE_LIBJXL
+	begin("JPEG XL encode");
+	write_ppm("test-stills-grad.ppm", gradient);
+	if (!encode("cjxl -d 0 test-stills-grad.ppm test-stills-grad.jxl && "
+			"cjxl -d 0 --container=1 test-stills-grad.ppm test-stills-grad-box.jxl && "
+			"cjxl -d 1 test-stills.ppm test-stills.jxl")) {
+		fail("cjxl cannot encode (libjxl-tools)");
+		end();
+		return;
+	}
+	end();
+	check_gradient("JPEG XL lossless codestream, every pixel", "test-stills-grad.jxl");
+	check_gradient("JPEG XL lossless container, every pixel", "test-stills-grad-box.jxl");
+	check_file("JPEG XL lossy (XYB)", "test-stills.jxl", VEIL_MEDIA_JXL, "libjxl", WIDTH,
+		HEIGHT, upright, 12);
+	begin("JPEG XL alpha");
+	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
+			"test-stills-alpha.png && cjxl -d 0 test-stills-alpha.png test-stills-alpha.jxl")) {
+		check_half_red("test-stills-alpha.jxl", VEIL_MEDIA_JXL);
+	} else {
+		fail("ffmpeg or cjxl cannot make the half-transparent picture");
+		end();
+	}
+	if (encode("ffmpeg -y -f lavfi -i 'nullsrc=s=1024x768,geq=random(1)*255:128:128' "
+			"-frames:v 1 test-stills-noise.png && cjxl -d 1 --container=1 "
+			"test-stills-noise.png test-stills-noise.jxl")) {
+		/* Its first 4 KiB, and /proc/self/io's own text. */
+		expect_small_check("JPEG XL check reads its header only", "test-stills-noise.jxl",
+			4096 + 1024);
+	} else {
+		begin("JPEG XL noise encode");
+		fail("ffmpeg or cjxl cannot make the noise picture");
+		end();
+	}
+	truncate_copy("test-stills-grad-box.jxl", "test-stills-cut.jxl", -40);
+	expect_refused("JPEG XL truncated in its picture", "test-stills-cut.jxl", VEIL_MEDIA_JXL,
+		false, -EINVAL, "truncated");
+	truncate_copy("test-stills-grad.jxl", "test-stills-cut.jxl", 3);
+	expect_refused("JPEG XL truncated in its header", "test-stills-cut.jxl", VEIL_MEDIA_JXL,
+		true, -EINVAL, "truncated");
+	/* The whole header, no picture: the size alone is refused, before any decoding. */
+	write_jxl_header("test-stills-big.jxl", 100000, 100000, 0);
+	expect_refused("JPEG XL declaring 100000x100000", "test-stills-big.jxl", VEIL_MEDIA_JXL,
+		true, -EFBIG, "100000x100000");
+	write_jxl_header("test-stills-big.jxl", 16385, 64, 0);
+	expect_refused("JPEG XL declaring 16385x64", "test-stills-big.jxl", VEIL_MEDIA_JXL, true,
+		-EFBIG, "16385x64");
+	/* A sound header, then bytes no frame is made of (djxl: "Failed to decode image"). */
+	write_jxl_header("test-stills-bad.jxl", 64, 48, 200);
+	expect_refused("JPEG XL corrupt", "test-stills-bad.jxl", VEIL_MEDIA_JXL, false, -EINVAL,
+		"corrupt JPEG XL");
+#else
+	begin("JPEG XL without libjxl");
+	static const uint8_t codestream[] = { 0xff, 0x0a, 0, 0, 0, 0 };
+	write_file("test-stills-big.jxl", codestream, sizeof(codestream));
+	expect_no_decoder("test-stills-big.jxl", VEIL_MEDIA_JXL, "libjxl");
+#endif
+}
+
 int main(int argc, char *argv[]) {
-	write_quadrants_ppm("test-stills.ppm");
+	write_ppm("test-stills.ppm", quadrant);
 	test_heif();
 	test_webp();
 	test_tiff();
+	test_jxl();
 	printf("%d passed, %d failed, %d skipped\n", n_passed, n_failed, n_skipped);
 	if (n_failed == 0) {
 		const char *files[] = { "test-stills.ppm", "test-stills.png", "test-stills.avif",
@@ -675,7 +852,11 @@ int main(int argc, char *argv[]) {
 			"test-stills-cut.webp", "test-stills-bad.webp", "test-stills-big.webp",
 			"test-stills.tiff", "test-stills-be.tiff", "test-stills-8.tiff",
 			"test-stills-rot.tiff", "test-stills-big.tiff", "test-stills-cut.tiff",
-			"test-stills-32.tiff", "test-stills-noise.png", "test-stills-noise.heic" };
+			"test-stills-32.tiff", "test-stills-noise.png", "test-stills-noise.heic",
+			"test-stills-grad.ppm", "test-stills-grad.jxl", "test-stills-grad-box.jxl",
+			"test-stills.jxl", "test-stills-cut.jxl", "test-stills-big.jxl",
+			"test-stills-bad.jxl", "test-stills-noise.jxl", "test-stills-alpha.png",
+			"test-stills-alpha.jxl" };
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			unlink(files[i]);
 		}
