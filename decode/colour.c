@@ -230,10 +230,14 @@ static bool describe_icc(cmsHPROFILE profile, char *name, size_t size) {
 	name[0] = '\0';
 	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", name,
 		(cmsUInt32Number)size);
-	/* A description is text from the file: keep what prints, as JSON will carry it. */
-	for (char *c = name; *c != '\0'; c++) {
+	/*
+	 * A description is text from the file: one with anything but printable ASCII (a corrupt
+	 * profile's bytes) is not shown at all, as JSON and the status carry it.
+	 */
+	for (const char *c = name; *c != '\0'; c++) {
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\') {
-			*c = '?';
+			name[0] = '\0';
+			break;
 		}
 	}
 	return strncmp(name, "sRGB", 4) == 0;
