@@ -52,8 +52,8 @@ int veil_webp_check(int fd, char **message);
 int veil_webp_load(int fd, struct veil_image *image, char **message);
 /*
  * JPEG through libjpeg-turbo (8-bit, 12-bit, lossless; grey, YCbCr, RGB, CMYK, YCCK), turned as
- * its EXIF orientation says. load_cover decodes at the smallest DCT scale (n/8) that covers
- * what the shrink to cover_width x cover_height keeps, and whole when that fails.
+ * its EXIF orientation says. load_cover decodes at the smallest DCT scale (n/8) whose picture
+ * is twice what the shrink to cover_width x cover_height keeps, and whole when that fails.
  */
 int veil_jpeg_check(int fd, char **message);
 int veil_jpeg_load(int fd, struct veil_image *image, char **message);
