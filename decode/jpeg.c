@@ -37,14 +37,14 @@
  *   grey), one that lacks only its end marker is shown.
  */
 
-/* Reads of the file while decoding; the header check reads 4 KiB at a time. */
+/* Reads of the file while decoding; the header check reads 1 KiB at a time. */
 #define READ_BLOCK (64 * 1024)
-#define CHECK_BLOCK 4096
+#define CHECK_BLOCK 1024
 /*
- * The bytes the header check may read: its tables and frame header (markers it does not read,
- * EXIF and ICC profiles, are skipped unread).
+ * The bytes the header check may read: its tables and frame header, and a block after each
+ * marker it skips unread (EXIF, an ICC profile's segments: 255 at most).
  */
-#define CHECK_BUDGET (256 * 1024)
+#define CHECK_BUDGET (1024 * 1024)
 /* A progressive file of more scans than this is refused: each scan passes over the picture. */
 #define MAX_SCANS 1000
 /* A reduced decode makes at least this many times what the shrink keeps (choose_scale). */

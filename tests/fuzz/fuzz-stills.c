@@ -1,5 +1,5 @@
 /*
- * The still decoders of their own (libheif, libwebp, libtiff: those built) on any bytes, as
+ * The still decoders of their own (libheif, libwebp, libtiff, libjpeg-turbo: those built) on any bytes, as
  * veil_source_open uses them: the header check first, then, when it lets the file through, the
  * whole decode. Whatever the input, each must keep decode/image.h's contract: a failure with a
  * sentence, or pixels of the size checked, premultiplied; never more than the size limits.
@@ -20,6 +20,9 @@ static const enum veil_media_kind kinds[] = {
 #endif
 #if VEIL_HAVE_LIBTIFF
 	VEIL_MEDIA_TIFF,
+#endif
+#if VEIL_HAVE_LIBJPEG
+	VEIL_MEDIA_JPEG,
 #endif
 };
 
