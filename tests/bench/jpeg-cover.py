@@ -8,11 +8,11 @@ jpeg-cover.py: a large JPEG decoded for a smaller output, whole or at a reduced 
     tools/devroot python3 tests/bench/jpeg-cover.py --build build-rel
 
 The 6000x4000 texture and zone plate of scaling.py (docs/scaling.md) are written as JPEGs by
-ImageMagick (quality 92, 4:2:0). Each is run through tests/tools/still-decode (veil_still_decode:
-the decode, the `smooth` shrink to cover the output, the colour) --rounds times whole (--full)
-and as veil runs it (reduced); the report gives the median CPU time of the worker's thread, the
-size decoded, and PSNR (R, G, B) of the output's centre against ImageMagick's fill of the same
-JPEG:
+ImageMagick (quality 92, 4:2:0). Each is run through tests/tools/still-decode
+(veil_still_decode: the decode, the `smooth` shrink to cover the output, the colour) --rounds
+times whole (--full) and as veil runs it (reduced), the two interleaved; the report gives the
+median CPU time of the worker's thread, and PSNR (R, G, B) and SSIM of the output's centre
+against ImageMagick's fill of the same JPEG:
 
     convert in.jpg -filter Lanczos -resize WxH^ -gravity center -extent WxH ref.png
 """
@@ -66,18 +66,22 @@ def main():
         for size in args.sizes.split(','):
             w, h = (int(v) for v in size.split('x'))
             ref = scaling.read_png(scaling.reference(jpg, (w, h), out))
-            for mode in ('full', 'reduced'):
-                ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
-                cpu = []
-                for _ in range(args.rounds):
+            # The two interleaved, round by round: the machine's load drifts.
+            cpu, info = {'full': [], 'reduced': []}, {}
+            for _ in range(args.rounds):
+                for mode in cpu:
+                    ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
                     cmd = [tool] + (['--full'] if mode == 'full' else []) + [jpg, ppm,
                                                                             str(w), str(h)]
                     res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-                    info = json.loads(res.stdout)
-                    cpu.append(info['cpu_ms'])
+                    info[mode] = json.loads(res.stdout)
+                    cpu[mode].append(info[mode]['cpu_ms'])
+            for mode in cpu:
+                ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
                 img = centre(read_ppm(ppm), w, h)
-                row = dict(picture=name, output=size, mode=mode, cpu_ms=statistics.median(cpu),
-                           kept=f"{info['width']}x{info['height']}",
+                row = dict(picture=name, output=size, mode=mode,
+                           cpu_ms=statistics.median(cpu[mode]),
+                           kept=f"{info[mode]['width']}x{info[mode]['height']}",
                            psnr=scaling.psnr(img, ref), ssim=scaling.ssim(img, ref))
                 rows.append(row)
                 bl.say(f"{name} {size} {mode}: {row['cpu_ms']:.0f} ms, "
