@@ -7,6 +7,7 @@
 #include <drm_fourcc.h>
 #include "veil-config.h"
 #include "decode/colour.h"
+#include "util/message.h"
 #include "util/read.h"
 #if VEIL_HAVE_LCMS2
 #include <lcms2.h>
@@ -143,6 +144,11 @@ static void lcms_error(cmsContext ctx, cmsUInt32Number code, const char *text) {
 	struct lcms_errors *errors = cmsGetContextUserData(ctx);
 	if (errors != NULL && errors->text[0] == '\0') {
 		snprintf(errors->text, sizeof(errors->text), "%s", text);
+		/*
+		 * lcms2 may quote the profile's bytes (a tag's signature), and the cut may split
+		 * a character: the status carries it.
+		 */
+		veil_message_sanitize(errors->text);
 	}
 }
 

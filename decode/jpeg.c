@@ -69,6 +69,7 @@ struct jpeg {
 	struct jpeg_source src;
 	jmp_buf jump;
 	char error[JMSG_LENGTH_MAX];
+	bool own_error; /* error is veil's whole sentence, not libjpeg's */
 	char warning[JMSG_LENGTH_MAX]; /* the first one */
 	int warnings;
 	bool eof; /* the file ended before its end marker */
@@ -111,6 +112,7 @@ static void fail(struct jpeg *jpeg, const char *fmt, ...) {
 	va_start(args, fmt);
 	vsnprintf(jpeg->error, sizeof(jpeg->error), fmt, args);
 	va_end(args);
+	jpeg->own_error = true;
 	longjmp(jpeg->jump, 1);
 }
 
@@ -124,7 +126,7 @@ static boolean fill_input_buffer(j_decompress_ptr cinfo) {
 	size_t want = src->size;
 	if (src->budget > 0) {
 		if (src->read >= src->budget) {
-			fail(jpeg, "its header is longer than veil reads (%jd bytes)",
+			fail(jpeg, "JPEG file's header is longer than veil reads (%jd bytes)",
 				(intmax_t)src->budget);
 		}
 		if ((off_t)want > src->budget - src->read) {
@@ -214,7 +216,9 @@ static void jpeg_finish(struct jpeg *jpeg) {
 
 /* What libjpeg said, as the end of a sentence; file's bytes it quotes kept valid UTF-8. */
 static void set_error(struct jpeg *jpeg, char **message) {
-	if (jpeg->truncated) {
+	if (jpeg->own_error) {
+		veil_message_set(message, "%s", jpeg->error);
+	} else if (jpeg->truncated) {
 		veil_message_set(message, "JPEG file is truncated: its data ends before its "
 			"picture does");
 	} else if (jpeg->eof) {
