@@ -19,7 +19,8 @@ JPEG through libjpeg-turbo (decode/jpeg.c), against an independent decoder.
    jpeg-decoder's references come from another IDCT: PSNR >= 40 dB.
 2. Through the real command path (veil-tinywl, swaymsg, grim): a CMYK JPEG shown `fill`,
    against ffmpeg's fill of ImageMagick's decode; then a truncated CMYK JPEG, a broken header
-   and a huge size: refused with a sentence naming the file, the screen unchanged.
+   and a huge size: refused with a sentence naming the file, the screen unchanged; a JPEG
+   turned by its EXIF orientation shown `fit` against `convert -auto-orient`.
 """
 import json
 import os
@@ -337,6 +338,8 @@ wall_srgb = vt.write_png(m('wall-cmyk-im.png'), imagemagick(big_cmyk))
 bad_cut = cut(big_cmyk, 0.5)
 bad_header = broken_header(big_cmyk)
 bad_huge = patched_size(big_cmyk, 60000, 60000)
+rot_wall = exif_rotated(m('wall-rot.jpg'), m('wall.png'), 'rotate-90')
+rot_srgb = vt.write_png(m('wall-rot-im.png'), imagemagick(rot_wall, '-auto-orient'))
 
 with t.compositor(outputs=1) as c:
     with t.case('CMYK on screen'):
@@ -375,5 +378,13 @@ with t.compositor(outputs=1) as c:
                     f'refused: /{pattern}/, naming the file', repr(err))
             vt._say(f'   error: {err}')
             unchanged(label)
+    with t.case('EXIF-turned JPEG on screen'):
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(rot_wall)} fit #000000')
+        t.check(ok, 'accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=rot_wall)
+        t.check(v.get('source_size') == {'width': 600, 'height': 800},
+                'source_size 600x800, as shown', str(v.get('source_size')))
+        t.compare(c.settled_screenshot(OUT), vt.expect_fit(rot_srgb, W, H, '#000000'),
+                  'exif-fit', **SCALED)
 
 t.finish()
