@@ -7,6 +7,7 @@
 #include <drm_fourcc.h>
 #include "veil-config.h"
 #include "decode/colour.h"
+#include "util/message.h"
 #include "util/read.h"
 #if VEIL_HAVE_LCMS2
 #include <lcms2.h>
@@ -143,6 +144,11 @@ static void lcms_error(cmsContext ctx, cmsUInt32Number code, const char *text) {
 	struct lcms_errors *errors = cmsGetContextUserData(ctx);
 	if (errors != NULL && errors->text[0] == '\0') {
 		snprintf(errors->text, sizeof(errors->text), "%s", text);
+		/*
+		 * lcms2 may quote the profile's bytes (a tag's signature), and the cut may split
+		 * a character: the status carries it.
+		 */
+		veil_message_sanitize(errors->text);
 	}
 }
 
@@ -247,10 +253,14 @@ static bool describe_icc(cmsHPROFILE profile, char *name, size_t size) {
 	name[0] = '\0';
 	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", name,
 		(cmsUInt32Number)size);
-	/* A description is text from the file: keep what prints, as JSON will carry it. */
-	for (char *c = name; *c != '\0'; c++) {
+	/*
+	 * A description is text from the file: one with anything but printable ASCII (a corrupt
+	 * profile's bytes) is not shown at all, as JSON and the status carry it.
+	 */
+	for (const char *c = name; *c != '\0'; c++) {
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\') {
-			*c = '?';
+			name[0] = '\0';
+			break;
 		}
 	}
 	return strncmp(name, "sRGB", 4) == 0;

@@ -1,6 +1,6 @@
 /*
- * The decoders of still images: libpng, libheif (AVIF, HEIC), libwebp and libtiff when veil is
- * built with them, and GStreamer for the other formats.
+ * The decoders of still images: libpng, libheif (AVIF, HEIC), libwebp, libtiff and libjpeg-turbo
+ * when veil is built with them, and GStreamer for the other formats.
  */
 #ifndef VEIL_DECODE_IMAGE_H
 #define VEIL_DECODE_IMAGE_H
@@ -52,6 +52,15 @@ int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_i
 /* WebP, still or animated: of an animated one, the first frame. */
 int veil_webp_check(int fd, char **message);
 int veil_webp_load(int fd, struct veil_image *image, char **message);
+/*
+ * JPEG through libjpeg-turbo (8-bit, 12-bit, lossless; grey, YCbCr, RGB, CMYK, YCCK), turned as
+ * its EXIF orientation says. load_cover decodes at the smallest DCT scale (n/8) whose picture
+ * is twice what the shrink to cover_width x cover_height keeps, and whole when that fails.
+ */
+int veil_jpeg_check(int fd, char **message);
+int veil_jpeg_load(int fd, struct veil_image *image, char **message);
+int veil_jpeg_load_cover(int fd, int cover_width, int cover_height, struct veil_image *image,
+	int *file_width, int *file_height, char **message);
 /* TIFF through libtiff's RGBA interface (any bit depth it reads), its first page. */
 int veil_tiff_check(int fd, char **message);
 int veil_tiff_load(int fd, struct veil_image *image, char **message);

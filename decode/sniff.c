@@ -55,6 +55,10 @@ static bool is_jxl(const guint8 *head, size_t len) {
 		(len >= sizeof(container) && memcmp(head, container, sizeof(container)) == 0);
 }
 
+static bool is_jpeg(const guint8 *head, size_t len) {
+	return len >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff;
+}
+
 static bool is_video_type(const char *type) {
 	return g_str_has_prefix(type, "video/") ||
 		strcmp(type, "application/ogg") == 0 ||
@@ -85,6 +89,7 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		{ is_webp, VEIL_MEDIA_WEBP, "image/webp" },
 		{ is_tiff, VEIL_MEDIA_TIFF, "image/tiff" },
 		{ is_jxl, VEIL_MEDIA_JXL, "image/jxl" },
+		{ is_jpeg, VEIL_MEDIA_JPEG, "image/jpeg" },
 	};
 	if (veil_png_sniff(head, (size_t)n)) {
 		free(head);

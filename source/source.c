@@ -356,6 +356,7 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 	case VEIL_MEDIA_WEBP:
 	case VEIL_MEDIA_TIFF:
 	case VEIL_MEDIA_JXL:
+	case VEIL_MEDIA_JPEG:
 	case VEIL_MEDIA_IMAGE:
 		/* An animated GIF, APNG, WebP or JPEG XL is played by veil (source/anim_source.c). */
 		*anim = veil_anim_detect(fd);

@@ -1,7 +1,7 @@
 /*
- * The still decoders of their own (libheif, libwebp, libtiff, libjxl: those built) on any bytes,
- * as veil_source_open uses them: the header check first, then, when it lets the file through,
- * the whole decode. Whatever the input, each must keep decode/image.h's contract: a failure with a
+ * The still decoders of their own (libheif, libwebp, libtiff, libjxl, libjpeg-turbo: those
+ * built) on any bytes, as veil_source_open uses them: the header check first, then, when it lets
+ * the file through, the whole decode. Whatever the input, each must keep decode/image.h's contract: a failure with a
  * sentence, or pixels of the size checked, premultiplied; never more than the size limits.
  */
 #define _GNU_SOURCE
@@ -23,6 +23,9 @@ static const enum veil_media_kind kinds[] = {
 #endif
 #if VEIL_HAVE_LIBJXL
 	VEIL_MEDIA_JXL,
+#endif
+#if VEIL_HAVE_LIBJPEG
+	VEIL_MEDIA_JPEG,
 #endif
 };
 

@@ -270,8 +270,9 @@ def gst_seeds():
 def stills_seeds():
     """
     For the decoders of their own (fuzz-stills): small AVIF, HEIC, WebP (still, alpha,
-    animated) and 16-bit TIFF files from ffmpeg and heif-enc, the hand-made WebP and TIFF
-    headers, and the same files cut short.
+    animated), 16-bit TIFF and JPEG (grey, CMYK, 12-bit, lossless, ...) files from ffmpeg,
+    heif-enc, ImageMagick and cjpeg, the hand-made WebP and TIFF headers, and the same files
+    cut short.
     """
     if shutil.which('ffmpeg') is None:
         print('ffmpeg not found: stills seeds not made', file=sys.stderr)
@@ -305,6 +306,25 @@ def stills_seeds():
                 continue
             with open(out, 'rb') as f:
                 files[name] = f.read()
+        # JPEG (decode/jpeg.c): ImageMagick's grey, progressive and Adobe CMYK, cjpeg's 12-bit,
+        # arithmetic and lossless (libjpeg-turbo-progs).
+        ppm = os.path.join(tmp, 'src.ppm')
+        for name, cmd in [
+                ('grey.jpg', ['convert', src, '-colorspace', 'Gray', '{out}']),
+                ('progressive.jpg', ['convert', src, '-interlace', 'JPEG', '{out}']),
+                ('cmyk.jpg', ['convert', src, '-colorspace', 'CMYK', '{out}']),
+                ('src.ppm', ['convert', src, ppm]),
+                ('p12.jpg', ['cjpeg', '-precision', '12', '-outfile', '{out}', ppm]),
+                ('arith.jpg', ['cjpeg', '-arithmetic', '-outfile', '{out}', ppm]),
+                ('lossless.jpg', ['cjpeg', '-lossless', '1', '-outfile', '{out}', ppm])]:
+            out = os.path.join(tmp, name)
+            if shutil.which(cmd[0]) is None or subprocess.run(
+                    [a.replace('{out}', out) for a in cmd], capture_output=True).returncode:
+                print(f'{cmd[0]} cannot make {name}: skipped', file=sys.stderr)
+                continue
+            if name.endswith('.jpg'):
+                with open(out, 'rb') as f:
+                    files[name] = f.read()
         heic = os.path.join(tmp, 'still.heic')
         if shutil.which('heif-enc') and subprocess.run(
                 ['heif-enc', '-q', '50', '-o', heic, src], capture_output=True).returncode == 0:

@@ -282,7 +282,7 @@ quad = vt.quadrant_pixels(800, 600)
 decoders = vt.still_decoders()
 FORMATS = [('PNG', vt.make_png(os.path.join(media, 'q.png'), quad), 'libpng'),
            ('JPEG', vt.make_jpeg(os.path.join(media, 'q.jpg'), vt.quadrant_pixels(1024, 640)),
-            'gstreamer')]
+            'libjpeg-turbo' if 'jpeg' in decoders else 'gstreamer')]
 for label, lib, encoder, make, name in [
         ('AVIF', 'heif', 'libaom-av1', vt.make_avif, 'q.avif'),
         ('HEIC', 'heif', 'heif-enc', vt.make_heic, 'q.heic'),

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""
+jpeg-cover.py: a large JPEG decoded for a smaller output, whole or at a reduced size
+(libjpeg-turbo's DCT scaling, decode/jpeg.c's load_cover), on the worker's path alone.
+
+    tools/devroot sh -c 'meson setup build-rel --buildtype=release && \\
+        meson compile -C build-rel tests/tools/still-decode'
+    tools/devroot python3 tests/bench/jpeg-cover.py --build build-rel
+
+The 6000x4000 texture and zone plate of scaling.py (docs/scaling.md) are written as JPEGs by
+ImageMagick (quality 92, 4:2:0). Each is run through tests/tools/still-decode
+(veil_still_decode: the decode, the `smooth` shrink to cover the output, the colour) --rounds
+times whole (--full) and as veil runs it (reduced), the two interleaved; the report gives the
+median CPU time of the worker's thread, and PSNR (R, G, B) and SSIM of the output's centre
+against ImageMagick's fill of the same JPEG:
+
+    convert in.jpg -filter Lanczos -resize WxH^ -gravity center -extent WxH ref.png
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+import benchlib as bl
+import scaling
+
+
+def read_ppm(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    parts = data.split(maxsplit=4)
+    w, h = int(parts[1]), int(parts[2])
+    return np.frombuffer(parts[4][-w * h * 3:], np.uint8).reshape(h, w, 3)
+
+
+def centre(img, w, h):
+    y = (img.shape[0] - h) // 2
+    x = (img.shape[1] - w) // 2
+    return img[y:y + h, x:x + w]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--build', default='build-rel')
+    ap.add_argument('--out', default=None)
+    ap.add_argument('--sizes', default='1920x1080,3840x2160')
+    ap.add_argument('--pictures', default='texture,zoneplate')
+    ap.add_argument('--rounds', type=int, default=5)
+    args = ap.parse_args()
+    tool = os.path.join(args.build, 'tests', 'tools', 'still-decode')
+    out = args.out or os.path.join(args.build, 'bench', 'jpeg-cover')
+    os.makedirs(out, exist_ok=True)
+    pngs = scaling.make_pictures(os.path.join(out, 'pictures'), args.pictures.split(','))
+    rows = []
+    for name, png in pngs.items():
+        jpg = png[:-4] + '.jpg'
+        if not os.path.exists(jpg):
+            subprocess.run(['convert', png, '-quality', '92', '-sampling-factor', '2x2',
+                            jpg], check=True)
+        for size in args.sizes.split(','):
+            w, h = (int(v) for v in size.split('x'))
+            ref = scaling.read_png(scaling.reference(jpg, (w, h), out))
+            # The two interleaved, round by round: the machine's load drifts.
+            cpu, info = {'full': [], 'reduced': []}, {}
+            for _ in range(args.rounds):
+                for mode in cpu:
+                    ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
+                    cmd = [tool] + (['--full'] if mode == 'full' else []) + [jpg, ppm,
+                                                                            str(w), str(h)]
+                    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                    info[mode] = json.loads(res.stdout)
+                    cpu[mode].append(info[mode]['cpu_ms'])
+            for mode in cpu:
+                ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
+                img = centre(read_ppm(ppm), w, h)
+                row = dict(picture=name, output=size, mode=mode,
+                           cpu_ms=statistics.median(cpu[mode]),
+                           kept=f"{info[mode]['width']}x{info[mode]['height']}",
+                           psnr=scaling.psnr(img, ref), ssim=scaling.ssim(img, ref))
+                rows.append(row)
+                bl.say(f"{name} {size} {mode}: {row['cpu_ms']:.0f} ms, "
+                       f"{row['psnr']:.1f} dB, SSIM {row['ssim']:.4f}")
+    with open(os.path.join(out, 'results.json'), 'w') as f:
+        json.dump(rows, f, indent=1)
+    print('| picture | output | decode | worker CPU (median) | PSNR | SSIM |')
+    print('|---|---|---|---|---|---|')
+    for r in rows:
+        print(f"| {r['picture']} | {r['output']} | {r['mode']} | {r['cpu_ms']:.0f} ms | "
+              f"{r['psnr']:.1f} dB | {r['ssim']:.4f} |")
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
