@@ -4,14 +4,19 @@
  * whole of veil_still_decode() (the decoder's load_cover where it has one, else its load and
  * the shrink; then the colour), as a still's worker runs it in process. Run by hand:
  *
- *     tools/devroot build-rel/tests/bench/cover-cost [rounds] FILE...
+ *     tools/devroot build-rel/tests/bench/cover-cost [--gst] [rounds] FILE...
  *
- * Prints, per file and size, the size kept and the median and best milliseconds of the thread's
- * CPU time and of the time that passed over the rounds (7 unless given).
+ * --gst decodes through GStreamer whatever the file (an SVG as before librsvg: rsvgdec at the
+ * document's own size, then the shrink).
+ * Prints, per file and size, the size kept and the median and best milliseconds of the process's
+ * CPU time (every thread's: librsvg's and GStreamer's run beside the caller's) and of the time
+ * that passed over the rounds (7 unless given).
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "decode/still.h"
@@ -20,11 +25,14 @@
 
 #define MAX_ROUNDS 101
 
-static int bench(const char *path, int rounds) {
+static int bench(const char *path, int rounds, bool gst) {
 	const struct veil_still_decoder *decoder;
 	int fd = bench_still_open(path, &decoder);
 	if (fd < 0) {
 		return -1;
+	}
+	if (gst) {
+		decoder = veil_still_decoder_gst();
 	}
 	static const int sizes[][2] = { { 1920, 1080 }, { 3840, 2160 } };
 	int ret = 0;
@@ -38,12 +46,12 @@ static int bench(const char *path, int rounds) {
 			struct veil_colour_result colour;
 			char *message = NULL;
 			veil_image_finish(&image);
-			double c0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
+			double c0 = bench_ms(CLOCK_PROCESS_CPUTIME_ID);
 			double w0 = bench_ms(CLOCK_MONOTONIC);
 			ret = veil_still_decode(decoder, fd, sizes[s][0], sizes[s][1],
 				VEIL_IMAGE_FILTER_SMOOTH, &image, &original_width, &original_height,
 				&used, &shrink_error, &colour, &message);
-			cpu[i] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+			cpu[i] = bench_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 			wall[i] = bench_ms(CLOCK_MONOTONIC) - w0;
 			if (ret < 0) {
 				fprintf(stderr, "%s: %s\n", path, message != NULL ? message : "failed");
@@ -68,17 +76,20 @@ static int bench(const char *path, int rounds) {
 int main(int argc, char **argv) {
 	int rounds = 7;
 	int first = 1;
-	if (argc > 1 && atoi(argv[1]) > 0) {
-		rounds = atoi(argv[1]);
-		first = 2;
+	bool gst = argc > 1 && strcmp(argv[1], "--gst") == 0;
+	first += gst;
+	if (argc > first && atoi(argv[first]) > 0) {
+		rounds = atoi(argv[first]);
+		first++;
 	}
 	if (rounds > MAX_ROUNDS || first >= argc) {
-		fprintf(stderr, "usage: %s [rounds <= %d] FILE...\n", argv[0], MAX_ROUNDS);
+		fprintf(stderr, "usage: %s [--gst] [rounds <= %d] FILE...\n", argv[0],
+			MAX_ROUNDS);
 		return 2;
 	}
 	int ret = 0;
 	for (int i = first; i < argc; i++) {
-		ret |= bench(argv[i], rounds) < 0;
+		ret |= bench(argv[i], rounds, gst) < 0;
 	}
 	return ret;
 }

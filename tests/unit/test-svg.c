@@ -462,6 +462,48 @@ static void test_references(void) {
 	}
 }
 
+/*
+ * The other ways a document names a file: a CSS @import (the style sheet would turn the square
+ * red) and an XInclude (the included text would be a red square of its own), relative to the
+ * document. Neither is read; rsvg-convert, which gives librsvg a base, reads both.
+ */
+static void test_other_references(void) {
+	write_text("test-svg-red.css", "rect { fill: #ff0000 !important; }\n");
+	write_text("test-svg-red-rect.svg", "<rect xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"64\" height=\"64\" fill=\"#ff0000\"/>\n");
+	static const struct {
+		const char *name, *text;
+	} cases[] = {
+		{ "CSS @import", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"64\" "
+			"height=\"64\"><style>@import url(\"test-svg-red.css\");</style>"
+			"<rect width=\"64\" height=\"64\" fill=\"#00ff00\"/></svg>\n" },
+		{ "XInclude", "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+			"xmlns:xi=\"http://www.w3.org/2001/XInclude\" width=\"64\" height=\"64\">"
+			"<rect width=\"64\" height=\"64\" fill=\"#00ff00\"/>"
+			"<xi:include href=\"test-svg-red-rect.svg\"/></svg>\n" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[128];
+		snprintf(name, sizeof(name), "%s of another file is not read", cases[i].name);
+		begin(name);
+		write_text("test-svg-other.svg", cases[i].text);
+		struct result r = decode("test-svg-other.svg", 0, 0);
+		if (expect_size(&r, 64, 64, 64, 64)) {
+			const uint8_t *p = pixel(&r.image, 32, 32);
+			if (p[0] != 0 || p[1] != 255 || p[2] != 0) {
+				fail("B, G, R %d, %d, %d: the other file was read", p[0], p[1], p[2]);
+			}
+		}
+		result_finish(&r);
+		if (system("rsvg-convert -o test-svg-other.png test-svg-other.svg && "
+				"test \"$(convert test-svg-other.png -format '%[pixel:p{32,32}]' "
+				"info:)\" = 'srgb(255,0,0)'") != 0) {
+			fail("rsvg-convert, given the base, does not read the other file either");
+		}
+		end();
+	}
+}
+
 static void test_sizes(void) {
 	begin("veil_svg_cover_size");
 	static const struct {
@@ -508,6 +550,7 @@ int main(void) {
 	test_render();
 	test_hostile();
 	test_references();
+	test_other_references();
 	fprintf(stderr, "%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
 }
