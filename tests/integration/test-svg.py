@@ -15,6 +15,10 @@ a 1000000x1000000 canvas in center mode, 100000 nested groups, and a document th
 minutes (the decoder's time limit, set with --decoder-timeout): each refused with a sentence
 naming the file, the wallpaper on screen unchanged, the compositor answering. strace's record
 shows that no process opened the file referred to.
+
+With VEIL_DECODER=inprocess (`meson test --setup inprocess`) the same, in the compositor's
+process, but for the document that renders for minutes: nothing bounds the time librsvg takes
+there (only veil-decoder has a time limit), so that case is left out.
 """
 import os
 import subprocess
@@ -32,6 +36,8 @@ W, H = 1920, 1080
 MIN_PSNR = 30.0
 media = t.media
 TIMEOUT_MS = 10000
+# Decoded in veil-decoder (the default) or, for CI's sanitizer run, in the compositor's process.
+HELPER = os.environ.get('VEIL_DECODER') != 'inprocess'
 
 
 def write(name, text):
@@ -194,13 +200,15 @@ with t.compositor(outputs=2, args=['--decoder-timeout', str(TIMEOUT_MS)]) as c:
         t.check(ok, 'the quadrants again', err)
         c.wait_veil(OUT, 'shown', file=quad)
         before = c.settled_screenshot(OUT)
-        for path, words, parts, label in [
-                (laughs, 'fill', ['laughs.svg', 'amplification'], 'billion laughs'),
-                (huge, 'center', ['huge.svg', '1000000x1000000'],
-                 '1000000x1000000 canvas in center mode'),
-                (nested, 'fill', ['nested.svg', 'depth'], '100000 nested groups'),
-                (slow, 'fill', ['slow.svg', f'longer than {TIMEOUT_MS // 1000} s'],
-                 'a document that renders for minutes')]:
+        hostile = [
+            (laughs, 'fill', ['laughs.svg', 'amplification'], 'billion laughs'),
+            (huge, 'center', ['huge.svg', '1000000x1000000'],
+             '1000000x1000000 canvas in center mode'),
+            (nested, 'fill', ['nested.svg', 'depth'], '100000 nested groups')]
+        if HELPER:
+            hostile.append((slow, 'fill', ['slow.svg', f'longer than {TIMEOUT_MS // 1000} s'],
+                            'a document that renders for minutes'))
+        for path, words, parts, label in hostile:
             c.refused_file(OUT, f'{vt.quote(path)} {words}', path, parts, label)
             t.check(c.responsive(), f'{label}: the compositor answers')
             after = c.settled_screenshot(OUT)
@@ -225,8 +233,9 @@ with t.compositor(outputs=2, args=['--decoder-timeout', str(TIMEOUT_MS)]) as c:
 with t.case('no process opened the file referred to'):
     with open(trace, errors='replace') as f:
         lines = f.read().splitlines()
-    t.check(any('veil-decoder' in line and 'execve' in line for line in lines),
-            'the trace follows veil-decoder', f'{len(lines)} lines')
+    if HELPER:
+        t.check(any('veil-decoder' in line and 'execve' in line for line in lines),
+                'the trace follows veil-decoder', f'{len(lines)} lines')
     opened = [line for line in lines if 'red.png' in line]
     t.check(not opened, 'red.png never opened', '\n'.join(opened[:5]))
     fonts = [line for line in lines if '/etc/fonts' in line][:3]
