@@ -95,14 +95,16 @@ static void set_error(char **message, const char *what, GError *error) {
 
 /*
  * The document from the file's bytes, with no base: nothing else is ever read. The file is read
- * by librsvg from a stream over the bytes veil read.
+ * by librsvg from a stream over the bytes veil read. NULL with a negative errno in *err.
  */
-static RsvgHandle *open_handle(int fd, char **message) {
+static RsvgHandle *open_handle(int fd, int *err, char **message) {
 	uint8_t *data;
 	size_t len;
-	if (veil_still_read_file(fd, MAX_FILE_SIZE, "SVG file", &data, &len, message) < 0) {
+	*err = veil_still_read_file(fd, MAX_FILE_SIZE, "SVG file", &data, &len, message);
+	if (*err < 0) {
 		return NULL;
 	}
+	*err = -EINVAL;
 	GInputStream *stream = g_memory_input_stream_new_from_data(data, (gssize)len, free);
 	GError *error = NULL;
 	RsvgHandle *handle = rsvg_handle_new_from_stream_sync(stream, NULL,
@@ -202,13 +204,10 @@ static int load(int fd, int cover_width, int cover_height, struct veil_image *im
 	if (message != NULL) {
 		*message = NULL;
 	}
-	int ret = check_file(fd, message);
-	if (ret < 0) {
-		return ret;
-	}
-	RsvgHandle *handle = open_handle(fd, message);
+	int ret;
+	RsvgHandle *handle = open_handle(fd, &ret, message);
 	if (handle == NULL) {
-		return -EINVAL;
+		return ret;
 	}
 	double width, height;
 	intrinsic_size(handle, &width, &height);
