@@ -8,8 +8,9 @@ the two files (each switch decodes anew: the last file's source is gone), --paus
 (1). Each time is from just before the IPC command is sent to the moment `veilctl status
 --watch --json` prints the output shown with the new file. Prints the medians and maxima.
 
-    tools/devroot python3 tests/bench/svg-first-frame.py --compositor build-rel/examples/veil-tinywl \
-        --veilctl build-rel/protocol/veilctl --outdir build-rel/bench-svg [--runs 10] [--pause 1]
+    tools/devroot python3 tests/bench/svg-first-frame.py \
+        --compositor build-rel/examples/veil-tinywl --veilctl build-rel/protocol/veilctl \
+        --outdir build-rel/bench-svg [--runs 10] [--pause 1]
 """
 import os
 import statistics

@@ -10,7 +10,6 @@
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,34 +20,11 @@
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/still.h"
+#include "check.h"
 
-static int n_passed, n_failed;
-static char case_name[128];
-static bool case_ok;
-
+/* The case the checks after it belong to, for the log. */
 static void begin(const char *name) {
-	snprintf(case_name, sizeof(case_name), "%s", name);
-	case_ok = true;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void fail(const char *fmt, ...) {
-	fprintf(stderr, "FAIL %s: ", case_name);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-	case_ok = false;
-}
-
-static void end(void) {
-	fprintf(stderr, "%s %s\n", case_ok ? "ok" : "FAILED", case_name);
-	if (case_ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-	}
+	fprintf(stderr, "== %s\n", name);
 }
 
 static void write_text(const char *path, const char *text) {
@@ -78,14 +54,12 @@ struct result {
 static struct result decode(const char *path, int cover_width, int cover_height) {
 	struct result r = { .ret = -ENOENT, .decoder = "" };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fail("cannot open %s", path);
+	if (!CHECK(fd >= 0, "cannot open %s", path)) {
 		return r;
 	}
 	double start = now_s();
 	enum veil_media_kind kind = veil_media_sniff(fd, NULL);
-	if (kind != VEIL_MEDIA_SVG) {
-		fail("%s sniffed as kind %d, not SVG", path, (int)kind);
+	if (!CHECK(kind == VEIL_MEDIA_SVG, "%s sniffed as kind %d", path, (int)kind)) {
 		close(fd);
 		return r;
 	}
@@ -117,22 +91,15 @@ static const uint8_t *pixel(const struct veil_image *image, int x, int y) {
 
 static bool expect_size(const struct result *r, int width, int height, int file_width,
 		int file_height) {
-	if (r->ret != 0) {
-		fail("refused: %d %s", r->ret, r->message != NULL ? r->message : "");
+	if (!CHECK(r->ret == 0, "refused: %d %s", r->ret, r->message != NULL ? r->message : "")) {
 		return false;
 	}
-	if (strcmp(r->decoder, "librsvg") != 0) {
-		fail("decoded by %s, not librsvg", r->decoder);
-	}
-	if (r->image.width != width || r->image.height != height) {
-		fail("drawn at %dx%d, not %dx%d", r->image.width, r->image.height, width, height);
-		return false;
-	}
-	if (r->original_width != file_width || r->original_height != file_height) {
-		fail("its own size is %dx%d, not %dx%d", r->original_width, r->original_height,
-			file_width, file_height);
-	}
-	return true;
+	CHECK(strcmp(r->decoder, "librsvg") == 0, "decoded by %s", r->decoder);
+	CHECK(r->original_width == file_width && r->original_height == file_height,
+		"its own size is %dx%d, not %dx%d", r->original_width, r->original_height,
+		file_width, file_height);
+	return CHECK(r->image.width == width && r->image.height == height,
+		"drawn at %dx%d, not %dx%d", r->image.width, r->image.height, width, height);
 }
 
 /*
@@ -146,8 +113,7 @@ static void compare_with_rsvg_convert(const char *svg, const struct veil_image *
 	snprintf(cmd, sizeof(cmd), "rsvg-convert -w %d -h %d -o test-svg-ref.png %s && "
 		"convert test-svg-ref.png -depth 8 RGBA:test-svg-ref.rgba", image->width,
 		image->height, svg);
-	if (system(cmd) != 0) {
-		fail("the reference failed: %s", cmd);
+	if (!CHECK(system(cmd) == 0, "the reference failed: %s", cmd)) {
 		return;
 	}
 	size_t len = (size_t)image->width * (size_t)image->height * 4;
@@ -157,8 +123,7 @@ static void compare_with_rsvg_convert(const char *svg, const struct veil_image *
 	if (f != NULL) {
 		fclose(f);
 	}
-	if (got != len) {
-		fail("the reference has %zu bytes, not %zu", got, len);
+	if (!CHECK(got == len, "the reference has %zu bytes, not %zu", got, len)) {
 		free(ref);
 		return;
 	}
@@ -180,10 +145,8 @@ static void compare_with_rsvg_convert(const char *svg, const struct veil_image *
 		}
 	}
 	size_t total = (size_t)image->width * (size_t)image->height;
-	if (worst > tolerance || differing * 1000 > total) {
-		fail("%zu of %zu pixels differ from rsvg-convert's, by up to %d", differing,
-			total, worst);
-	}
+	CHECK(worst <= tolerance && differing * 1000 <= total,
+		"%zu of %zu pixels differ from rsvg-convert's, by up to %d", differing, total, worst);
 	free(ref);
 }
 
@@ -214,13 +177,10 @@ static void check_colours(const struct veil_image *image) {
 		int x = image->width / 8 + (q % 2) * image->width / 2;
 		int y = image->height / 8 + (q / 2) * image->height / 2;
 		const uint8_t *p = pixel(image, x, y);
-		if (memcmp(p, bgr[q], 3) != 0 || p[3] != 255) {
-			fail("quadrant %d is B, G, R, A %d, %d, %d, %d", q, p[0], p[1], p[2], p[3]);
-		}
+		CHECK(memcmp(p, bgr[q], 3) == 0 && p[3] == 255,
+			"quadrant %d is B, G, R, A %d, %d, %d, %d", q, p[0], p[1], p[2], p[3]);
 	}
-	if (image->drm_format != DRM_FORMAT_XRGB8888) {
-		fail("an opaque picture is not XRGB8888");
-	}
+	CHECK(image->drm_format == DRM_FORMAT_XRGB8888, "an opaque picture is not XRGB8888");
 }
 
 static void test_render(void) {
@@ -232,7 +192,6 @@ static void test_render(void) {
 		compare_with_rsvg_convert("test-svg-quadrants.svg", &r.image, 2);
 	}
 	result_finish(&r);
-	end();
 
 	begin("400x300 SVG covering 300x300: drawn at 400x300, not shrunk after");
 	r = decode("test-svg-quadrants.svg", 300, 300);
@@ -240,7 +199,6 @@ static void test_render(void) {
 		compare_with_rsvg_convert("test-svg-quadrants.svg", &r.image, 2);
 	}
 	result_finish(&r);
-	end();
 
 	begin("400x300 SVG with no cover (center, tile): drawn at its own size");
 	r = decode("test-svg-quadrants.svg", 0, 0);
@@ -249,7 +207,6 @@ static void test_render(void) {
 		compare_with_rsvg_convert("test-svg-quadrants.svg", &r.image, 2);
 	}
 	result_finish(&r);
-	end();
 
 	/* GNOME's and desktop-base's wallpapers are this size. */
 	write_quadrants("test-svg-4096.svg", "4096", "4096");
@@ -260,27 +217,23 @@ static void test_render(void) {
 		compare_with_rsvg_convert("test-svg-4096.svg", &r.image, 2);
 	}
 	result_finish(&r);
-	end();
 
 	begin("4096x4096 SVG covering 3840x2160: drawn at 3840x3840");
 	r = decode("test-svg-4096.svg", 3840, 2160);
 	expect_size(&r, 3840, 3840, 4096, 4096);
 	result_finish(&r);
-	end();
 
 	write_quadrants("test-svg-mm.svg", "160mm", "90mm");
 	begin("160mm x 90mm SVG (605x340 at 96 dpi) covering 3840x2160: drawn at 3840x2160");
 	r = decode("test-svg-mm.svg", 3840, 2160);
 	expect_size(&r, 3840, 2160, 605, 341);
 	result_finish(&r);
-	end();
 
 	write_quadrants("test-svg-percent.svg", "100%", "100%");
 	begin("SVG of 100% x 100% takes its viewBox's size (400x300)");
 	r = decode("test-svg-percent.svg", 0, 0);
 	expect_size(&r, 400, 300, 400, 300);
 	result_finish(&r);
-	end();
 
 	write_text("test-svg-nosize.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\">"
 		"<rect width=\"100%\" height=\"100%\" fill=\"#00ff00\"/></svg>");
@@ -289,48 +242,34 @@ static void test_render(void) {
 	if (expect_size(&r, VEIL_SVG_DEFAULT_SIDE, VEIL_SVG_DEFAULT_SIDE,
 			VEIL_SVG_DEFAULT_SIDE, VEIL_SVG_DEFAULT_SIDE)) {
 		const uint8_t *p = pixel(&r.image, 512, 512);
-		if (p[1] != 255 || p[0] != 0 || p[2] != 0) {
-			fail("not green");
-		}
+		CHECK(p[1] == 255 && p[0] == 0 && p[2] == 0, "not green");
 	}
 	result_finish(&r);
-	end();
 
 	/* A gzipped document, sniffed through its first inflated bytes. */
 	begin("SVGZ: the quadrants gzipped");
-	if (system("gzip -c test-svg-quadrants.svg > test-svg-quadrants.svgz") != 0) {
-		fail("gzip failed");
-	} else {
+	if (CHECK(system("gzip -c test-svg-quadrants.svg > test-svg-quadrants.svgz") == 0)) {
 		r = decode("test-svg-quadrants.svgz", 1920, 1080);
 		if (expect_size(&r, 1920, 1440, 400, 300)) {
 			check_colours(&r.image);
 		}
 		result_finish(&r);
 	}
-	end();
 }
 
 /* A refusal with a sentence that says why (contains words), well within seconds. */
 static void expect_refused(const char *path, int cover_width, int cover_height, int err,
 		const char *words, double seconds) {
 	struct result r = decode(path, cover_width, cover_height);
-	if (r.ret == 0) {
-		fail("drawn at %dx%d", r.image.width, r.image.height);
-	} else {
-		if (err != 0 && r.ret != err) {
-			fail("refused with %d, not %d (%s)", r.ret, err, r.message);
-		}
-		if (r.message == NULL || strstr(r.message, words) == NULL) {
-			fail("the sentence '%s' does not say '%s'", r.message, words);
-		}
-		if (r.image.data != NULL) {
-			fail("pixels left after a failure");
-		}
+	if (CHECK(r.ret != 0, "drawn at %dx%d", r.image.width, r.image.height)) {
+		CHECK(err == 0 || r.ret == err, "refused with %d, not %d (%s)", r.ret, err,
+			r.message);
+		CHECK(r.message != NULL && strstr(r.message, words) != NULL,
+			"the sentence '%s' does not say '%s'", r.message, words);
+		CHECK(r.image.data == NULL, "pixels left after a failure");
 		fprintf(stderr, "  %s: \"%s\" in %.3f s\n", path, r.message, r.seconds);
 	}
-	if (r.seconds > seconds) {
-		fail("took %.2f s", r.seconds);
-	}
+	CHECK(r.seconds <= seconds, "took %.2f s", r.seconds);
 	result_finish(&r);
 }
 
@@ -340,24 +279,19 @@ static void test_hostile(void) {
 		"fill=\"#0000ff\"/></svg>");
 	begin("1000000x1000000 canvas at its own size: refused, nothing allocated");
 	expect_refused("test-svg-huge.svg", 0, 0, -EFBIG, "1000000x1000000", 5);
-	end();
 
 	begin("1000000x1000000 canvas covering 1920x1080: drawn at 1920x1920");
 	struct result r = decode("test-svg-huge.svg", 1920, 1080);
 	if (expect_size(&r, 1920, 1920, 1000000, 1000000)) {
 		const uint8_t *p = pixel(&r.image, 960, 960);
-		if (p[0] != 255 || p[1] != 0 || p[2] != 0) {
-			fail("not blue");
-		}
+		CHECK(p[0] == 255 && p[1] == 0 && p[2] == 0, "not blue");
 	}
 	result_finish(&r);
-	end();
 
 	write_text("test-svg-sliver.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"1000000\" height=\"10\"/>");
 	begin("1000000x10 sliver covering 1920x1080: refused (108000000 pixels wide)");
 	expect_refused("test-svg-sliver.svg", 1920, 1080, -EFBIG, "to cover 1920x1080", 5);
-	end();
 
 	/* Billion laughs: ten levels of ten, 10^9 "lol"s once expanded. */
 	char laughs[4096];
@@ -375,7 +309,6 @@ static void test_hostile(void) {
 	write_text("test-svg-laughs.svg", laughs);
 	begin("billion laughs: refused by libxml2's entity limits, in under 2 s");
 	expect_refused("test-svg-laughs.svg", 1920, 1080, -EINVAL, "corrupt SVG file", 2);
-	end();
 
 	/* 100000 nested groups: libxml2 stops at 256 levels. */
 	size_t depth = 100000;
@@ -396,12 +329,10 @@ static void test_hostile(void) {
 	free(nested);
 	begin("100000 nested <g>: refused, in under 2 s");
 	expect_refused("test-svg-nested.svg", 1920, 1080, -EINVAL, "corrupt SVG file", 2);
-	end();
 
 	write_text("test-svg-notxml.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><rect");
 	begin("truncated SVG: refused as corrupt");
 	expect_refused("test-svg-notxml.svg", 1920, 1080, -EINVAL, "corrupt SVG file", 2);
-	end();
 }
 
 /*
@@ -410,10 +341,8 @@ static void test_hostile(void) {
  * green. (The same document through rsvg-convert, which gives librsvg a base, shows the red.)
  */
 static void test_references(void) {
-	if (system("convert -size 64x64 xc:'#ff0000' test-svg-red.png") != 0) {
-		begin("references");
-		fail("ImageMagick cannot write the red picture");
-		end();
+	if (!CHECK(system("convert -size 64x64 xc:'#ff0000' test-svg-red.png") == 0,
+			"ImageMagick cannot write the red picture")) {
 		return;
 	}
 	char cwd[1024];
@@ -446,19 +375,15 @@ static void test_references(void) {
 		struct result r = decode("test-svg-ref-file.svg", 0, 0);
 		if (expect_size(&r, 64, 64, 64, 64)) {
 			const uint8_t *p = pixel(&r.image, 32, 32);
-			if (p[0] != 0 || p[1] != 255 || p[2] != 0) {
-				fail("B, G, R %d, %d, %d: the referenced picture was read", p[0], p[1],
-					p[2]);
-			}
+			CHECK(p[0] == 0 && p[1] == 255 && p[2] == 0,
+				"B, G, R %d, %d, %d: the referenced picture was read", p[0], p[1], p[2]);
 		}
 		result_finish(&r);
 		/* The test is worth something only if the reference would have loaded. */
-		if (i == 0 && system("rsvg-convert -o test-svg-ref-file.png "
-				"test-svg-ref-file.svg && test \"$(convert test-svg-ref-file.png "
-				"-format '%[pixel:p{32,32}]' info:)\" = 'srgb(255,0,0)'") != 0) {
-			fail("rsvg-convert, given the base, does not show the red picture either");
-		}
-		end();
+		CHECK(i != 0 || system("rsvg-convert -o test-svg-ref-file.png "
+			"test-svg-ref-file.svg && test \"$(convert test-svg-ref-file.png "
+			"-format '%[pixel:p{32,32}]' info:)\" = 'srgb(255,0,0)'") == 0,
+			"rsvg-convert, given the base, does not show the red picture either");
 	}
 }
 
@@ -490,17 +415,14 @@ static void test_other_references(void) {
 		struct result r = decode("test-svg-other.svg", 0, 0);
 		if (expect_size(&r, 64, 64, 64, 64)) {
 			const uint8_t *p = pixel(&r.image, 32, 32);
-			if (p[0] != 0 || p[1] != 255 || p[2] != 0) {
-				fail("B, G, R %d, %d, %d: the other file was read", p[0], p[1], p[2]);
-			}
+			CHECK(p[0] == 0 && p[1] == 255 && p[2] == 0,
+				"B, G, R %d, %d, %d: the other file was read", p[0], p[1], p[2]);
 		}
 		result_finish(&r);
-		if (system("rsvg-convert -o test-svg-other.png test-svg-other.svg && "
-				"test \"$(convert test-svg-other.png -format '%[pixel:p{32,32}]' "
-				"info:)\" = 'srgb(255,0,0)'") != 0) {
-			fail("rsvg-convert, given the base, does not read the other file either");
-		}
-		end();
+		CHECK(system("rsvg-convert -o test-svg-other.png test-svg-other.svg && "
+			"test \"$(convert test-svg-other.png -format '%[pixel:p{32,32}]' "
+			"info:)\" = 'srgb(255,0,0)'") == 0,
+			"rsvg-convert, given the base, does not read the other file either");
 	}
 }
 
@@ -522,27 +444,21 @@ static void test_sizes(void) {
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t w = 0, h = 0;
-		if (!veil_svg_cover_size(cases[i].width, cases[i].height, cases[i].cover_width,
-				cases[i].cover_height, &w, &h) || w != cases[i].out_width ||
-				h != cases[i].out_height) {
-			fail("%gx%g covering %dx%d: %" PRId64 "x%" PRId64 ", not %" PRId64 "x%"
-				PRId64, cases[i].width, cases[i].height, cases[i].cover_width,
-				cases[i].cover_height, w, h, cases[i].out_width,
-				cases[i].out_height);
-		}
-		int sw, sh;
-		if (w <= VEIL_IMAGE_MAX_SIDE && h <= VEIL_IMAGE_MAX_SIDE &&
-				veil_image_cover_size((int)w, (int)h, cases[i].cover_width,
-				cases[i].cover_height, &sw, &sh)) {
-			fail("%" PRId64 "x%" PRId64 " would be shrunk again, to %dx%d", w, h, sw, sh);
-		}
+		bool ok = veil_svg_cover_size(cases[i].width, cases[i].height,
+			cases[i].cover_width, cases[i].cover_height, &w, &h);
+		CHECK(ok && w == cases[i].out_width && h == cases[i].out_height,
+			"%gx%g covering %dx%d: %" PRId64 "x%" PRId64 ", not %" PRId64 "x%" PRId64,
+			cases[i].width, cases[i].height, cases[i].cover_width,
+			cases[i].cover_height, w, h, cases[i].out_width, cases[i].out_height);
+		int sw = 0, sh = 0;
+		CHECK(w > VEIL_IMAGE_MAX_SIDE || h > VEIL_IMAGE_MAX_SIDE ||
+			!veil_image_cover_size((int)w, (int)h, cases[i].cover_width,
+			cases[i].cover_height, &sw, &sh),
+			"%" PRId64 "x%" PRId64 " would be shrunk again, to %dx%d", w, h, sw, sh);
 	}
 	int64_t w, h;
-	if (veil_svg_cover_size(0, 100, 1920, 1080, &w, &h) ||
-			veil_svg_cover_size(100, 100, 0, 1080, &w, &h)) {
-		fail("a size of 0 has a cover size");
-	}
-	end();
+	CHECK(!veil_svg_cover_size(0, 100, 1920, 1080, &w, &h) &&
+		!veil_svg_cover_size(100, 100, 0, 1080, &w, &h), "a size of 0 has a cover size");
 }
 
 int main(void) {
@@ -551,6 +467,5 @@ int main(void) {
 	test_hostile();
 	test_references();
 	test_other_references();
-	fprintf(stderr, "%d passed, %d failed\n", n_passed, n_failed);
-	return n_failed == 0 ? 0 : 1;
+	return check_summary("svg");
 }
