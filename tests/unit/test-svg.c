@@ -330,6 +330,19 @@ static void test_hostile(void) {
 	begin("100000 nested <g>: refused, in under 2 s");
 	expect_refused("test-svg-nested.svg", 1920, 1080, -EINVAL, "corrupt SVG file", 2);
 
+	/* An external entity naming a file by its absolute path: librsvg defines none. */
+	char cwd[1024], entity[2048];
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		exit(1);
+	}
+	write_text("test-svg-red.css", "rect { fill: #ff0000 !important; }\n");
+	snprintf(entity, sizeof(entity), "<?xml version=\"1.0\"?>\n<!DOCTYPE svg [<!ENTITY c "
+		"SYSTEM \"file://%s/test-svg-red.css\">]>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"64\" height=\"64\"><style>&c;</style></svg>\n", cwd);
+	write_text("test-svg-entity.svg", entity);
+	begin("external entity of another file: refused, the file not read");
+	expect_refused("test-svg-entity.svg", 0, 0, -EINVAL, "not defined", 2);
+
 	write_text("test-svg-notxml.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><rect");
 	begin("truncated SVG: refused as corrupt");
 	expect_refused("test-svg-notxml.svg", 1920, 1080, -EINVAL, "corrupt SVG file", 2);
