@@ -72,5 +72,21 @@ int veil_jxl_check(int fd, char **message);
 int veil_jxl_load(int fd, struct veil_image *image, char **message);
 /* libjxl's straight R, G, B, A to premultiplied B, G, R, A, in place; whether all opaque. */
 bool veil_jxl_to_bgra(uint8_t *pixels, size_t n);
+/*
+ * SVG through librsvg, drawn at its own size (load) or at the size that covers cover_width x
+ * cover_height, up or down, keeping its aspect ratio (load_cover: *file_* its own size). Its own
+ * size is its width and height in pixels (96 dpi), else its viewBox's, else this square.
+ */
+#define VEIL_SVG_DEFAULT_SIDE 1024
+int veil_svg_check(int fd, char **message);
+int veil_svg_load(int fd, struct veil_image *image, char **message);
+int veil_svg_load_cover(int fd, int cover_width, int cover_height, struct veil_image *image,
+	int *file_width, int *file_height, char **message);
+/*
+ * The size a width x height document is drawn at to cover cover_width x cover_height: one side
+ * the cover's, the other rounded up; false (nothing set) for sizes that are not positive.
+ */
+bool veil_svg_cover_size(double width, double height, int cover_width, int cover_height,
+	int64_t *out_width, int64_t *out_height);
 
 #endif

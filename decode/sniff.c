@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <gst/gst.h>
+#include <zlib.h>
 #include <gst/base/gsttypefindhelper.h>
 #include <wlr/util/log.h>
 #include "decode/gst.h"
@@ -59,6 +60,80 @@ static bool is_jpeg(const guint8 *head, size_t len) {
 	return len >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff;
 }
 
+/* Where the text from p on next holds needle, or NULL. */
+static const guint8 *find(const guint8 *p, const guint8 *end, const char *needle) {
+	size_t n = strlen(needle);
+	for (; p + n <= end; p++) {
+		if (memcmp(p, needle, n) == 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * An XML document whose first element is <svg>: after a byte-order mark, white space, an XML
+ * declaration, processing instructions, comments and a document type (its internal subset
+ * too), all within the bytes read. (Only the root is looked for: librsvg decides the rest.)
+ */
+static bool is_svg_text(const guint8 *p, size_t len) {
+	const guint8 *end = p + len;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+		p += 3;
+	}
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+			p++;
+			continue;
+		}
+		size_t left = (size_t)(end - p);
+		const guint8 *close = NULL; /* the markup's last byte */
+		if (left >= 2 && memcmp(p, "<?", 2) == 0) {
+			close = find(p + 2, end, "?>");
+			close = close != NULL ? close + 1 : NULL;
+		} else if (left >= 4 && memcmp(p, "<!--", 4) == 0) {
+			close = find(p + 4, end, "-->");
+			close = close != NULL ? close + 2 : NULL;
+		} else if (left >= 9 && memcmp(p, "<!DOCTYPE", 9) == 0) {
+			const guint8 *gt = find(p, end, ">");
+			const guint8 *bracket = find(p, gt != NULL ? gt : end, "[");
+			close = bracket != NULL ? find(bracket, end, "]") : gt;
+			close = close != NULL && bracket != NULL ? find(close, end, ">") : close;
+		} else {
+			return left >= 5 && memcmp(p, "<svg", 4) == 0 && (p[4] == ' ' ||
+				p[4] == '\t' || p[4] == '\r' || p[4] == '\n' || p[4] == '>' ||
+				p[4] == '/');
+		}
+		if (close == NULL) {
+			return false;
+		}
+		p = close + 1;
+	}
+	return false;
+}
+
+/* SVG, or SVGZ: a gzip stream whose first inflated bytes are SVG (librsvg inflates it). */
+static bool is_svg(const guint8 *head, size_t len) {
+	if (len < 2 || head[0] != 0x1f || head[1] != 0x8b) {
+		return is_svg_text(head, len);
+	}
+	guint8 text[4096];
+	z_stream z = {
+		.next_in = (Bytef *)head,
+		.avail_in = (uInt)len,
+		.next_out = text,
+		.avail_out = sizeof(text),
+	};
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		return false;
+	}
+	int ret = inflate(&z, Z_SYNC_FLUSH);
+	size_t n = sizeof(text) - z.avail_out;
+	inflateEnd(&z);
+	return (ret == Z_OK || ret == Z_STREAM_END || ret == Z_BUF_ERROR) &&
+		is_svg_text(text, n);
+}
+
 static bool is_video_type(const char *type) {
 	return g_str_has_prefix(type, "video/") ||
 		strcmp(type, "application/ogg") == 0 ||
@@ -90,6 +165,7 @@ enum veil_media_kind veil_media_sniff(int fd, const char **type_out) {
 		{ is_tiff, VEIL_MEDIA_TIFF, "image/tiff" },
 		{ is_jxl, VEIL_MEDIA_JXL, "image/jxl" },
 		{ is_jpeg, VEIL_MEDIA_JPEG, "image/jpeg" },
+		{ is_svg, VEIL_MEDIA_SVG, "image/svg+xml" },
 	};
 	if (veil_png_sniff(head, (size_t)n)) {
 		free(head);

@@ -8,12 +8,13 @@ enum veil_media_kind {
 	VEIL_MEDIA_HEIF, /* an AVIF or HEIC still (ftyp brand avif, avis, heic, heix, mif1, msf1) */
 	VEIL_MEDIA_WEBP, /* RIFF WEBP, still or animated */
 	VEIL_MEDIA_TIFF, /* TIFF or BigTIFF */
-	VEIL_MEDIA_JPEG, /* FF D8 FF: a JPEG (libjpeg-turbo's, else GStreamer's) */
 	VEIL_MEDIA_IMAGE, /* a still GStreamer decodes (JPEG, a still GIF, BMP, ...) */
 	VEIL_MEDIA_VIDEO, /* moving pictures: a container, an elementary stream, an animated GIF */
 	VEIL_MEDIA_AUDIO, /* sound and no picture */
 	/* Last, so that the kinds before keep their numbers on the wire (wire.h). */
 	VEIL_MEDIA_JXL, /* JPEG XL: a bare codestream or its ISO BMFF container */
+	VEIL_MEDIA_SVG, /* an XML document whose root is <svg>, or one gzipped (SVGZ) */
+	VEIL_MEDIA_JPEG, /* FF D8 FF: a JPEG (libjpeg-turbo's, else GStreamer's) */
 };
 
 /*

@@ -12,7 +12,8 @@
 
 /*
  * One decoder a kind. A kind whose library this build lacks falls back to GStreamer when
- * GStreamer decodes it too (WebP, TIFF, JPEG: with the layouts it crashes on refused), else is refused.
+ * GStreamer decodes it too (WebP, TIFF, JPEG: with the layouts it crashes on refused; SVG), else
+ * is refused.
  */
 static const struct veil_still_decoder decoders[] = {
 	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load, .in_place = true },
@@ -33,6 +34,10 @@ static const struct veil_still_decoder decoders[] = {
 #if VEIL_HAVE_LIBJXL
 	{ VEIL_MEDIA_JXL, "libjxl", veil_jxl_check, veil_jxl_load, .in_place = false },
 #endif
+#if VEIL_HAVE_LIBRSVG
+	{ VEIL_MEDIA_SVG, "librsvg", veil_svg_check, veil_svg_load, .in_place = true,
+		.load_cover = veil_svg_load_cover },
+#endif
 	{ VEIL_MEDIA_IMAGE, "gstreamer", veil_gst_image_check, veil_gst_image_load,
 		.in_place = false },
 };
@@ -52,6 +57,7 @@ const struct veil_still_decoder *veil_still_decoder_find(enum veil_media_kind ki
 	case VEIL_MEDIA_WEBP:
 	case VEIL_MEDIA_TIFF:
 	case VEIL_MEDIA_JPEG:
+	case VEIL_MEDIA_SVG:
 		return veil_still_decoder_gst();
 	case VEIL_MEDIA_HEIF:
 		veil_message_set(message, "AVIF and HEIC images need veil built with libheif");

@@ -34,6 +34,12 @@ static const char *const system_paths[] = {
 	"/usr", "/lib", "/lib64", "/etc/ld.so.cache",
 	"/proc/self", /* the process's own status and maps (libnuma, the sanitizers) */
 	"/sys/devices/system/cpu", "/sys/devices/system/node", /* how many threads to start */
+	/*
+	 * fontconfig's configuration and the system's font caches, for text in SVG (librsvg
+	 * through pango): without them it falls back to its built-in defaults and scans every
+	 * font under /usr/share/fonts in each decoding process.
+	 */
+	"/etc/fonts", "/var/cache/fontconfig",
 };
 /*
  * Listed, not read: GStreamer's registry records that some plugins (v4l2codecs) depend on

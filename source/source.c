@@ -300,8 +300,8 @@ static int open_file(const char *path, char **message) {
 /*
  * What can be known of a file at once, without decoding it: that it is a readable regular file,
  * not empty, what its first bytes say it holds, and that its header (the size a PNG, AVIF, HEIC,
- * WebP or TIFF claims, a TIFF's or BMP's layout) is one veil decodes. Reads a few KiB at most.
- * For a still, *decoder is the decoder that checked it.
+ * WebP or TIFF claims, a TIFF's or BMP's layout, an SVG's file size) is one veil decodes. Reads
+ * a few KiB at most. For a still, *decoder is the decoder that checked it.
  */
 static int inspect(int fd, const char *name, struct stat *st, enum veil_media_kind *kind,
 		const struct veil_still_decoder **decoder, enum veil_anim_format *anim,
@@ -357,6 +357,7 @@ static int inspect(int fd, const char *name, struct stat *st, enum veil_media_ki
 	case VEIL_MEDIA_TIFF:
 	case VEIL_MEDIA_JXL:
 	case VEIL_MEDIA_JPEG:
+	case VEIL_MEDIA_SVG:
 	case VEIL_MEDIA_IMAGE:
 		/* An animated GIF, APNG, WebP or JPEG XL is played by veil (source/anim_source.c). */
 		*anim = veil_anim_detect(fd);

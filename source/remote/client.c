@@ -134,9 +134,11 @@ static int check_picture(const struct veil_wire_reply *reply, char **message) {
 			reply->drm_format);
 		return -EPROTO;
 	}
-	if (reply->original_width < width || reply->original_height < height ||
-			reply->original_width > VEIL_IMAGE_MAX_SIDE ||
-			reply->original_height > VEIL_IMAGE_MAX_SIDE || reply->frames < 0) {
+	/*
+	 * The file's own size is only told (the status): an SVG's may be smaller than the pixels
+	 * drawn to cover an output, or larger than veil's limits (nothing that size is made).
+	 */
+	if (reply->original_width <= 0 || reply->original_height <= 0 || reply->frames < 0) {
 		veil_message_set(message, "decoder answered an impossible original size %dx%d",
 			reply->original_width, reply->original_height);
 		return -EPROTO;

@@ -16,7 +16,6 @@ maxima, and the load.
 (VEIL_DECODER_HELPER=build/helper/veil-decoder when veil is not installed.)
 """
 import os
-import queue
 import subprocess
 import sys
 import time
@@ -68,23 +67,7 @@ def percentile(values, p):
 
 
 def first_frame(c, watch, path):
-    watch.drain()
-    t0 = time.monotonic()
-    ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
-    if not ok:
-        raise RuntimeError(err)
-    deadline = t0 + 30
-    while time.monotonic() < deadline:
-        try:
-            at, d = watch.lines.get(timeout=deadline - time.monotonic())
-        except queue.Empty:
-            break
-        o = d.get(OUT) or {}
-        if o.get('state') == 'shown' and o.get('file') == path:
-            return (at - t0) * 1000
-        if o.get('error'):
-            raise RuntimeError(o['error'])
-    raise RuntimeError('no frame within 30 s')
+    return watch.shown_after(c, OUT, f'{vt.quote(path)} fill', path)[0]
 
 
 modes = ('process', 'inprocess')

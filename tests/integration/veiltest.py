@@ -1451,6 +1451,30 @@ class StatusWatch:
             got.append(self.lines.get())
         return got
 
+    def shown_after(self, c, output, words, path, timeout=30):
+        """
+        Sends `output OUTPUT veil WORDS` (which show path) and waits for the line that shows
+        path on output: (milliseconds from just before the command to that line, the output's
+        status). Raises RuntimeError on the output's error, or when nothing came in timeout.
+        """
+        self.drain()
+        t0 = time.monotonic()
+        ok, err = c.msg(f'output {output} veil {words}')
+        if not ok:
+            raise RuntimeError(err)
+        deadline = t0 + timeout
+        while time.monotonic() < deadline:
+            try:
+                at, d = self.lines.get(timeout=deadline - time.monotonic())
+            except queue.Empty:
+                break
+            o = d.get(output) or {}
+            if o.get('state') == 'shown' and o.get('file') == path:
+                return (at - t0) * 1000, o
+            if o.get('error'):
+                raise RuntimeError(o['error'])
+        raise RuntimeError(f'no frame within {timeout} s')
+
     def error_naming(self, output, name, timeout):
         """The first error of output that names name, within timeout; or None."""
         deadline = time.monotonic() + timeout
