@@ -154,19 +154,24 @@ def png_spec_reference(px, chunks):
         xy = tuple(v / 100000.0 for v in struct.unpack('>8I', chunks['cHRM']))
     if gamma is None and xy is None:
         return None, 'no colour chunk'
-    # libpng's tolerances for sRGB's own (png.c: png_colorspace_set_sRGB, PNG_GAMMA_sRGB ±
-    # PNG_GAMMA_THRESHOLD_FIXED 5000, cHRM within 100 of 100000): a file that says sRGB's
-    # values is sRGB, and cHRM without gAMA says no gamma.
-    gamma_srgb = gamma is None or abs(gamma - 0.45455) <= 0.05
-    xy_srgb = xy is None or all(abs(a - b) <= 0.001 for a, b in zip(xy, SRGB_XY))
+    # libpng's tolerances for sRGB's own (png.c: png_colorspace_set_sRGB): a gamma within 5 %
+    # of 0.45455 (PNG_GAMMA_THRESHOLD_FIXED), cHRM within 0.001. A file that says sRGB's values
+    # is sRGB; cHRM without gAMA says no transfer and is taken for sRGB, as libpng and
+    # ImageMagick take it (veil follows them there, and the specification elsewhere).
     if xy is not None and gamma is None:
         return None, 'cHRM without gAMA: sRGB'
-    if gamma_srgb and xy_srgb:
-        return None, "sRGB's values"
     if gamma is None or gamma <= 0:
         return None, 'unusable'
+    gamma_srgb = 0.95 <= gamma / 0.45455 <= 1.05
+    xy_srgb = xy is None or all(abs(a - b) <= 0.001 for a, b in zip(xy, SRGB_XY))
+    if gamma_srgb and xy_srgb:
+        return None, "sRGB's values"
     m = np.linalg.solve(rgb_to_xyz_d50(SRGB_XY), rgb_to_xyz_d50(xy or SRGB_XY))
-    lin = px[:, :, :3] ** (1.0 / gamma)
+    if gamma_srgb:
+        c = px[:, :, :3]
+        lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    else:
+        lin = px[:, :, :3] ** (1.0 / gamma)
     out = px.copy()
     out[:, :, :3] = srgb_encode(lin @ m.T)
     return out, 'gAMA %.5g%s by the specification' % (gamma, ' + cHRM' if xy else '')
