@@ -7,6 +7,7 @@
 #include <drm_fourcc.h>
 #include "veil-config.h"
 #include "decode/colour.h"
+#include "util/message.h"
 #include "util/read.h"
 #if VEIL_HAVE_LCMS2
 #include <lcms2.h>
@@ -225,17 +226,36 @@ static cmsHPROFILE rgb_profile(cmsContext ctx, const double xy[8], const double 
 	return profile;
 }
 
-/* Whether an ICC profile calls itself sRGB: its description, without building a transform. */
+/*
+ * Whether an ICC profile calls itself sRGB: its description, without building a transform. The
+ * description is text from the file: kept for the status only when it is printable UTF-8
+ * (util/message.h), else left empty ("unnamed"); a corrupt profile's bytes never reach it.
+ */
 static bool describe_icc(cmsHPROFILE profile, char *name, size_t size) {
 	name[0] = '\0';
-	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", name,
-		(cmsUInt32Number)size);
-	/* A description is text from the file: keep what prints, as JSON will carry it. */
-	for (char *c = name; *c != '\0'; c++) {
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\') {
-			*c = '?';
-		}
+	char text[256] = "";
+#if LCMS_VERSION >= 2160
+	cmsGetProfileInfoUTF8(profile, cmsInfoDescription, "en", "US", text, sizeof(text));
+#else
+	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", text, sizeof(text));
+#endif
+	text[sizeof(text) - 1] = '\0';
+	/* A description longer than the buffer may end in a cut character: not shown either. */
+	if (!veil_utf8_printable(text)) {
+		return false;
 	}
+	/* Whole characters only, as many as fit. */
+	size_t len = 0;
+	const unsigned char *p = (const unsigned char *)text;
+	while (p[len] != '\0') {
+		size_t n = veil_utf8_length(p + len);
+		if (len + n >= size) {
+			break;
+		}
+		len += n;
+	}
+	memcpy(name, text, len);
+	name[len] = '\0';
 	return strncmp(name, "sRGB", 4) == 0;
 }
 
