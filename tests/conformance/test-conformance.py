@@ -11,7 +11,8 @@ compared with an independent decoder's:
 - else ImageMagick (`convert FILE -depth 16 PAM`), which leaves colour alone: an embedded ICC
   profile is then applied by ImageMagick's own lcms2 (`-intent Perceptual -profile sRGB.icc`,
   what veil's perceptual transform does); a JPEG in CMYK or YCCK is made sRGB with
-  `-colorspace sRGB`;
+  `-colorspace sRGB`; an AVIF's or HEIC's CICP other than sRGB's (SDR) is converted here in
+  numpy as H.273 defines it;
 - for a PNG whose gAMA or cHRM says something other than sRGB: the PNG specification's
   conversion (third edition, 13.13 and 12.2), computed here with numpy from ImageMagick's
   16-bit samples, which ImageMagick itself leaves as they are (see expectations.txt for why veil
@@ -19,7 +20,7 @@ compared with an independent decoder's:
 
 A file is shown right when its size matches and the PSNR over premultiplied R, G, B and alpha is
 at least THRESHOLD_DB. 30 dB: decoders that agree differ only in rounding, an IDCT or a chroma
-upsampling (here 36 dB and up, every file), while a wrong colour conversion, gamma or channel
+upsampling (here 34.6 dB and up, every file), while a wrong colour conversion, gamma or channel
 order falls to 12-26 dB (PngSuite's gAMA 2.5 files shown without sRGB's encoding gave 20-24 dB).
 
 Files expected to be refused are listed in expectations.txt with a word the sentence must hold
@@ -178,6 +179,47 @@ def png_spec_reference(px, chunks):
     return out, 'gAMA %.5g%s by the specification' % (gamma, ' + cHRM' if xy else '')
 
 
+# H.273's primaries (white, R, G, B: cHRM's order) and SDR transfers that veil converts.
+CICP_PRIMARIES = {
+    1: SRGB_XY, 2: SRGB_XY,
+    9: (0.3127, 0.3290, 0.708, 0.292, 0.170, 0.797, 0.131, 0.046),
+    12: (0.3127, 0.3290, 0.680, 0.320, 0.265, 0.690, 0.150, 0.060),
+}
+
+
+def cicp_of(path):
+    """A HEIF's nclx code points (primaries, transfer), read from its colr box, or None."""
+    with open(path, 'rb') as f:
+        data = f.read(1 << 20)
+    at = data.find(b'colrnclx')
+    if at < 0:
+        return None
+    primaries, transfer = struct.unpack('>HH', data[at + 8:at + 12])
+    return primaries, transfer
+
+
+def cicp_reference(px, cicp):
+    """
+    ImageMagick leaves CICP alone: the conversion to sRGB computed here, as H.273 defines the
+    code points, for SDR transfers (sRGB's, BT.709's) and the primaries veil names. None when
+    the pixels stay as decoded (sRGB, HDR kept for the renderer, or code points veil leaves).
+    """
+    primaries, transfer = cicp
+    if primaries in (1, 2) and transfer in (2, 13):
+        return None
+    if primaries not in CICP_PRIMARIES or transfer not in (1, 2, 6, 13, 14, 15):
+        return None
+    c = px[:, :, :3]
+    if transfer in (2, 13):
+        lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    else:
+        lin = np.where(c < 0.081, c / 4.5, ((c + 0.099) / 1.099) ** (1 / 0.45))
+    m = np.linalg.solve(rgb_to_xyz_d50(SRGB_XY), rgb_to_xyz_d50(CICP_PRIMARIES[primaries]))
+    out = px.copy()
+    out[:, :, :3] = srgb_encode(lin @ m.T)
+    return out
+
+
 # --- references -------------------------------------------------------------------------------
 
 def reference(suite, path):
@@ -204,7 +246,12 @@ def reference(suite, path):
         args += ['-colorspace', 'sRGB']
         what += ' -colorspace sRGB'
     try:
-        return magick(args), what
+        px = magick(args)
+        cicp = cicp_of(path) if suite in ('heif', 'avif') and 'ICC' not in what else None
+        converted = cicp_reference(px, cicp) if cicp is not None else None
+        if converted is not None:
+            return converted, what + ' and CICP %d/%d by H.273' % cicp
+        return px, what
     except RuntimeError as e:
         if suite not in ('heif', 'avif'):
             raise
