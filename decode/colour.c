@@ -248,21 +248,36 @@ static cmsHPROFILE grey_as_rgb(cmsContext ctx, cmsHPROFILE grey) {
 	return rgb_profile_of(ctx, find_primaries(1)->xy, tone);
 }
 
-/* Whether an ICC profile calls itself sRGB: its description, without building a transform. */
+/*
+ * Whether an ICC profile calls itself sRGB: its description, without building a transform. The
+ * description is text from the file: kept for the status only when it is printable UTF-8
+ * (util/message.h), else left empty ("unnamed"); a corrupt profile's bytes never reach it.
+ */
 static bool describe_icc(cmsHPROFILE profile, char *name, size_t size) {
 	name[0] = '\0';
-	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", name,
-		(cmsUInt32Number)size);
-	/*
-	 * A description is text from the file: one with anything but printable ASCII (a corrupt
-	 * profile's bytes) is not shown at all, as JSON and the status carry it.
-	 */
-	for (const char *c = name; *c != '\0'; c++) {
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\') {
-			name[0] = '\0';
+	char text[256] = "";
+#if LCMS_VERSION >= 2160
+	cmsGetProfileInfoUTF8(profile, cmsInfoDescription, "en", "US", text, sizeof(text));
+#else
+	cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", text, sizeof(text));
+#endif
+	text[sizeof(text) - 1] = '\0';
+	/* A description longer than the buffer may end in a cut character: not shown either. */
+	if (!veil_utf8_printable(text)) {
+		return false;
+	}
+	/* Whole characters only, as many as fit. */
+	size_t len = 0;
+	const unsigned char *p = (const unsigned char *)text;
+	while (p[len] != '\0') {
+		size_t n = veil_utf8_length(p + len);
+		if (len + n >= size) {
 			break;
 		}
+		len += n;
 	}
+	memcpy(name, text, len);
+	name[len] = '\0';
 	return strncmp(name, "sRGB", 4) == 0;
 }
 
@@ -441,6 +456,26 @@ static void run_premultiplied(const struct shaper *s, cmsHTRANSFORM t, uint8_t *
 	}
 }
 
+/*
+ * libpng's tolerances for a gAMA and cHRM that say sRGB (png.c, png_colorspace_set_sRGB): a
+ * gamma within 5 % of 0.45455 (PNG_GAMMA_THRESHOLD_FIXED), each x and y within 0.001.
+ */
+static bool png_gamma_is_srgb(double gamma) {
+	double ratio = gamma / 0.45455;
+	return ratio >= 0.95 && ratio <= 1.05;
+}
+
+static bool png_xy_is_srgb(const double xy[8], const double srgb_xy[8]) {
+	/* Both R, G, B and white, x and y (decode/png.c reads cHRM in this order). */
+	for (int i = 0; i < 8; i++) {
+		double d = xy[i] - srgb_xy[i];
+		if (d < -0.001 || d > 0.001) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static void convert(struct veil_image *image, struct veil_colour_result *result) {
 	struct veil_image_colour *colour = &image->colour;
 	struct lcms_errors errors = {0};
@@ -514,18 +549,44 @@ static void convert(struct veil_image *image, struct veil_colour_result *result)
 		say(result, false, "sRGB");
 		goto out;
 	} else if (colour->has_gamma || colour->has_chromaticities) {
-		/* PNG's gAMA and cHRM; either alone means sRGB's primaries, or a 2.2 gamma. */
-		const double *xy = colour->has_chromaticities ? colour->chromaticities :
-			find_primaries(1)->xy;
-		double gamma = colour->has_gamma ? colour->gamma : 1 / 2.2;
+		/* PNG's gAMA and cHRM (decode/png.c read nothing ranked above them). */
+		const double *srgb_xy = find_primaries(1)->xy;
+		double gamma = colour->gamma;
+		if (!colour->has_gamma) {
+			/*
+			 * cHRM alone says nothing of the transfer: taken for sRGB and left alone,
+			 * as libpng, ImageMagick and swaybg do (ImageMagick writes sRGB's cHRM
+			 * alone in its palette PNGs).
+			 */
+			say(result, false, "cHRM without gAMA: sRGB");
+			goto out;
+		}
 		if (gamma <= 0.01 || gamma > 10) {
 			say(result, true, "gAMA of %g unusable (sRGB assumed)", gamma);
 			goto out;
 		}
+		bool srgb_gamma = png_gamma_is_srgb(gamma);
+		bool srgb_primaries = !colour->has_chromaticities ||
+			png_xy_is_srgb(colour->chromaticities, srgb_xy);
+		if (srgb_gamma && srgb_primaries) {
+			say(result, false, "gAMA %.5g%s: sRGB's, left alone", gamma,
+				colour->has_chromaticities ? " and cHRM" : "");
+			goto out;
+		}
+		/*
+		 * The specification's conversion: a sample is light to the power gamma (gAMA's
+		 * value / 100000: 2.5 in PngSuite's g25 files, 0.45455 for a 2.2 display), so
+		 * light is the sample to the power 1 / gamma; within libpng's tolerance of
+		 * 0.45455 the curve is sRGB's own.
+		 */
 		double curve[5] = { 1 / gamma, 1, 0, 0, 0 };
-		snprintf(from, sizeof(from), "%s%s", colour->has_gamma ? "gAMA" : "",
-			colour->has_chromaticities ? (colour->has_gamma ? "+cHRM" : "cHRM") : "");
-		in = rgb_profile(ctx, xy, curve);
+		const char *unused;
+		if (srgb_gamma) {
+			find_transfer(13, curve, &unused);
+		}
+		snprintf(from, sizeof(from), "gAMA %.5g%s", gamma,
+			srgb_primaries ? "" : "+cHRM");
+		in = rgb_profile(ctx, srgb_primaries ? srgb_xy : colour->chromaticities, curve);
 	} else {
 		say(result, false, "none (sRGB assumed)");
 		goto out;

@@ -1,6 +1,14 @@
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <libheif/heif.h>
+#if LIBHEIF_HAVE_VERSION(1, 20, 0)
+#include <libheif/heif_sequences.h>
+/* A file of an image sequence and no still (msf1) shows its first picture. */
+#define HAVE_SEQUENCES 1
+#else
+#define HAVE_SEQUENCES 0
+struct heif_track;
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,7 +129,7 @@ static const char *format_name(int fd) {
 	if (brand == heif_brand2_avif || brand == heif_brand2_avis) {
 		return "AVIF";
 	}
-	if (brand == heif_brand2_mif1 || brand == heif_brand2_msf1) {
+	if (brand == heif_brand2_mif1 || brand == heif_brand2_mif2 || brand == heif_brand2_msf1) {
 		return "HEIF";
 	}
 	return "HEIC";
@@ -271,6 +279,53 @@ static void close_primary(struct heif_context *ctx, struct heif_image_handle *ha
 	}
 }
 
+/*
+ * A file with no primary image but an image sequence (brand msf1: a burst, a short clip of
+ * pictures): its first visual track, whose first picture veil shows, its size checked. 0, or a
+ * negative errno with a sentence (replacing open_image()'s); -ENOENT when it has no sequence.
+ */
+static int open_sequence(struct heif_context *ctx, const char *format,
+		struct heif_track **track, char **message) {
+	*track = NULL;
+#if HAVE_SEQUENCES
+	if (ctx == NULL || !heif_context_has_sequence(ctx)) {
+		return -ENOENT;
+	}
+	/* open_image()'s sentence ("no primary item") is not what happened. */
+	if (message != NULL) {
+		free(*message);
+		*message = NULL;
+	}
+	*track = heif_context_get_track(ctx, 0);
+	if (*track == NULL) {
+		veil_message_set(message, "the %s file is an image sequence without pictures",
+			format);
+		return -EINVAL;
+	}
+	uint16_t width = 0, height = 0;
+	struct heif_error err = heif_track_get_image_resolution(*track, &width, &height);
+	if (err.code != heif_error_Ok || width == 0 || height == 0) {
+		veil_message_set(message, "corrupt %s image sequence: its pictures are %ux%u pixels",
+			format, (unsigned)width, (unsigned)height);
+		return -EINVAL;
+	}
+	char what[40];
+	snprintf(what, sizeof(what), "%s image sequence", format);
+	return veil_image_check_size(width, height, what, message);
+#else
+	/* libheif before 1.20 reads no sequence: its "no primary item" stands. */
+	return -ENOENT;
+#endif
+}
+
+static void close_track(struct heif_track *track) {
+#if HAVE_SEQUENCES
+	if (track != NULL) {
+		heif_track_release(track);
+	}
+#endif
+}
+
 int veil_heif_check(int fd, char **message) {
 	if (message != NULL) {
 		*message = NULL;
@@ -279,7 +334,13 @@ int veil_heif_check(int fd, char **message) {
 	struct reader reader;
 	struct heif_context *ctx;
 	struct heif_image_handle *handle;
+	struct heif_track *track = NULL;
 	int ret = open_image(fd, &reader, CHECK_BUDGET, format, 0, &ctx, &handle, message);
+	if (ret < 0 && ret != -EAGAIN && handle == NULL) {
+		int seq = open_sequence(ctx, format, &track, message);
+		ret = seq != -ENOENT ? seq : ret;
+	}
+	close_track(track);
 	close_primary(ctx, handle);
 	const char *plugin = ret == 0 || ret == -EAGAIN ? missing_plugin(format) : NULL;
 	if (plugin != NULL) {
@@ -322,12 +383,14 @@ static void convert(const uint8_t *src, size_t src_stride, bool alpha, bool prem
 }
 
 /*
- * The primary image's colour: its ICC profile ('colr' prof or rICC), else its nclx code points.
- * false when out of memory.
+ * The primary image's colour: its ICC profile ('colr' prof or rICC), else its nclx code points;
+ * from the decoded image when there is no handle (a sequence's picture). false when out of
+ * memory.
  */
-static bool read_colour(const struct heif_image_handle *handle,
+static bool read_colour(const struct heif_image_handle *handle, const struct heif_image *img,
 		struct veil_image_colour *colour) {
-	size_t len = heif_image_handle_get_raw_color_profile_size(handle);
+	size_t len = handle != NULL ? heif_image_handle_get_raw_color_profile_size(handle) :
+		heif_image_get_raw_color_profile_size(img);
 	if (len > 0) {
 		if (len > VEIL_COLOUR_MAX_ICC) {
 			colour->icc_len = len; /* refused, by its length alone */
@@ -337,7 +400,9 @@ static bool read_colour(const struct heif_image_handle *handle,
 		if (icc == NULL) {
 			return false;
 		}
-		struct heif_error err = heif_image_handle_get_raw_color_profile(handle, icc);
+		struct heif_error err = handle != NULL ?
+			heif_image_handle_get_raw_color_profile(handle, icc) :
+			heif_image_get_raw_color_profile(img, icc);
 		if (err.code == heif_error_Ok) {
 			colour->icc = icc;
 			colour->icc_len = len;
@@ -346,7 +411,9 @@ static bool read_colour(const struct heif_image_handle *handle,
 		free(icc);
 	}
 	struct heif_color_profile_nclx *nclx = NULL;
-	struct heif_error err = heif_image_handle_get_nclx_color_profile(handle, &nclx);
+	struct heif_error err = handle != NULL ?
+		heif_image_handle_get_nclx_color_profile(handle, &nclx) :
+		heif_image_get_nclx_color_profile(img, &nclx);
 	if (err.code == heif_error_Ok && nclx != NULL) {
 		colour->has_cicp = true;
 		colour->cicp_primaries = (uint8_t)nclx->color_primaries;
@@ -367,12 +434,22 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 	struct heif_image_handle *handle;
 	struct heif_decoding_options *options = NULL;
 	struct heif_image *img = NULL;
+	struct heif_track *track = NULL;
 	uint8_t *pixels = NULL;
 	int ret = open_image(fd, &reader, SIZE_MAX, format, item, &ctx, &handle, message);
+	if (ret < 0 && item == 0 && handle == NULL) {
+		int seq = open_sequence(ctx, format, &track, message);
+		ret = seq != -ENOENT ? seq : ret;
+	}
 	if (ret < 0) {
 		goto out;
 	}
+#if HAVE_SEQUENCES
+	bool alpha = track != NULL ? heif_track_has_alpha_channel(track) != 0 :
+		heif_image_handle_has_alpha_channel(handle) != 0;
+#else
 	bool alpha = heif_image_handle_has_alpha_channel(handle) != 0;
+#endif
 	options = heif_decoding_options_alloc();
 	if (options == NULL) {
 		veil_message_set(message, "out of memory");
@@ -381,8 +458,32 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 	}
 	/* 10- and 12-bit AVIF and HEIC (HDR photos) to 8 bits a sample. */
 	options->convert_hdr_to_8bit = 1;
-	struct heif_error err = heif_decode_image(handle, &img, heif_colorspace_RGB,
-		alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+	enum heif_chroma chroma = alpha ? heif_chroma_interleaved_RGBA :
+		heif_chroma_interleaved_RGB;
+	struct heif_error err;
+#if HAVE_SEQUENCES
+	if (track != NULL) {
+		err = heif_track_decode_next_image(track, &img, heif_colorspace_RGB, chroma,
+			options);
+	} else
+#endif
+	{
+		err = heif_decode_image(handle, &img, heif_colorspace_RGB, chroma, options);
+	}
+	if (err.code == heif_error_Memory_allocation_error &&
+			err.subcode == heif_suberror_Security_limit_exceeded && reader.error == 0) {
+		/*
+		 * The header's size was checked against veil's limit: the coded picture is not
+		 * the one it declares (AVIF's truncated_elementary_stream.avif: 1024x768 declared,
+		 * its cut AV1 data read as 2048x1536).
+		 */
+		veil_message_set(message, "corrupt or truncated %s file: its picture data does not "
+			"hold the %dx%d picture it declares", format,
+			handle != NULL ? heif_image_handle_get_width(handle) : 0,
+			handle != NULL ? heif_image_handle_get_height(handle) : 0);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (err.code != heif_error_Ok) {
 		set_error_message(message, &reader, format, err);
 		ret = error_to_errno(&reader, err);
@@ -420,7 +521,7 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 		.data = pixels,
 	};
 	pixels = NULL;
-	if (!read_colour(handle, &image->colour)) {
+	if (!read_colour(handle, img, &image->colour)) {
 		veil_image_finish(image);
 		veil_message_set(message, "out of memory for the %s file's colour profile", format);
 		ret = -ENOMEM;
@@ -434,6 +535,7 @@ out:
 	if (options != NULL) {
 		heif_decoding_options_free(options);
 	}
+	close_track(track);
 	close_primary(ctx, handle);
 	return ret;
 }

@@ -23,15 +23,25 @@ static bool contains(const guint8 *data, size_t len, const char *needle) {
 	return false;
 }
 
-/* ISO base media files whose major brand says they hold HEIF images (AVIF is HEIF too). */
+/*
+ * ISO base media files whose major brand, or one of their compatible brands, says they hold
+ * HEIF images (AVIF is HEIF too): files others write name mif2 or heis first (Nokia's
+ * conformance files), with mif1 among the compatible ones.
+ */
 static bool is_heif(const guint8 *head, size_t len) {
-	static const char brands[][5] = { "avif", "avis", "heic", "heix", "mif1", "msf1" };
-	if (len < 12 || memcmp(head + 4, "ftyp", 4) != 0) {
+	static const char brands[][5] = {
+		"avif", "avis", "heic", "heix", "heim", "heis", "mif1", "mif2", "msf1",
+	};
+	if (len < 16 || memcmp(head + 4, "ftyp", 4) != 0) {
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(brands) / sizeof(brands[0]); i++) {
-		if (memcmp(head + 8, brands[i], 4) == 0) {
-			return true;
+	size_t box = (size_t)head[0] << 24 | (size_t)head[1] << 16 | (size_t)head[2] << 8 | head[3];
+	box = box < len ? box : len;
+	for (size_t at = 8; at + 4 <= box; at += at == 8 ? 8 : 4) {
+		for (size_t i = 0; i < sizeof(brands) / sizeof(brands[0]); i++) {
+			if (memcmp(head + at, brands[i], 4) == 0) {
+				return true;
+			}
 		}
 	}
 	return false;

@@ -5,7 +5,7 @@
 enum veil_media_kind {
 	VEIL_MEDIA_UNKNOWN, /* no type found: left to GStreamer's image decoders to refuse */
 	VEIL_MEDIA_PNG, /* libpng decodes it */
-	VEIL_MEDIA_HEIF, /* an AVIF or HEIC still (ftyp brand avif, avis, heic, heix, mif1, msf1) */
+	VEIL_MEDIA_HEIF, /* an AVIF or HEIC still (ftyp brands avif, heic, mif1, mif2, msf1, ...) */
 	VEIL_MEDIA_WEBP, /* RIFF WEBP, still or animated */
 	VEIL_MEDIA_TIFF, /* TIFF or BigTIFF */
 	VEIL_MEDIA_IMAGE, /* a still GStreamer decodes (JPEG, a still GIF, BMP, ...) */

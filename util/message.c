@@ -75,6 +75,19 @@ size_t veil_utf8_length(const unsigned char *p) {
 	return len;
 }
 
+bool veil_utf8_printable(const char *str) {
+	const unsigned char *p = (const unsigned char *)str;
+	while (*p != '\0') {
+		size_t len = veil_utf8_length(p);
+		if (len == 0 || *p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] < 0xa0) ||
+				(p[0] == 0xef && p[1] == 0xbf && p[2] == 0xbd)) {
+			return false;
+		}
+		p += len;
+	}
+	return true;
+}
+
 const char *veil_message_quote(char buf[static VEIL_QUOTE_SIZE], const char *word) {
 	const unsigned char *p = (const unsigned char *)word;
 	size_t len = 0;

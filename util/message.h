@@ -6,6 +6,7 @@
 #define VEIL_UTIL_MESSAGE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A malloc()ed, printf-formatted string; NULL only when memory is short. */
@@ -41,5 +42,12 @@ size_t veil_utf8_length(const unsigned char *p);
  * Returns str.
  */
 char *veil_message_sanitize(char *str);
+
+/*
+ * Whether text read from a file (an ICC profile's description) can be shown as it is: valid
+ * UTF-8 with no control character (C0, DEL, C1) and no U+FFFD, the mark of a decoder that met
+ * garbage. Text that fails is shown not at all, rather than as question marks.
+ */
+bool veil_utf8_printable(const char *str);
 
 #endif

@@ -107,6 +107,20 @@ if cut_avif:
 if cut_heic:
     LATE_CASES.append(('truncated HEIC', cut_heic, r'HEIC.*truncat|end of file'))
 
+# Files other programs made (../shared/conformance, the AVIF and HEIF projects' test files),
+# copied here so that the compositor's user reads them: refused, at the command or after it,
+# with an image's sentence that says what happened.
+CONFORMANCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                           'shared', 'conformance')
+OTHERS_CASES = [
+    # It declares 1024x768 and its AV1 data is cut: truncated, not "larger than veil's limit".
+    ('AVIF cut by its makers', 'avif/truncated_elementary_stream.avif',
+     r'^(?!.*larger).*AVIF.*truncated'),
+    # mif2's predictively coded images (major brand mif2): an image, never a video.
+    ('HEIF that libheif cannot decode', 'heif/C044.heic',
+     r"^(?!.*(video|can't be played)).*HEIF image.*cannot decode"),
+]
+
 CMD_CASES = [
     ('unknown mode', f'{vt.quote(good_png)} sideways', r'unknown mode|sideways'),
     ('bad colour', f'{vt.quote(good_png)} fit #12345z', r'colou?r'),
@@ -195,6 +209,26 @@ with t.compositor(outputs=1, user=user) as c:
             t.check(base in v['error'], f'status error names {base}', repr(v['error']))
             unchanged(label)
             vt._say(f'   error: {v["error"]}')
+
+    for label, name, pattern in OTHERS_CASES:
+        with t.case(label):
+            src = os.path.join(CONFORMANCE, name)
+            if not os.path.exists(src):
+                t.fail('the conformance file is there', src)
+                continue
+            path = m(os.path.basename(name))
+            with open(src, 'rb') as f:
+                vt._write(path, f.read())
+            ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} fill')
+            if ok:
+                def failed():
+                    v = c.veil(OUT)
+                    return v if v.get('error') and v.get('loading') is None else None
+                err = c.wait_until(failed, 'the decode to fail')['error']
+            t.check(re.search(pattern, err or '', re.I), f'error says /{pattern}/', repr(err))
+            t.check(os.path.basename(path) in (err or ''), 'the error names the file', repr(err))
+            unchanged(label)
+            vt._say(f'   error: {err}')
 
     with t.case('empty directory'):
         # A slideshow (test-slideshow.py): read on a worker after the reply, then reported.

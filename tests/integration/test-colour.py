@@ -278,7 +278,7 @@ with t.compositor(outputs=1) as c:
     lin = (pixels / 255.0) ** 1.8
     srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
     case('gama.png', np.clip(np.round(srgb * 255), 0, 255).astype(np.uint8),
-         'gAMA -> sRGB')
+         'gAMA 0.55556 -> sRGB')
     case('p3.webp', p3_expected, 'sP3 (ICC) -> sRGB', need='webp')
     case('p3.tiff', p3_expected, 'sP3 (ICC) -> sRGB', need='tiff')
     case('p3.jxl', p3_expected, 'sP3 (ICC) -> sRGB', need='jxl')

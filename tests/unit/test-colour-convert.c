@@ -7,6 +7,7 @@
  */
 #include <drm_fourcc.h>
 #include <lcms2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,11 +168,56 @@ static void check_translucent(const char *path) {
 	free(icc);
 }
 
+/*
+ * A profile's description is text from the file: a Display P3 matrix-shaper made here with
+ * the given description reaches the status as it is when printable UTF-8, else not at all.
+ */
+static void check_description(const char *description, bool utf8, const char *said) {
+	cmsCIExyY white = { 0.3127, 0.3290, 1.0 };
+	cmsCIExyYTRIPLE p3 = { { 0.680, 0.320, 1.0 }, { 0.265, 0.690, 1.0 },
+		{ 0.150, 0.060, 1.0 } };
+	cmsToneCurve *curve = cmsBuildGamma(NULL, 2.2);
+	cmsToneCurve *curves[3] = { curve, curve, curve };
+	cmsHPROFILE profile = cmsCreateRGBProfile(&white, &p3, curves);
+	cmsFreeToneCurve(curve);
+	cmsMLU *mlu = cmsMLUalloc(NULL, 1);
+#if LCMS_VERSION >= 2160
+	if (utf8) {
+		cmsMLUsetUTF8(mlu, "en", "US", description);
+	} else
+#endif
+	{
+		cmsMLUsetASCII(mlu, "en", "US", description);
+	}
+	cmsWriteTag(profile, cmsSigProfileDescriptionTag, mlu);
+	cmsMLUfree(mlu);
+	cmsUInt32Number len = 0;
+	cmsSaveProfileToMem(profile, NULL, &len);
+	void *icc = malloc(len);
+	cmsSaveProfileToMem(profile, icc, &len);
+	cmsCloseProfile(profile);
+	struct veil_image image = grid_image(DRM_FORMAT_XRGB8888);
+	CHECK(veil_colour_set_icc(&image.colour, icc, len));
+	struct veil_colour_result result;
+	veil_colour_to_srgb(&image, &result);
+	CHECK(strcmp(result.said, said) == 0, "description \"%s\": said \"%s\", expected \"%s\"",
+		description, result.said, said);
+	veil_image_finish(&image);
+	free(icc);
+}
+
 int main(void) {
 	check_icc("/usr/share/color/icc/DisplayP3-v4.icc", "sP3 (ICC) -> sRGB");
 	check_icc("/usr/share/color/icc/colord/AdobeRGB1998.icc",
 		"Compatible with Adobe RGB (1998) (ICC) -> sRGB");
 	check_translucent("/usr/share/color/icc/DisplayP3-v4.icc");
+	check_description("Wide P3", false, "Wide P3 (ICC) -> sRGB");
+	check_description("Bad\x01\x02name", false, "unnamed (ICC) -> sRGB");
+#if LCMS_VERSION >= 2160
+	/* "Écran ☀" */
+	check_description("\xc3\x89" "cran \xe2\x98\x80", true,
+		"\xc3\x89" "cran \xe2\x98\x80 (ICC) -> sRGB");
+#endif
 
 	/* CICP 12/13: Display P3, within 1 level of the ICC profile's conversion. */
 	size_t len;

@@ -10,6 +10,7 @@
 #include <drm_fourcc.h>
 #include <fcntl.h>
 #include <gst/gst.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "decode/image.h"
+#include "decode/still.h"
 
 /*
  * A case that cannot run here (a GStreamer plugin missing) is counted as skipped, never as
@@ -612,6 +614,132 @@ static void test_1x1(void) {
 		.interlace = true, .samples = &sample };
 	check_png(&spec);
 	end();
+}
+
+/* PNG's colour chunks, through the whole decode (decode/colour.c) */
+
+/*
+ * A palette PNG of one colour, as ImageMagick writes it, with the given colour chunks after
+ * IHDR (each a type and its body), through veil_still_decode(): its one pixel and what
+ * source.colour says.
+ */
+static bool decode_with_chunks(const uint8_t rgb[3], const char *const types[],
+		const uint8_t *const bodies[], const size_t lens[], int n, uint8_t out[3],
+		char *said, size_t said_len) {
+	uint16_t samples[4] = {0};
+	struct png_spec spec = { .width = 2, .height = 2, .color_type = 3, .depth = 8,
+		.samples = samples, .palette = rgb, .palette_len = 1 };
+	size_t len;
+	uint8_t *png = encode_png(&spec, &len);
+	/* Signature (8) and IHDR (25), then the chunks, then the rest. */
+	struct buf file = {0};
+	buf_put(&file, png, 33);
+	for (int i = 0; i < n; i++) {
+		put_chunk(&file, types[i], bodies[i], lens[i]);
+	}
+	buf_put(&file, png + 33, len - 33);
+	free(png);
+	int fd = open_data("test-png-case.png", file.data, file.len);
+	free(file.data);
+	const struct veil_still_decoder *decoder = veil_still_decoder_find(VEIL_MEDIA_PNG, NULL);
+	const struct veil_still_decoder *used;
+	struct veil_image image = {0};
+	struct veil_colour_result colour;
+	int width, height, shrink_error;
+	char *message = NULL;
+	int ret = veil_still_decode(decoder, fd, 0, 0, VEIL_IMAGE_FILTER_SMOOTH, &image, &width,
+		&height, &used, &shrink_error, &colour, &message);
+	close(fd);
+	if (ret < 0) {
+		fail("decode: %s", message != NULL ? message : "no message");
+		free(message);
+		return false;
+	}
+	const uint8_t *p = image.data;
+	out[0] = p[2];
+	out[1] = p[1];
+	out[2] = p[0];
+	snprintf(said, said_len, "%s", colour.said);
+	veil_image_finish(&image);
+	return true;
+}
+
+static void be32_at(uint8_t *p, uint32_t v) {
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+/* sRGB's display gamma (the spec's third edition: samples are light to this power). */
+static uint8_t encode_srgb(double light) {
+	double v = light <= 0.0031308 ? 12.92 * light : 1.055 * pow(light, 1 / 2.4) - 0.055;
+	return (uint8_t)(v * 255 + 0.5);
+}
+
+static void test_colour_chunks(void) {
+	static const uint8_t rgb[3] = { 32, 64, 208 };
+	/* cHRM: white, red, green, blue, x and y, times 100000 (sRGB's, as ImageMagick writes). */
+	static const uint32_t srgb_xy[8] = { 31270, 32900, 64000, 33000, 30000, 60000, 15000,
+		6000 };
+	static const uint32_t p3_xy[8] = { 31270, 32900, 68000, 32000, 26500, 69000, 15000,
+		6000 };
+	uint8_t chrm[32], chrm_p3[32], gama_srgb[4], gama_1[4], gama_25[4], gama_045[4];
+	for (int i = 0; i < 8; i++) {
+		be32_at(chrm + 4 * i, srgb_xy[i]);
+		be32_at(chrm_p3 + 4 * i, p3_xy[i]);
+	}
+	be32_at(gama_srgb, 45455);
+	be32_at(gama_045, 45000); /* PngSuite's g04: within libpng's 5 % of sRGB's */
+	be32_at(gama_1, 100000);
+	be32_at(gama_25, 250000);
+	const size_t chrm_len = sizeof(chrm), gama_len = 4;
+	uint8_t expect_1[3], expect_25[3];
+	for (int c = 0; c < 3; c++) {
+		expect_1[c] = encode_srgb(rgb[c] / 255.0);
+		expect_25[c] = encode_srgb(pow(rgb[c] / 255.0, 1 / 2.5));
+	}
+	struct {
+		const char *what;
+		const char *types[2];
+		const uint8_t *bodies[2];
+		size_t lens[2];
+		int n;
+		const uint8_t *expect; /* NULL: unchanged */
+		const char *said;
+	} cases[] = {
+		{ "cHRM of sRGB without gAMA (ImageMagick's palette PNGs)", { "cHRM" }, { chrm },
+			{ chrm_len }, 1, NULL, "cHRM without gAMA: sRGB" },
+		{ "cHRM of Display P3 without gAMA", { "cHRM" }, { chrm_p3 }, { chrm_len }, 1,
+			NULL, "cHRM without gAMA: sRGB" },
+		{ "gAMA 0.45455 and cHRM of sRGB", { "gAMA", "cHRM" }, { gama_srgb, chrm },
+			{ gama_len, chrm_len }, 2, NULL, "gAMA 0.45455 and cHRM: sRGB's, left alone" },
+		{ "gAMA 0.45", { "gAMA" }, { gama_045 }, { gama_len }, 1, NULL,
+			"gAMA 0.45: sRGB's, left alone" },
+		{ "gAMA 1", { "gAMA" }, { gama_1 }, { gama_len }, 1, expect_1, "gAMA 1 -> sRGB" },
+		{ "gAMA 2.5", { "gAMA" }, { gama_25 }, { gama_len }, 1, expect_25,
+			"gAMA 2.5 -> sRGB" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		begin("colour chunks: %s", cases[i].what);
+		uint8_t got[3];
+		char said[VEIL_COLOUR_TEXT];
+		if (decode_with_chunks(rgb, cases[i].types, cases[i].bodies, cases[i].lens,
+				cases[i].n, got, said, sizeof(said))) {
+			const uint8_t *want = cases[i].expect != NULL ? cases[i].expect : rgb;
+			for (int c = 0; c < 3; c++) {
+				if (abs((int)got[c] - (int)want[c]) > 1) {
+					fail("(%d, %d, %d), expected (%d, %d, %d)", got[0], got[1],
+						got[2], want[0], want[1], want[2]);
+					break;
+				}
+			}
+			if (strcmp(said, cases[i].said) != 0) {
+				fail("said \"%s\", expected \"%s\"", said, cases[i].said);
+			}
+		}
+		end();
+	}
 }
 
 /* Hostile files */
@@ -1486,6 +1614,7 @@ int main(int argc, char *argv[]) {
 		}
 		test_large_chunks();
 		test_1x1();
+		test_colour_chunks();
 	}
 	if (run[1]) {
 		test_hostile();
