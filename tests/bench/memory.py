@@ -3,10 +3,12 @@
 memory.py: what a video costs in memory, the compositor and every process it started counted
 together, variants of veil and the anchor side by side in one run.
 
-    tools/devroot python3 tests/bench/memory.py --build build-rel --rounds 3 --anchor
+    tools/devroot python3 tests/bench/memory.py --build build-rel --rounds 3 --anchor \\
+        [--build-variant before=build-before] [--clip h264-1080p60.mp4] [--outputs 2]
 
 Each run is a fresh compositor (1920x1080 outputs, pixman, headless); the rounds interleave the
-systems. A variant of veil is veil-tinywl with an environment of its own, showing the clip with
+systems. A variant of veil is veil-tinywl (BUILD's, or another build's: --build-variant) with an
+environment of its own (--variant), showing the clip with
 `output * veil CLIP fill`; the anchor (--anchor) is sway 1.12 with, per output, the client
 `gst-launch-1.0 filesrc location=CLIP ! decodebin ! videoconvert ! waylandsink fullscreen=true`.
 Both play a copy of the clip repeated without re-encoding (no loop in a run, which gst-launch
@@ -117,14 +119,14 @@ def wait_visible(comp, client, output):
     bl.wait_until(pred, f'{client.name} fullscreen on {output}', alive=comp.alive)
 
 
-def one(cfg, name, env):
+def one(cfg, name, env, binary):
     """One run of a system: its readings, CPU and frames."""
     size = (1920, 1080)
     clients = []
     if name == ANCHOR:
         comp = bl.Compositor('sway', cfg.sway, cfg.out, cfg.outputs, size, name='anchor-sway')
     else:
-        comp = bl.Compositor('veil', cfg.binary, cfg.out, cfg.outputs, size, env=env,
+        comp = bl.Compositor('veil', binary, cfg.out, cfg.outputs, size, env=env,
                              name=f'veil-{name}')
     comp.start()
     try:
@@ -233,6 +235,8 @@ def main():
                    help='list each process\'s N mappings of most PSS (by name)')
     p.add_argument('--variant', action='append', default=[], metavar='NAME=K=V,K=V',
                    help='a variant of veil and its environment (repeat; default: one, as is)')
+    p.add_argument('--build-variant', action='append', default=[], metavar='NAME=BUILD',
+                   help='a variant: the veil-tinywl (and veil-decoder) of another build')
     cfg = p.parse_args()
     cfg.build = os.path.abspath(cfg.build)
     cfg.binary = bl.compositor_path(cfg.build)
@@ -244,26 +248,30 @@ def main():
     cfg.out = os.path.join(cfg.build, 'bench', f'{bl.stamp()}-memory')
     os.makedirs(cfg.out, exist_ok=True)
     systems = []
-    for spec in cfg.variant or ['veil=']:
+    for spec in cfg.build_variant:
+        name, _, build = spec.partition('=')
+        systems.append((name, {}, bl.compositor_path(os.path.abspath(build))))
+        bl.say(f'{name}: ' + '; '.join(bl.build_lines(os.path.abspath(build))))
+    for spec in cfg.variant or ([] if cfg.build_variant else ['veil=']):
         name, _, rest = spec.partition('=')
         env = dict(kv.partition('=')[::2] for kv in filter(None, rest.split(',')))
-        systems.append((name, env))
+        systems.append((name, env, cfg.binary))
     if cfg.anchor:
-        systems.append((ANCHOR, {}))
+        systems.append((ANCHOR, {}, None))
     bl.say(f'memory.py: {bl.clip_line(cfg.clip)}; {cfg.outputs} output(s) 1920x1080; '
            f'{cfg.rounds} rounds; read {cfg.seconds:g} s after {cfg.warmup:g} s; '
            f'load {bl.loadavg()}')
     for line in bl.build_lines(cfg.build):
         bl.say(line)
-    results = {name: [] for name, _ in systems}
+    results = {name: [] for name, _, _ in systems}
     for rnd in range(cfg.rounds):
-        for name, env in systems:
+        for name, env, binary in systems:
             try:
-                r = one(cfg, name, env)
+                r = one(cfg, name, env, binary)
             except bl.BenchError as e:
                 # A loaded machine can miss a bound: once more.
                 bl.say(f'round {rnd + 1} {name}: {e}; again')
-                r = one(cfg, name, env)
+                r = one(cfg, name, env, binary)
             results[name].append(r)
             frames = (f'; frames shown/s {r["fps"]:.2f}, decoded/s {r["decoded"]:.2f}, '
                       f'dropped {r["dropped"]}' if 'fps' in r else '')
@@ -276,9 +284,9 @@ def main():
                 bl.say(f'{role}: ' + ', '.join(f'{os.path.basename(k)} {mib(v)}'
                                                for k, v in maps))
     bl.say(f'\nmedians of {cfg.rounds} rounds; load {bl.loadavg()}')
-    bl.say('| system | PSS growth MiB (rounds) | anonymous MiB | CPU % | frames/s | dropped |'
-           + (' ratio to the anchor |' if cfg.anchor else ''))
-    bl.say('|---|---|---|---|---|---|' + ('---|' if cfg.anchor else ''))
+    bl.say('| system | PSS growth MiB (rounds) | anonymous MiB | CPU % | frames/s | CPU ms a frame '
+           '| dropped |' + (' ratio to the anchor |' if cfg.anchor else ''))
+    bl.say('|---|---|---|---|---|---|---|' + ('---|' if cfg.anchor else ''))
     ref = bl.median([r['growth'] for r in results[ANCHOR]]) if cfg.anchor else None
     for name, rows in results.items():
         g = bl.median([r['growth'] for r in rows])
@@ -286,7 +294,9 @@ def main():
         bl.say(f'| {name} | {g:.1f} (' + ', '.join(f'{r["growth"]:.1f}' for r in rows)
                + f') | {bl.median([r["anon"] for r in rows]):.1f} | '
                f'{bl.median([r["cpu"] for r in rows]):.1f} | '
-               + (f'{bl.median(fps):.2f}' if fps else '–') + ' | '
+               + (f'{bl.median(fps):.2f} | ' if fps else '– | ')
+               + (f'{bl.median([r["cpu"] * 10 / r["fps"] for r in rows if r.get("fps")]):.2f}'
+                  if fps else '–') + ' | '
                + (str(sum(r['dropped'] for r in rows)) if fps else '–') + ' |'
                + (f' {g / ref:.2f} |' if ref else ''))
 
