@@ -235,8 +235,9 @@ def main():
                    help='list each process\'s N mappings of most PSS (by name)')
     p.add_argument('--variant', action='append', default=[], metavar='NAME=K=V,K=V',
                    help='a variant of veil and its environment (repeat; default: one, as is)')
-    p.add_argument('--build-variant', action='append', default=[], metavar='NAME=BUILD',
-                   help='a variant: the veil-tinywl (and veil-decoder) of another build')
+    p.add_argument('--build-variant', action='append', default=[], metavar='NAME=BUILD,K=V',
+                   help='a variant: the veil-tinywl (and veil-decoder) of another build, and '
+                        'its environment')
     cfg = p.parse_args()
     cfg.build = os.path.abspath(cfg.build)
     cfg.binary = bl.compositor_path(cfg.build)
@@ -249,8 +250,10 @@ def main():
     os.makedirs(cfg.out, exist_ok=True)
     systems = []
     for spec in cfg.build_variant:
-        name, _, build = spec.partition('=')
-        systems.append((name, {}, bl.compositor_path(os.path.abspath(build))))
+        name, _, rest = spec.partition('=')
+        build, *kvs = rest.split(',')
+        env = dict(kv.partition('=')[::2] for kv in kvs)
+        systems.append((name, env, bl.compositor_path(os.path.abspath(build))))
         bl.say(f'{name}: ' + '; '.join(bl.build_lines(os.path.abspath(build))))
     for spec in cfg.variant or ([] if cfg.build_variant else ['veil=']):
         name, _, rest = spec.partition('=')
