@@ -204,7 +204,9 @@ def table(r):
         for kind, v in k.items():
             if kind != 'total':
                 kinds[kind] = max(kinds.get(kind, 0), v)
-    cols = [k for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]) if v >= 512]
+    order = ('anon', 'heap', 'stack', 'memfd', 'shm', 'libraries', 'files')
+    cols = sorted((k for k, v in kinds.items() if v >= 512),
+                  key=lambda k: (order.index(k.split()[0]), k))
     lines = ['| process | PSS (before) | ' + ' | '.join(cols) + ' | the rest | threads |',
              '|---' * (len(cols) + 4) + '|']
     for role, k in after.items():
