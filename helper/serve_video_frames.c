@@ -38,13 +38,15 @@
 /*
  * The pool of frames converted as they are sent: two, the one the compositor shows and the one
  * converted next. The compositor releases the one before when it shows the one sent, at its
- * next frame event, before the next frame's time; a conversion that finds both held waits that
- * long for the release, then the frame is dropped (the compositor is behind, and shows the
- * newest it has anyway). A third frame cost 7.9 MiB at 1080p and showed no frame more at 30 or
- * 60 fps (docs/measurements.md, "Memory of a video (issue 40)").
+ * next frame event, before the next frame's time. A conversion that finds both held waits for
+ * the release: at most RELEASE_WAIT_MS, longer than the compositor leaves a frame in the socket
+ * when no frame event comes (LATE_MS, source/remote/video_client.c: a paused video's frame
+ * after a seek); then the frame is dropped (the compositor is behind, and shows the newest it
+ * has anyway). A third frame cost 7.9 MiB at 1080p and showed no frame more at 30 or 60 fps
+ * (docs/measurements.md, "Memory of a video (issue 40)").
  */
 #define CONVERT_POOL_FRAMES 2
-#define RELEASE_WAIT_MS 50
+#define RELEASE_WAIT_MS 150
 /* How long a streaming thread waits for a dmabuf it asked the compositor for. */
 #define MEMORY_WAIT_S 10
 
@@ -413,8 +415,10 @@ static bool acquire_converted(struct veil_served_video *v, GstBuffer **buffer) {
 		deadline.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&v->lock);
-	while (v->releases == seen && !v->unread && pthread_cond_timedwait(&v->released,
-			&v->lock, &deadline) != ETIMEDOUT) {
+	while (v->releases == seen && !v->unread) {
+		if (pthread_cond_timedwait(&v->released, &v->lock, &deadline) == ETIMEDOUT) {
+			break;
+		}
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (gst_buffer_pool_acquire_buffer(v->convert_pool, buffer, &params) == GST_FLOW_OK) {
