@@ -26,8 +26,9 @@ void veil_served_video_refuse(struct veil_served_video *v, int err, char *messag
 
 /* The one player (decode/video/player.h), its frames to the compositor (serve_video_frames.c). */
 static int build(struct veil_served_video *v, int file, char **message) {
+	/* pixman's frames: any decoder's, converted as each is sent (serve_video_frames.c). */
 	GstCaps *caps = gst_caps_from_string(v->dmabuf_caps != NULL ? v->dmabuf_caps :
-		"video/x-raw,format={BGRx,BGRA}");
+		"video/x-raw");
 	if (caps == NULL) {
 		veil_message_set(message, "the compositor's formats make no caps");
 		return -EINVAL;
@@ -164,6 +165,7 @@ static void init_video(struct veil_served_video *v, int sock) {
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&v->answered, &attr);
+	pthread_cond_init(&v->released, &attr);
 	pthread_condattr_destroy(&attr);
 	veil_player_init(&v->player);
 }

@@ -5,9 +5,12 @@
  *
  * the one player of decode/video/player.h, as in the compositor's process, with software
  * decoders only; its frames go to the compositor over the wire (serve_video_frames.c). appsink
- * paces the frames at their time and this process sends each as it comes. Frames are
- * decoded or converted into memfds of a pool offered to the element before appsink
- * (GstShmAllocator): each memfd is sent once, with the first frame in it, and a frame's buffer is
+ * paces the frames at their time and this process sends each as it comes. appsink takes the
+ * decoder's frames as they are (videoconvert passes them through): each is converted to BGRx
+ * when its time comes, into a memfd of a pool of this process's (GstShmAllocator), so that
+ * two converted frames are in flight (the one on screen, the one sent) rather than one more
+ * waiting for its time. A decoder that gives BGRx or BGRA itself decodes into memfds of a pool
+ * offered to it. Each memfd is sent once, with the first frame in it, and a frame's buffer is
  * kept out of the pool until the compositor releases its slot, so that nothing writes a frame
  * on screen. A frame that did not come from the pool (an element that ignored it) is copied
  * into a memfd of this process's own, which is counted. The video loops with segment seeks
@@ -42,6 +45,7 @@
 #include <sys/types.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
 #include "wire/wire.h"
 #include "decode/video/player.h"
 #include "decode/video/segment_chain.h"
@@ -81,6 +85,9 @@ struct veil_served_video {
 	bool asking; /* under ask_lock too: a decoder's threads may allocate at once */
 	int answer; /* a descriptor, or a negative errno; -EINPROGRESS until the compositor answers */
 	pthread_cond_t answered;
+	/* Slots released, counted: a conversion may wait for one (serve_video_frames.c). */
+	uint64_t releases;
+	pthread_cond_t released;
 	GstBufferPool *pool; /* a reference: the remote pool offered last, for copies */
 
 	/*
@@ -98,6 +105,14 @@ struct veil_served_video {
 	int32_t index;
 	uint64_t copies;
 	GstCaps *described; /* a reference: the caps the pipeline was last described at */
+	/*
+	 * The decoder's frames converted to BGRx (BGRA) for pixman as each is sent, into a pool
+	 * of memfds of their own: the converter and the pool for frames of convert_caps.
+	 */
+	GstCaps *convert_caps;
+	GstVideoConverter *converter;
+	GstVideoInfo convert_info;
+	GstBufferPool *convert_pool;
 	char elements[VEIL_WIRE_TEXT];
 
 	uint64_t sent; /* frames sent: atomic, read by the main thread at each loop's end */

@@ -20,6 +20,7 @@
 #include "helper/serve_video.h"
 #include "decode/video/colour_space.h"
 #include "decode/video/elements.h"
+#include "decode/video/threads.h"
 #include "util/message.h"
 
 /*
@@ -28,9 +29,24 @@
  * compositor's dmabufs, asked for one at a time), copies of those that came from elsewhere.
  */
 
-/* Frames the pool holds: the compositor keeps two or three, appsink and convert one each. */
+/*
+ * Frames a pool a decoder decodes into holds at first (it grows to POOL_MAX when more are
+ * held): the compositor keeps two or three, appsink and the decoder one each.
+ */
 #define POOL_MIN 4
 #define POOL_MAX 16
+/*
+ * The pool of frames converted as they are sent: two, the one the compositor shows and the one
+ * converted next. The compositor releases the one before when it shows the one sent, at its
+ * next frame event, before the next frame's time. A conversion that finds both held waits for
+ * the release: at most RELEASE_WAIT_MS, longer than the compositor leaves a frame in the socket
+ * when no frame event comes (LATE_MS, source/remote/video_client.c: a paused video's frame
+ * after a seek); then the frame is dropped (the compositor is behind, and shows the newest it
+ * has anyway). A third frame cost 7.9 MiB at 1080p and showed no frame more at 30 or 60 fps
+ * (docs/measurements.md, "Memory of a video (issue 40)").
+ */
+#define CONVERT_POOL_FRAMES 2
+#define RELEASE_WAIT_MS 150
 /* How long a streaming thread waits for a dmabuf it asked the compositor for. */
 #define MEMORY_WAIT_S 10
 
@@ -120,7 +136,7 @@ static int place_in_pool(struct veil_served_video *v, GstBuffer *buffer, const G
 }
 
 static GstBufferPool *make_pool(struct veil_served_video *v, GstCaps *caps,
-	const GstVideoInfo *info);
+	const GstVideoInfo *info, guint min, guint max);
 
 /*
  * The most buffers a pool may have. A decoder that decodes into it (avdec_h264, with no
@@ -278,7 +294,7 @@ static int copy_to_memory(struct veil_served_video *v, GstBuffer *buffer, GstCap
 		if (pool != NULL) {
 			gst_object_unref(pool);
 		}
-		pool = make_pool(v, caps, info);
+		pool = make_pool(v, caps, info, POOL_MIN, pool_max(v));
 	}
 	if (pool == NULL) {
 		return -ENOTSUP;
@@ -337,6 +353,121 @@ static int place_copy(struct veil_served_video *v, GstBuffer *buffer, const GstV
 	return id;
 }
 
+/* The formats pixman takes as they are, from memfds. */
+static bool is_pixman_format(GstVideoFormat format) {
+	return format == GST_VIDEO_FORMAT_BGRx || format == GST_VIDEO_FORMAT_BGRA;
+}
+
+/* A converter and a pool of memfds for frames of caps (info), the ones before dropped. */
+static int start_converting(struct veil_served_video *v, GstCaps *caps,
+		const GstVideoInfo *info) {
+	if (v->converter != NULL) {
+		gst_video_converter_free(v->converter);
+		v->converter = NULL;
+	}
+	if (v->convert_pool != NULL) {
+		/* Frames the compositor holds go back to it, and are freed, when released. */
+		gst_buffer_pool_set_active(v->convert_pool, FALSE);
+		gst_clear_object(&v->convert_pool);
+	}
+	gst_caps_replace(&v->convert_caps, NULL);
+	const GstVideoFormatInfo *finfo = info->finfo;
+	GstVideoInfo *out = &v->convert_info;
+	if (!gst_video_info_set_format(out, GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo) ?
+			GST_VIDEO_FORMAT_BGRA : GST_VIDEO_FORMAT_BGRx, info->width, info->height)) {
+		return -EINVAL;
+	}
+	out->fps_n = info->fps_n;
+	out->fps_d = info->fps_d;
+	out->par_n = info->par_n;
+	out->par_d = info->par_d;
+	GstStructure *config = gst_structure_new("GstVideoConverter",
+		GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, veil_video_convert_thread_count(caps),
+		NULL);
+	v->converter = gst_video_converter_new((GstVideoInfo *)info, out, config);
+	GstCaps *out_caps = gst_video_info_to_caps(out);
+	v->convert_pool = v->converter != NULL && out_caps != NULL ?
+		make_pool(v, out_caps, out, CONVERT_POOL_FRAMES, CONVERT_POOL_FRAMES) : NULL;
+	if (out_caps != NULL) {
+		gst_caps_unref(out_caps);
+	}
+	if (v->convert_pool == NULL || !gst_buffer_pool_set_active(v->convert_pool, TRUE)) {
+		return -ENOMEM;
+	}
+	gst_caps_replace(&v->convert_caps, caps);
+	return 0;
+}
+
+/* A frame of the pool of converted frames, waiting RELEASE_WAIT_MS at most for a release. */
+static bool acquire_converted(struct veil_served_video *v, GstBuffer **buffer) {
+	pthread_mutex_lock(&v->lock);
+	uint64_t seen = v->releases;
+	pthread_mutex_unlock(&v->lock);
+	GstBufferPoolAcquireParams params = { .flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT };
+	if (gst_buffer_pool_acquire_buffer(v->convert_pool, buffer, &params) == GST_FLOW_OK) {
+		return true;
+	}
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_nsec += RELEASE_WAIT_MS * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&v->lock);
+	while (v->releases == seen && !v->unread) {
+		if (pthread_cond_timedwait(&v->released, &v->lock, &deadline) == ETIMEDOUT) {
+			break;
+		}
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (gst_buffer_pool_acquire_buffer(v->convert_pool, buffer, &params) == GST_FLOW_OK) {
+		return true;
+	}
+	*buffer = NULL;
+	return false;
+}
+
+/*
+ * The decoder's frame converted for pixman, as it is sent: into a memfd of the pool of
+ * converted frames (*converted, its info in v->convert_info), or -EAGAIN (dropped) when the
+ * compositor holds every frame the pool may have. appsink's streaming thread.
+ */
+static int convert(struct veil_served_video *v, GstBuffer *buffer, GstCaps *caps,
+		const GstVideoInfo *info, GstBuffer **converted) {
+	*converted = NULL;
+	if (v->convert_caps == NULL || !gst_caps_is_equal(caps, v->convert_caps)) {
+		int ret = start_converting(v, caps, info);
+		if (ret < 0) {
+			return ret;
+		}
+	}
+	if (!acquire_converted(v, converted)) {
+		return -EAGAIN;
+	}
+	GstVideoFrame src, dst;
+	int ret = 0;
+	if (!gst_video_frame_map(&src, (GstVideoInfo *)info, buffer, GST_MAP_READ)) {
+		ret = -EIO;
+	} else {
+		if (!gst_video_frame_map(&dst, &v->convert_info, *converted, GST_MAP_WRITE)) {
+			ret = -EIO;
+		} else {
+			gst_video_converter_frame(v->converter, &src, &dst);
+			gst_video_frame_unmap(&dst);
+		}
+		gst_video_frame_unmap(&src);
+	}
+	if (ret < 0) {
+		gst_buffer_unref(*converted);
+		*converted = NULL;
+		return ret;
+	}
+	GST_BUFFER_PTS(*converted) = GST_BUFFER_PTS(buffer);
+	GST_BUFFER_DURATION(*converted) = GST_BUFFER_DURATION(buffer);
+	return 0;
+}
+
 /* How long a frame shows, in ms (0: unknown): the compositor awaits the next that much longer. */
 static int32_t frame_duration_ms(GstBuffer *buffer, const GstVideoInfo *info) {
 	GstClockTime duration = GST_BUFFER_DURATION(buffer);
@@ -392,15 +523,30 @@ static int place(struct veil_served_video *v, GstBuffer *buffer, GstCaps *caps,
 }
 
 static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample) {
-	GstBuffer *buffer = gst_sample_get_buffer(sample);
+	GstBuffer *decoded = gst_sample_get_buffer(sample);
 	GstCaps *caps = gst_sample_get_caps(sample);
 	GstVideoInfo info;
-	if (buffer == NULL || caps == NULL || !gst_video_info_from_caps(&info, caps)) {
+	if (decoded == NULL || caps == NULL || !gst_video_info_from_caps(&info, caps)) {
 		return GST_FLOW_OK;
 	}
 	/* The preroll's buffer is rendered again once playing. */
-	if (buffer == v->last && GST_BUFFER_PTS(buffer) == v->last_pts) {
+	if (decoded == v->last && GST_BUFFER_PTS(decoded) == v->last_pts) {
 		return GST_FLOW_OK;
+	}
+	GstBuffer *buffer = decoded;
+	GstBuffer *converted = NULL;
+	if (v->remote == NULL && !is_pixman_format(GST_VIDEO_INFO_FORMAT(&info))) {
+		int ret = convert(v, decoded, caps, &info, &converted);
+		if (ret == -EAGAIN) {
+			return GST_FLOW_OK; /* no memory free: dropped */
+		}
+		if (ret < 0) {
+			veil_served_video_refuse(v, ret, veil_message("cannot convert a frame: %s",
+				strerror(-ret)));
+			return GST_FLOW_ERROR;
+		}
+		buffer = converted;
+		info = v->convert_info;
 	}
 	char decoder[sizeof(((struct veil_wire_reply *)NULL)->decoder)];
 	pthread_mutex_lock(&v->player.lock);
@@ -430,6 +576,9 @@ static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample)
 	int fd;
 	bool close_fd;
 	int id = place(v, buffer, caps, &info, &reply, &fd, &close_fd);
+	if (converted != NULL) {
+		gst_buffer_unref(converted); /* its slot holds it */
+	}
 	if (id == -EBUSY || id == -EAGAIN) {
 		return GST_FLOW_OK; /* the frame the compositor holds, again; no memory free */
 	}
@@ -445,13 +594,18 @@ static GstFlowReturn send_sample(struct veil_served_video *v, GstSample *sample)
 	if (caps != v->described) {
 		gst_caps_replace(&v->described, caps);
 		veil_video_describe_elements(v->player.pipeline, v->elements, sizeof(v->elements));
+		/* videoconvert's converter, here: it passes the decoder's frames through. */
+		if (converted != NULL && strlen(v->elements) + sizeof(" videoconvert") <=
+				sizeof(v->elements)) {
+			strcat(v->elements, " videoconvert");
+		}
 	}
 	memcpy(reply.message, v->elements, sizeof(reply.message));
 	v->index = v->index == INT32_MAX ? 0 : v->index + 1;
 	__atomic_add_fetch(&v->sent, 1, __ATOMIC_RELAXED);
 	v->sent_first = true;
-	v->last = buffer;
-	v->last_pts = GST_BUFFER_PTS(buffer);
+	v->last = decoded;
+	v->last_pts = GST_BUFFER_PTS(decoded);
 	int ret = veil_serve_send(v->sock, &reply, fd);
 	if (close_fd && fd >= 0) {
 		close(fd);
@@ -500,12 +654,11 @@ GstFlowReturn veil_served_video_new_preroll(GstAppSink *sink, gpointer data) {
  * v->pool); NULL when it takes no such configuration.
  */
 static GstBufferPool *make_pool(struct veil_served_video *v, GstCaps *caps,
-		const GstVideoInfo *info) {
+		const GstVideoInfo *info, guint min, guint max) {
 	GstAllocator *allocator = v->remote != NULL ? v->remote : v->shm;
 	GstBufferPool *pool = gst_video_buffer_pool_new();
 	GstStructure *config = gst_buffer_pool_get_config(pool);
-	gst_buffer_pool_config_set_params(config, caps, (guint)info->size, POOL_MIN,
-		pool_max(v));
+	gst_buffer_pool_config_set_params(config, caps, (guint)info->size, min, max);
 	gst_buffer_pool_config_set_allocator(config, allocator, NULL);
 	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 	if (!gst_buffer_pool_set_config(pool, config)) {
@@ -531,7 +684,11 @@ gboolean veil_served_video_propose_allocation(GstAppSink *sink, GstQuery *query,
 	if (caps == NULL || !gst_video_info_from_caps(&info, caps)) {
 		return TRUE;
 	}
-	GstBufferPool *pool = make_pool(v, caps, &info);
+	/* Frames to convert come from the decoder's own pool (convert() below). */
+	if (v->remote == NULL && !is_pixman_format(GST_VIDEO_INFO_FORMAT(&info))) {
+		return TRUE;
+	}
+	GstBufferPool *pool = make_pool(v, caps, &info, POOL_MIN, pool_max(v));
 	if (pool != NULL) {
 		gst_query_add_allocation_pool(query, pool, (guint)info.size, POOL_MIN, pool_max(v));
 		gst_query_add_allocation_param(query, v->remote != NULL ? v->remote : v->shm, NULL);

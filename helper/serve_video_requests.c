@@ -49,6 +49,12 @@ static void take_request(struct veil_served_video *v, const struct veil_wire_req
 	for (int i = 0; i < n; i++) {
 		gst_buffer_unref(unref[i]);
 	}
+	if (n > 0) {
+		pthread_mutex_lock(&v->lock);
+		v->releases++;
+		pthread_cond_broadcast(&v->released);
+		pthread_mutex_unlock(&v->lock);
+	}
 	if (wake) {
 		gst_element_post_message(v->player.pipeline, gst_message_new_application(
 			GST_OBJECT(v->player.pipeline), gst_structure_new_empty("veil-next")));
@@ -78,12 +84,16 @@ void veil_served_video_apply_requests(struct veil_served_video *v) {
 	}
 }
 
-/* The reader ends: a streaming thread waiting for a dmabuf it asked for fails at once. */
+/*
+ * The reader ends: a streaming thread waiting for a dmabuf it asked for fails at once, one
+ * waiting for a frame to be released stops waiting.
+ */
 static void stop_reading(struct veil_served_video *v, bool ended) {
 	pthread_mutex_lock(&v->lock);
 	v->ended = ended;
 	v->unread = true;
 	pthread_cond_broadcast(&v->answered);
+	pthread_cond_broadcast(&v->released);
 	pthread_mutex_unlock(&v->lock);
 }
 

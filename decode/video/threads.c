@@ -6,17 +6,19 @@
 /*
  * How many threads decode and convert a video.
  *
- * libav's decoder. Left to itself, avdec starts one frame thread per core,
- * and each holds frames of its own: on 2 cores, a 1080p30 H.264 video kept 7.9 MiB more
- * anonymous memory with two threads than with one (docs/measurements.md, memory.py). One thread
- * broke gapless loops and mid-stream caps changes in the integration tests (video-order,
- * video-bad: not understood yet), so up to 1080p60's pixel rate the limit is two threads, what
- * libav takes on 2 cores anyway: on larger machines it keeps the frames of the threads beyond
- * two from being made (not measured: every machine here had 2 cores). Larger or faster streams
- * keep libav's choice.
+ * libav's decoder. Left to itself, avdec starts one frame thread per core, and each frame thread
+ * holds frames of its own: a frame decoded ahead for every thread, and the thread's copy of the
+ * decoder's state. Up to 1080p60's pixel rate it decodes with slice threads instead
+ * (thread-type slice): a stream cut into slices is decoded by as many threads at once, one of
+ * one slice (x264's default) by one thread, which takes 1080p60 H.264 at a third of a core here.
+ * On 2 cores that is 8.8 MiB less anonymous memory for 1080p30 H.264 than libav's two frame
+ * threads, at no cost in CPU or frames (docs/measurements.md, "Memory of a video (issue 40)").
+ * (max-threads 1, which saved as much, broke gapless loops and mid-stream caps changes in the
+ * integration tests: issue 18.) Larger or faster streams keep libav's choice; so does a
+ * gst-libav without thread-type, limited to two threads.
  *
- * The limit is set on the decoder's sink caps, which carry the stream's size and rate: avdec
- * reads max-threads when it opens the codec for them.
+ * The choice is set on the decoder's sink caps, which carry the stream's size and rate: avdec
+ * reads thread-type and max-threads when it opens the codec for them.
  *
  * videoconvert (to BGRx for pixman) works on one thread up to 1080p60's pixel rate and on two
  * beyond. Splitting a 1080p frame across two threads cost 0.25 ms of CPU a frame more than one
@@ -41,9 +43,13 @@ static bool up_to_1080p60(const GstStructure *s) {
 	return (long long)width * height * fps_n / fps_d <= 2 * PIXELS_1080P30;
 }
 
-void veil_video_set_convert_threads(GstElement *convert, GstCaps *caps) {
+guint veil_video_convert_thread_count(GstCaps *caps) {
 	const GstStructure *s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
-	g_object_set(convert, "n-threads", up_to_1080p60(s) ? 1u : 2u, NULL);
+	return up_to_1080p60(s) ? 1u : 2u;
+}
+
+void veil_video_set_convert_threads(GstElement *convert, GstCaps *caps) {
+	g_object_set(convert, "n-threads", veil_video_convert_thread_count(caps), NULL);
 }
 
 /* The decoder's sink pad, the thread that feeds it, before avdec sees the caps. */
@@ -56,7 +62,14 @@ static GstPadProbeReturn handle_caps(GstPad *pad, GstPadProbeInfo *info, gpointe
 	GstCaps *caps;
 	gst_event_parse_caps(event, &caps);
 	const GstStructure *s = gst_caps_get_structure(caps, 0);
-	g_object_set(decoder, "max-threads", up_to_1080p60(s) ? 2 : 0, NULL);
+	bool small = up_to_1080p60(s);
+	if (g_object_class_find_property(G_OBJECT_GET_CLASS(decoder), "thread-type") != NULL) {
+		/* GstLibAVVidDecThreadType: 0 auto (libav's choice), 2 slice. */
+		gst_util_set_object_arg(G_OBJECT(decoder), "thread-type", small ? "slice" : "auto");
+		g_object_set(decoder, "max-threads", 0, NULL);
+	} else {
+		g_object_set(decoder, "max-threads", small ? 2 : 0, NULL);
+	}
 	return GST_PAD_PROBE_OK;
 }
 

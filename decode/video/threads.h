@@ -11,5 +11,7 @@
 void veil_video_limit_decoder_threads(GstElement *decoder);
 /* videoconvert's threads for the decoded stream of caps (decodebin's streaming thread). */
 void veil_video_set_convert_threads(GstElement *convert, GstCaps *caps);
+/* The same count, for a GstVideoConverter of frames of caps. */
+guint veil_video_convert_thread_count(GstCaps *caps);
 
 #endif

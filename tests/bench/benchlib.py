@@ -107,6 +107,27 @@ def proc_status(pid, tid=None):
     return out
 
 
+def smaps_mappings(pid):
+    """
+    Each mapping of /proc/PID/smaps as (name, size, fields): its path or [heap], [stack],
+    '' (anonymous); its size and the fields' values (Rss, Pss, Anonymous, ...) in KiB.
+    """
+    out = []
+    for line in read_text(f'/proc/{pid}/smaps').splitlines():
+        head = line.split(None, 5)
+        if head and '-' in head[0] and len(head) >= 5 and ':' not in head[0]:
+            lo, _, hi = head[0].partition('-')
+            fields = {}
+            out.append((head[5].strip() if len(head) > 5 else '',
+                        (int(hi, 16) - int(lo, 16)) // 1024, fields))
+            continue
+        k, _, v = line.partition(':')
+        v = v.split()
+        if out and len(v) == 2 and v[1] == 'kB':
+            out[-1][2][k] = int(v[0])
+    return out
+
+
 def smaps(pid):
     """
     Resident memory by kind, from /proc/PID/smaps (KiB): 'files' (libraries and other mapped
@@ -115,18 +136,8 @@ def smaps(pid):
     anonymous mappings of 1 MiB or more as (size, rss) pairs.
     """
     out = {'files': 0, 'heap': 0, 'stacks': 0, 'anon': 0, 'big': []}
-    size = 0
-    name = ''
-    for line in read_text(f'/proc/{pid}/smaps').splitlines():
-        head = line.split(None, 5)
-        if head and '-' in head[0] and len(head) >= 5 and ':' not in head[0]:
-            lo, _, hi = head[0].partition('-')
-            size = (int(hi, 16) - int(lo, 16)) // 1024
-            name = head[5].strip() if len(head) > 5 else ''
-            continue
-        if not line.startswith('Rss:'):
-            continue
-        rss = int(line.split()[1])
+    for name, size, fields in smaps_mappings(pid):
+        rss = fields.get('Rss', 0)
         if name == '[heap]':
             out['heap'] += rss
         elif name.startswith('[stack'):
@@ -137,6 +148,45 @@ def smaps(pid):
             out['anon'] += rss
             if size >= 1024:
                 out['big'].append((size, rss))
+    return out
+
+
+def mapping_kind(name):
+    """
+    What a mapping of smaps is, for pss_by_kind(): 'memfd NAME' (a memfd: GStreamer's
+    gst-shm pool, veil's frames, wlroots' and clients' shm buffers), 'shm NAME' (a file of
+    /dev/shm, its random suffix dropped), 'heap', 'anon', 'stack', 'libraries' (shared
+    objects) or 'files' (other mapped files, the vdso).
+    """
+    name = name.removesuffix(' (deleted)')
+    if name.startswith('/memfd:'):
+        return 'memfd ' + name[len('/memfd:'):]
+    if name.startswith('/dev/shm/'):
+        return 'shm ' + re.sub(r'[-_.]?[A-Za-z0-9]{6}$', '', name[len('/dev/shm/'):])
+    if name == '[heap]':
+        return 'heap'
+    if name == '' or name.startswith('[anon'):
+        return 'anon'
+    if name.startswith('[stack'):
+        return 'stack'
+    if re.search(r'\.so(\.[0-9.]+)?$', name):
+        return 'libraries'
+    return 'files'
+
+
+def pss_by_kind(pid):
+    """{kind (mapping_kind()): PSS in KiB} of a process, and 'total'; {} once it has gone."""
+    out = {'total': 0}
+    try:
+        maps = smaps_mappings(pid)
+    except OSError:
+        return {}
+    for name, _, fields in maps:
+        pss = fields.get('Pss', 0)
+        if pss:
+            kind = mapping_kind(name)
+            out[kind] = out.get(kind, 0) + pss
+            out['total'] += pss
     return out
 
 
@@ -1022,7 +1072,7 @@ def clip_seconds(path):
     try:
         return float(out.stdout.strip())
     except ValueError:
-        raise bl.BenchError(f'ffprobe cannot tell how long {path} is')
+        raise BenchError(f'ffprobe cannot tell how long {path} is')
 
 
 def long_copy(src, seconds, outdir):

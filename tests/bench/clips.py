@@ -14,6 +14,7 @@ Reference set (bench, compare):
     h264-1080p60.mp4   H.264 High, 1920x1080, 60 fps
     h264-2160p30.mp4   H.264 High, 3840x2160, 30 fps
     hevc-1080p60.mp4   HEVC Main, libx265 CRF 26, 1920x1080, 60 fps
+    hevc-2160p30.mp4   HEVC Main, 3840x2160, 30 fps (memory.py: issue 40's 4K30 HEVC)
     vp9-1080p60.webm   VP9 profile 0, libvpx-vp9 4 Mbit/s, 1920x1080, 60 fps
     av1-1080p30.mkv    AV1, libsvtav1 CRF 35 (else libaom-av1), 1920x1080, 30 fps
     still-1080p.png    PNG, testsrc2's first frame, 1920x1080
@@ -63,6 +64,7 @@ REFERENCE = {
     'h264-1080p60.mp4': ('video', 1920, 1080, 60, 10, X264),
     'h264-2160p30.mp4': ('video', 3840, 2160, 30, 10, X264),
     'hevc-1080p60.mp4': ('video', 1920, 1080, 60, 10, X265),
+    'hevc-2160p30.mp4': ('video', 3840, 2160, 30, 10, X265),
     'vp9-1080p60.webm': ('video', 1920, 1080, 60, 10, VP9),
     'av1-1080p30.mkv': ('video', 1920, 1080, 30, 10, AV1),
     'still-1080p.png': ('still', 1920, 1080, None, None, None),
