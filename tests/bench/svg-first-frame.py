@@ -9,7 +9,7 @@ the two files (each switch decodes anew: the last file's source is gone), --paus
 --watch --json` prints the output shown with the new file. Prints the medians and maxima.
 
     tools/devroot python3 tests/bench/svg-first-frame.py \
-        --compositor build-rel/examples/veil-tinywl --veilctl build-rel/protocol/veilctl \
+        --compositor build-rel/examples/veil-tinywl --veilctl build-rel/clients/veilctl/veilctl \
         --outdir build-rel/bench-svg [--runs 10] [--pause 1]
 """
 import os
