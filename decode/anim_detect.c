@@ -172,9 +172,8 @@ enum veil_anim_format veil_anim_detect(int fd) {
 
 int veil_anim_check(int fd, enum veil_anim_format format, char **message) {
 	uint8_t head[32];
-	ssize_t n = veil_read_at(fd, head, sizeof(head), 0);
+	ssize_t n = veil_read_at_message(fd, head, sizeof(head), 0, message);
 	if (n < 0) {
-		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		return (int)n;
 	}
 	switch (format) {

@@ -18,6 +18,7 @@
 #include "decode/task_pool.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * Still images in any format GStreamer has a decoder for, through a pipeline that lives for one
@@ -828,10 +829,9 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	}
 
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		veil_message_set(message, "cannot read the file: %s", strerror(EISDIR));
@@ -857,7 +857,7 @@ int veil_gst_image_load(int fd, struct veil_image *image, char **message) {
 	load->refs = 1;
 	g_weak_ref_init(&load->limit, NULL);
 	g_mutex_init(&load->lock);
-	int ret = -ENOTSUP;
+	ret = -ENOTSUP;
 	GstElement *pipeline = gst_pipeline_new("veil-image");
 	/* Streaming threads that end with the pipeline, not 15 s later in GLib's pool. */
 	GstTaskPool *pool = veil_task_pool_new();

@@ -218,10 +218,9 @@ static int open_image(int fd, struct reader *reader, size_t budget, const char *
 	*handle = NULL;
 	pthread_once(&init_once, init_libheif);
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	*reader = (struct reader){ .fd = fd, .size = st.st_size, .budget = budget };
 	*ctx = heif_context_alloc();

@@ -115,10 +115,9 @@ int veil_jxl_check(int fd, char **message) {
 		*message = NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	uint8_t *head = malloc(CHECK_BUDGET);
 	if (head == NULL) {
@@ -127,11 +126,10 @@ int veil_jxl_check(int fd, char **message) {
 	}
 	/* The first bytes hold the header (54 in GNOME's files); boxes before it need more. */
 	static const size_t reads[] = { CHECK_FIRST, CHECK_BUDGET };
-	int ret = -EAGAIN;
+	ret = -EAGAIN;
 	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]) && ret == -EAGAIN; i++) {
-		ssize_t n = veil_read_at(fd, head, reads[i], 0);
+		ssize_t n = veil_read_at_message(fd, head, reads[i], 0, message);
 		if (n < 0) {
-			veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 			ret = (int)n;
 			break;
 		}

@@ -15,6 +15,7 @@
 #include "decode/image.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations
@@ -354,10 +355,9 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 		*message = NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		veil_message_set(message, "cannot read the file: %s", strerror(EISDIR));
@@ -371,7 +371,7 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	}
 	load->reader.fd = fd;
 
-	int ret = check_header(&load->reader, message);
+	ret = check_header(&load->reader, message);
 	if (ret < 0) {
 		goto out;
 	}

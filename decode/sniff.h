@@ -19,8 +19,9 @@ enum veil_media_kind {
 
 /*
  * Types the file open at fd (read from offset 0, the offset is left alone): the signatures of the
- * formats veil has a decoder of its own for, then GStreamer's typefinders on its first 64 KiB. *type, when not NULL, is set to GStreamer's media type (a
- * static string, "" when none was found).
+ * formats veil has a decoder of its own for, then GStreamer's typefinders on its first 64 KiB.
+ * *type, when not NULL, is set to GStreamer's media type (a static string, "" when none was
+ * found).
  */
 enum veil_media_kind veil_media_sniff(int fd, const char **type);
 

@@ -136,10 +136,9 @@ int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, s
 	*data = NULL;
 	*len = 0;
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		veil_message_set(message, "cannot read the file: not a regular file");
@@ -156,9 +155,8 @@ int veil_still_read_file(int fd, size_t max, const char *what, uint8_t **data, s
 		veil_message_set(message, "out of memory reading a %zu-byte file", size);
 		return -ENOMEM;
 	}
-	ssize_t n = veil_read_at(fd, buf, size, 0);
+	ssize_t n = veil_read_at_message(fd, buf, size, 0, message);
 	if (n < 0) {
-		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		free(buf);
 		return (int)n;
 	}

@@ -13,6 +13,7 @@
 #include "decode/still.h"
 #include "util/message.h"
 #include "util/pixels.h"
+#include "util/read.h"
 
 /*
  * SVG (and SVGZ: librsvg inflates it) through librsvg, drawn by cairo straight into the block
@@ -31,10 +32,9 @@
 
 static int check_file(int fd, char **message) {
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_FILE_SIZE) {
 		veil_message_set(message, "SVG file is %jd bytes, more than veil reads (%u)",

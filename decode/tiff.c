@@ -120,10 +120,9 @@ static int open_tiff(int fd, struct file *file, size_t budget, TIFF **tif_out, u
 		uint32_t *height, char **message) {
 	*tif_out = NULL;
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	*file = (struct file){ .fd = fd, .size = (uint64_t)st.st_size, .budget = budget };
 	TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
@@ -151,7 +150,7 @@ static int open_tiff(int fd, struct file *file, size_t budget, TIFF **tif_out, u
 		veil_message_set(message, "corrupt TIFF file: it gives no size");
 		return -EINVAL;
 	}
-	int ret = veil_image_check_size(w, h, "TIFF image", message);
+	ret = veil_image_check_size(w, h, "TIFF image", message);
 	if (ret < 0) {
 		return ret;
 	}

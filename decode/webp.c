@@ -88,15 +88,13 @@ int veil_webp_check(int fd, char **message) {
 		*message = NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		veil_message_set(message, "cannot read the file: %s", strerror(err));
-		return -err;
+	int ret = veil_read_stat(fd, &st, message);
+	if (ret < 0) {
+		return ret;
 	}
 	uint8_t head[HEADER_LEN];
-	ssize_t n = veil_read_at(fd, head, sizeof(head), 0);
+	ssize_t n = veil_read_at_message(fd, head, sizeof(head), 0, message);
 	if (n < 0) {
-		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
 		return (int)n;
 	}
 	WebPBitstreamFeatures features;

@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
+#include "util/message.h"
 #include "util/read.h"
 
 ssize_t veil_read_at(int fd, void *buf, size_t len, off_t offset) {
@@ -19,4 +21,21 @@ ssize_t veil_read_at(int fd, void *buf, size_t len, off_t offset) {
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+int veil_read_stat(int fd, struct stat *st, char **message) {
+	if (fstat(fd, st) != 0) {
+		int err = errno;
+		veil_message_set(message, "cannot read the file: %s", strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+ssize_t veil_read_at_message(int fd, void *buf, size_t len, off_t offset, char **message) {
+	ssize_t n = veil_read_at(fd, buf, len, offset);
+	if (n < 0) {
+		veil_message_set(message, "cannot read the file: %s", strerror((int)-n));
+	}
+	return n;
 }

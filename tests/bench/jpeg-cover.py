@@ -4,11 +4,11 @@ jpeg-cover.py: a large JPEG decoded for a smaller output, whole or at a reduced 
 (libjpeg-turbo's DCT scaling, decode/jpeg.c's load_cover), on the worker's path alone.
 
     tools/devroot sh -c 'meson setup build-rel --buildtype=release && \\
-        meson compile -C build-rel tests/tools/still-decode'
+        meson compile -C build-rel tests/tools/decode-still'
     tools/devroot python3 tests/bench/jpeg-cover.py --build build-rel
 
 The 6000x4000 texture and zone plate of scaling.py (docs/scaling.md) are written as JPEGs by
-ImageMagick (quality 92, 4:2:0). Each is run through tests/tools/still-decode
+ImageMagick (quality 92, 4:2:0). Each is run through tests/tools/decode-still
 (veil_still_decode: the decode, the `smooth` shrink to cover the output, the colour) --rounds
 times whole (--full) and as veil runs it (reduced), the two interleaved; the report gives the
 median CPU time of the worker's thread, and PSNR (R, G, B) and SSIM of the output's centre
@@ -29,13 +29,9 @@ import numpy as np
 import benchlib as bl
 import scaling
 
-
-def read_ppm(path):
-    with open(path, 'rb') as f:
-        data = f.read()
-    parts = data.split(maxsplit=4)
-    w, h = int(parts[1]), int(parts[2])
-    return np.frombuffer(parts[4][-w * h * 3:], np.uint8).reshape(h, w, 3)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'integration'))
+import decode_still  # noqa: E402
 
 
 def centre(img, w, h):
@@ -53,7 +49,7 @@ def main():
     ap.add_argument('--pictures', default='texture,zoneplate')
     ap.add_argument('--rounds', type=int, default=5)
     args = ap.parse_args()
-    tool = os.path.join(args.build, 'tests', 'tools', 'still-decode')
+    tool = os.path.join(args.build, 'tests', 'tools', 'decode-still')
     out = args.out or os.path.join(args.build, 'bench', 'jpeg-cover')
     os.makedirs(out, exist_ok=True)
     pngs = scaling.make_pictures(os.path.join(out, 'pictures'), args.pictures.split(','))
@@ -67,18 +63,17 @@ def main():
             w, h = (int(v) for v in size.split('x'))
             ref = scaling.read_png(scaling.reference(jpg, (w, h), out))
             # The two interleaved, round by round: the machine's load drifts.
-            cpu, info = {'full': [], 'reduced': []}, {}
+            cpu, info, pixels = {'full': [], 'reduced': []}, {}, {}
             for _ in range(args.rounds):
                 for mode in cpu:
-                    ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
-                    cmd = [tool] + (['--full'] if mode == 'full' else []) + [jpg, ppm,
-                                                                            str(w), str(h)]
-                    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-                    info[mode] = json.loads(res.stdout)
+                    pam = os.path.join(out, f'{name}-{w}x{h}-{mode}.pam')
+                    info[mode], pixels[mode] = decode_still.run(tool, jpg, pam, cover=(w, h),
+                                                                full=mode == 'full')
+                    if pixels[mode] is None:
+                        raise bl.BenchError(f"{jpg}: {info[mode].get('error')}")
                     cpu[mode].append(info[mode]['cpu_ms'])
             for mode in cpu:
-                ppm = os.path.join(out, f'{name}-{w}x{h}-{mode}.ppm')
-                img = centre(read_ppm(ppm), w, h)
+                img = centre(pixels[mode][:, :, :3], w, h)
                 row = dict(picture=name, output=size, mode=mode,
                            cpu_ms=statistics.median(cpu[mode]),
                            kept=f"{info[mode]['width']}x{info[mode]['height']}",

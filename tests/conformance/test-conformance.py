@@ -47,6 +47,10 @@ import zlib
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                'integration'))
+import decode_still  # noqa: E402
+
 SUITES = {
     'png': ('.png',),
     'jpeg': ('.jpg', '.jpeg'),
@@ -60,17 +64,10 @@ DECODE_TIMEOUT = 60
 
 
 def read_pam(data):
-    end = data.index(b'ENDHDR\n') + 7
-    head = {}
-    for line in data[:end].decode('ascii').split('\n')[1:]:
-        if ' ' in line:
-            key, value = line.split(' ', 1)
-            head[key] = value
-    w, h, d = int(head['WIDTH']), int(head['HEIGHT']), int(head['DEPTH'])
-    maxval = int(head['MAXVAL'])
-    dtype = np.dtype('>u2') if maxval > 255 else np.uint8
-    px = np.frombuffer(data[end:], dtype=dtype, count=w * h * d).reshape(h, w, d)
+    """A PAM as R, G, B, A from 0 to 1, whatever its depth."""
+    px, maxval = decode_still.read_pam(data)
     px = px.astype(np.float64) / maxval
+    d = px.shape[2]
     if d == 1:
         px = np.concatenate([px, px, px, np.ones_like(px)], axis=2)
     elif d == 2:
@@ -281,25 +278,15 @@ def psnr(a, b):
 # --- veil's side ------------------------------------------------------------------------------
 
 def veil_decode(tool, path, out):
+    """decode-still's lines (decode_still.parse), 'seconds' and 'status'; its picture in out."""
     if os.path.exists(out):
         os.unlink(out)
     start = time.monotonic()
-    r = subprocess.run([tool, path, out], capture_output=True, timeout=DECODE_TIMEOUT)
-    seconds = time.monotonic() - start
-    info = {'seconds': seconds, 'status': r.returncode}
     try:
-        text = r.stdout.decode('utf-8')
-        info['utf8'] = True
-    except UnicodeDecodeError:
-        text = r.stdout.decode('utf-8', errors='replace')
-        info['utf8'] = False
-    for line in text.splitlines():
-        if ': ' in line:
-            key, value = line.split(': ', 1)
-            info[key] = value
-    if r.returncode not in (0, 1):
-        info['error'] = 'decode-still failed (status %d): %s' % (
-            r.returncode, r.stderr.decode(errors='replace').strip()[-300:])
+        info, _ = decode_still.run(tool, path, out, timeout=DECODE_TIMEOUT)
+    except decode_still.ToolFailed as e:
+        info = {'status': 2, 'utf8': True, 'error': str(e)}
+    info['seconds'] = time.monotonic() - start
     return info
 
 

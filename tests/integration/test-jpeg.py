@@ -2,7 +2,7 @@
 """
 JPEG through libjpeg-turbo (decode/jpeg.c), against an independent decoder.
 
-1. veil's decoding path without a compositor (tests/tools/still-decode: sniff, check,
+1. veil's decoding path without a compositor (tests/tools/decode-still: sniff, check,
    veil_still_decode, the colour), each picture against ImageMagick's decode of the same file
    (`convert FILE -colorspace sRGB`, its default rendering: CMYK as (1 - C)(1 - K), no profile):
    - files written here: ImageMagick's baseline, progressive, grey and CMYK (Adobe's inverted
@@ -35,6 +35,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
+import decode_still  # noqa: E402
 import scaling  # noqa: E402
 import veiltest as vt  # noqa: E402
 
@@ -42,7 +43,7 @@ t = vt.Test('jpeg')
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
 SCALED = dict(tolerance=8, mean_tolerance=1, ignore_edges=4)
-TOOL = os.environ.get('VEIL_TEST_STILL_DECODE')
+TOOL = os.environ.get('VEIL_TEST_DECODE_STILL')
 CONFORMANCE = os.path.join(HERE, '..', '..', '..', 'shared', 'conformance', 'jpeg')
 media = t.media
 MAX_LEVELS, MIN_PSNR, MIN_PSNR_REF = 2, 48.0, 40.0
@@ -89,16 +90,14 @@ def imagemagick(path, *ops):
 
 
 def decode(path, cover=None, full=False):
-    """(info, pixels) of veil's decoding path; pixels None when refused (info has 'error')."""
-    out = m(os.path.basename(path) + ('-full' if full else '') + '.veil.ppm')
-    cmd = [TOOL] + (['--full'] if full else []) + [path, out]
-    if cover:
-        cmd += [str(cover[0]), str(cover[1])]
-    r = subprocess.run(cmd, capture_output=True, timeout=300)
-    if r.returncode not in (0, 2):
-        raise vt.Failure(f'still-decode {path}: {r.returncode}: {r.stderr.decode()[-400:]}')
-    info = json.loads(r.stdout)
-    return info, (read_ppm(out) if r.returncode == 0 else None)
+    """(info, pixels) of veil's decoding path (decode_still.py); pixels, R, G, B, None when
+    refused (info has 'stage' and 'error')."""
+    out = m(os.path.basename(path) + ('-full' if full else '') + '.veil.pam')
+    try:
+        info, pixels = decode_still.run(TOOL, path, out, cover=cover, full=full)
+    except decode_still.ToolFailed as e:
+        raise vt.Failure(str(e))
+    return info, (pixels[:, :, :3] if pixels is not None else None)
 
 
 def psnr(a, b):
@@ -180,7 +179,7 @@ run(['convert', base_png, '-depth', '16', base16_ppm])
 cjpeg = shutil.which('cjpeg')
 
 with t.case('decoder path'):
-    t.check(TOOL and os.access(TOOL, os.X_OK), 'still-decode is built', str(TOOL))
+    t.check(TOOL and os.access(TOOL, os.X_OK), 'decode-still is built', str(TOOL))
 
 with t.case('ImageMagick and cjpeg files'):
     files = [

@@ -1,26 +1,32 @@
 /*
- * decode-still FILE OUT.pam [COVER_WIDTH COVER_HEIGHT]: a file through veil's own decoding path
- * with no compositor, as source/source.c takes it: veil_media_sniff(), the decoder's header
- * check, then veil_still_decode() with the colour conversion (or, for an animated GIF, APNG or
- * WebP, its decoder's first frame). The picture is written unpremultiplied as a PAM
- * (RGB_ALPHA, 8 bits); what happened goes to stdout, one "key: value" a line:
+ * decode-still [--full] FILE OUT.pam [COVER_WIDTH COVER_HEIGHT]: a file through veil's own
+ * decoding path with no compositor, as source/source.c takes it: veil_media_sniff(), the
+ * decoder's header check, then veil_still_decode() with the colour conversion (at a reduced size
+ * where the decoder has one, then the `smooth` shrink to cover; or, for an animated GIF, APNG,
+ * WebP or JPEG XL, its decoder's first frame). --full: the whole decode even where the decoder
+ * has a reduced one (the A/B of tests/bench/jpeg-cover.py). The picture is written
+ * unpremultiplied as a PAM (RGB_ALPHA, 8 bits); what happened goes to stdout, one "key: value" a
+ * line (tests/integration/decode_still.py reads them):
  *
- *   kind: png|heif|webp|tiff|image|video|audio|unknown|anim
+ *   kind: png|jpeg|heif|webp|tiff|jxl|svg|image|video|audio|unknown|anim
  *   decoder: libpng          (the decoder that ran)
- *   size: 32x32              (the picture written; file: the decoded size before a shrink)
+ *   size: 32x32              (the picture written; file: the file's own size)
  *   colour: gAMA -> sRGB     (source.colour's text)
+ *   cpu_ms: 12.3             (the decode's CPU time on this thread; wall_ms: its wall time)
+ *   stage: check             (refused: by the sniff, the header check or the load)
  *   error: <sentence>        (refused: the decoder's sentence)
  *   errno: 22
  *
  * Exit status 0 when a picture was written, 1 when the file was refused (a video is refused
  * here: "error: played as a video"), 2 on bad arguments or a failure of this tool.
- * tests/conformance/test-conformance.py runs it on the formats' own test files.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 #include "decode/anim.h"
@@ -39,6 +45,12 @@ static const char *kind_name(enum veil_media_kind kind) {
 		return "webp";
 	case VEIL_MEDIA_TIFF:
 		return "tiff";
+	case VEIL_MEDIA_JPEG:
+		return "jpeg";
+	case VEIL_MEDIA_JXL:
+		return "jxl";
+	case VEIL_MEDIA_SVG:
+		return "svg";
 	case VEIL_MEDIA_IMAGE:
 		return "image";
 	case VEIL_MEDIA_VIDEO:
@@ -60,7 +72,14 @@ static void print_line(const char *key, const char *text) {
 	putchar('\n');
 }
 
-static int refuse(int err, const char *message) {
+static double now_ms(clockid_t clock) {
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int refuse(const char *stage, int err, const char *message) {
+	printf("stage: %s\n", stage);
 	print_line("error", message != NULL ? message : strerror(err < 0 ? -err : err));
 	printf("errno: %d\n", err < 0 ? -err : err);
 	return 1;
@@ -112,7 +131,7 @@ static int decode_anim(int fd, enum veil_anim_format format, const char *out) {
 		ret = -ENOTSUP;
 	}
 	if (ret < 0) {
-		int status = refuse(ret, message);
+		int status = refuse("check", ret, message);
 		free(message);
 		return status;
 	}
@@ -129,7 +148,7 @@ static int decode_anim(int fd, enum veil_anim_format format, const char *out) {
 	}
 	int status = 0;
 	if (ret < 0) {
-		status = refuse(ret, message);
+		status = refuse("load", ret, message);
 	} else {
 		printf("size: %dx%d\nframes: %d\n", info.width, info.height, info.frames);
 		status = write_pam(out, canvas, info.width, info.height, info.width * 4, true) == 0 ?
@@ -144,15 +163,19 @@ static int decode_anim(int fd, enum veil_anim_format format, const char *out) {
 }
 
 int main(int argc, char *argv[]) {
+	bool full = argc > 1 && strcmp(argv[1], "--full") == 0;
+	argv += full;
+	argc -= full;
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: decode-still FILE OUT.pam [COVER_WIDTH COVER_HEIGHT]\n");
+		fprintf(stderr, "usage: decode-still [--full] FILE OUT.pam [COVER_WIDTH "
+			"COVER_HEIGHT]\n");
 		return 2;
 	}
 	int cover_width = argc == 5 ? atoi(argv[3]) : 0;
 	int cover_height = argc == 5 ? atoi(argv[4]) : 0;
 	int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		return refuse(-errno, NULL);
+		return refuse("open", -errno, NULL);
 	}
 	const char *type = "";
 	enum veil_media_kind kind = veil_media_sniff(fd, &type);
@@ -160,7 +183,8 @@ int main(int argc, char *argv[]) {
 	char *message = NULL;
 	if (kind == VEIL_MEDIA_AUDIO || kind == VEIL_MEDIA_UNKNOWN) {
 		printf("kind: %s\ntype: %s\n", kind_name(kind), type);
-		status = refuse(-EINVAL, kind == VEIL_MEDIA_AUDIO ? "sound: no picture to show" :
+		status = refuse("sniff", -EINVAL, kind == VEIL_MEDIA_AUDIO ?
+			"sound: no picture to show" :
 			"not an image or a video veil can read");
 		goto out;
 	}
@@ -171,28 +195,35 @@ int main(int argc, char *argv[]) {
 	}
 	printf("kind: %s\ntype: %s\n", kind_name(kind), type);
 	if (kind == VEIL_MEDIA_VIDEO) {
-		status = refuse(-EINVAL, "played as a video");
+		status = refuse("sniff", -EINVAL, "played as a video");
 		goto out;
 	}
 	const struct veil_still_decoder *decoder = veil_still_decoder_find(kind, &message);
 	int ret = decoder != NULL ? decoder->check(fd, &message) : -ENOTSUP;
 	if (ret < 0) {
-		status = refuse(ret, message);
+		status = refuse(decoder != NULL ? "check" : "sniff", ret, message);
 		goto out;
+	}
+	struct veil_still_decoder whole = *decoder;
+	if (full) {
+		whole.load_cover = NULL;
 	}
 	struct veil_image image = {0};
 	int width = 0, height = 0, shrink_error = 0;
 	const struct veil_still_decoder *used = NULL;
 	struct veil_colour_result colour = {0};
-	ret = veil_still_decode(decoder, fd, cover_width, cover_height, VEIL_IMAGE_FILTER_SMOOTH,
+	double cpu = now_ms(CLOCK_THREAD_CPUTIME_ID), wall = now_ms(CLOCK_MONOTONIC);
+	ret = veil_still_decode(&whole, fd, cover_width, cover_height, VEIL_IMAGE_FILTER_SMOOTH,
 		&image, &width, &height, &used, &shrink_error, &colour, &message);
+	cpu = now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	wall = now_ms(CLOCK_MONOTONIC) - wall;
 	if (ret < 0) {
 		printf("decoder: %s\n", used != NULL ? used->name : decoder->name);
-		status = refuse(ret, message);
+		status = refuse("load", ret, message);
 		goto out;
 	}
-	printf("decoder: %s\nsize: %dx%d\nfile: %dx%d\n", used->name, image.width, image.height,
-		width, height);
+	printf("decoder: %s\nsize: %dx%d\nfile: %dx%d\ncpu_ms: %.1f\nwall_ms: %.1f\n",
+		used->name, image.width, image.height, width, height, cpu, wall);
 	print_line("colour", colour.said);
 	if (colour.space.transfer != 0) {
 		printf("hdr: kept for the renderer\n");
