@@ -238,14 +238,7 @@ with t.compositor(outputs=1) as c:
         c.wait_mode(OUT, W, H)
 
     def show(path, label):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} center #000000')
-        if not t.check(ok, f'{label} accepted', err):
-            return None, None
-        v = c.wait_veil(OUT, 'shown', file=path)
-        t.check(v.get('error') is None, f'{label}: no error', str(v.get('error')))
-        shot = c.settled_screenshot(OUT)
-        vt.write_png(t.path(f'shot-{label}.png'), shot)
-        return v, shot
+        return t.show(c, OUT, path, 'center #000000', label)
 
     def case(name, expected, colour, cmp=CLOSE, need=None):
         if need is not None and need not in decoders:

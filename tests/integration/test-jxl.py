@@ -111,14 +111,7 @@ with t.compositor(outputs=1) as c:
         c.wait_mode(OUT, W, H)
 
     def show(path, mode, label):
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(path)} {mode}')
-        if not t.check(ok, f'{label}: accepted', err):
-            return None, None
-        v = c.wait_veil(OUT, 'shown', file=path)
-        t.check(v.get('error') is None, f'{label}: no error', str(v.get('error')))
-        shot = c.settled_screenshot(OUT)
-        vt.write_png(t.path(f'shot-{label}.png'), shot)
-        return v, shot
+        return t.show(c, OUT, path, mode, label)
 
     def show_gnome(mode, ref_path, min_db, **cmp):
         """adwaita-l.jxl in mode: its status, and the screen against ref_path by PSNR."""

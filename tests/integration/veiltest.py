@@ -140,6 +140,21 @@ class Test:
     def compositor(self, **kwargs):
         return Compositor(self, **kwargs)
 
+    def show(self, c, output, path, words, label):
+        """
+        `output OUTPUT veil PATH WORDS` through c, then the status once it shows path (checked
+        to hold no error) and the settled screenshot (kept as shot-LABEL.png); (None, None) when
+        the command is refused.
+        """
+        ok, err = c.msg(f'output {output} veil {quote(path)} {words}')
+        if not self.check(ok, f'{label}: accepted', err):
+            return None, None
+        v = c.wait_veil(output, 'shown', file=path)
+        self.check(v.get('error') is None, f'{label}: no error', str(v.get('error')))
+        shot = c.settled_screenshot(output)
+        write_png(self.path(f'shot-{label}.png'), shot)
+        return v, shot
+
     # --- comparisons (record a check, keep evidence on failure) ---
 
     def _evidence(self, label, actual, expected, diff):
