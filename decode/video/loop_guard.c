@@ -3,6 +3,12 @@
 
 enum veil_loop_verdict veil_loop_guard_end(struct veil_loop_guard *guard, int64_t now_us,
 		uint64_t frames, char **message) {
+	if (frames == 0) {
+		/* A stream cut before its first whole frame: nothing will ever come. */
+		veil_message_set(message, "The video ends before its first frame "
+			"(is the file truncated?)");
+		return VEIL_LOOP_STOP;
+	}
 	guard->fast = now_us - guard->last_us < VEIL_FAST_LOOP_US ? guard->fast + 1 : 0;
 	guard->last_us = now_us;
 	if (guard->fast >= VEIL_MAX_FAST_LOOPS) {

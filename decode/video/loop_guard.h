@@ -4,7 +4,8 @@
  * demuxer gets wrong, a file cut short or rewritten while it plays, whose index then points
  * past its end) would spin: after MAX_FAST_LOOPS loops of less than FAST_LOOP_US each, or
  * MAX_STILL_LOOPS loops of one frame at most once it moved, the video stops on its last frame;
- * a video of one frame stays, without looping. Pure bookkeeping: the caller's thread only.
+ * a video of one frame stays, without looping; one that ends before its first frame (cut
+ * short) stops with a sentence. Pure bookkeeping: the caller's thread only.
  */
 #ifndef VEIL_DECODE_VIDEO_LOOP_GUARD_H
 #define VEIL_DECODE_VIDEO_LOOP_GUARD_H
