@@ -5,7 +5,7 @@ files used extracted), copied into a test's media directory (the compositor may 
 user), and their frames as independent decoders give them: ImageMagick for GIF and TIFF
 (its own GIF reader; veil's is giflib), ffmpeg for APNG and WebP (its own apng and webp_anim
 decoders; veil's are libpng and libwebp) and for videos (its own decoders; veil's are
-GStreamer's).
+GStreamer's). on_black() and psnr8() serve test-screenshots.py too.
 """
 import os
 import shutil

@@ -21,6 +21,8 @@ spec = importlib.util.spec_from_file_location('conformance',
                                               os.path.join(HERE, 'test-conformance.py'))
 conformance = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(conformance)
+sys.path.insert(0, HERE)
+from otherslib import on_black, psnr8  # noqa: E402
 
 SUITES = os.path.join(HERE, '..', '..', '..', 'shared', 'conformance')
 OUT = 'HEADLESS-1'
@@ -34,28 +36,6 @@ t = vt.Test('conformance-screenshots')
 if not os.path.isdir(SUITES):
     t.fail('the conformance files are there', SUITES)
     t.finish()
-
-
-def on_black(ref):
-    """
-    The reference as it shows centred on a black 1280x720 output, as 8-bit RGB, and the
-    picture's part of the screen (y, x slices).
-    """
-    h, w = ref.shape[:2]
-    rgb = ref[:, :, :3] * ref[:, :, 3:]
-    canvas = np.zeros((H, W, 3))
-    x, y = (W - w) // 2, (H - h) // 2
-    sx, sy = max(0, -x), max(0, -y)
-    dx, dy = max(0, x), max(0, y)
-    cw, ch = min(w - sx, W - dx), min(h - sy, H - dy)
-    canvas[dy:dy + ch, dx:dx + cw] = rgb[sy:sy + ch, sx:sx + cw]
-    area = (slice(dy, dy + ch), slice(dx, dx + cw))
-    return np.clip(np.round(canvas * 255), 0, 255).astype(np.uint8), area
-
-
-def psnr8(a, b):
-    mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
-    return float('inf') if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
 
 
 with t.compositor(outputs=1) as c:
@@ -72,7 +52,7 @@ with t.compositor(outputs=1) as c:
             v = c.wait_veil(OUT, 'shown', file=path)
             colour = (v.get('source') or {}).get('colour')
             ref, what = conformance.reference(suite, src)
-            expected, area = on_black(ref)
+            expected, area = on_black(ref, W, H)
             shot = c.settled_screenshot(OUT)
             # Over the picture's part of the screen; veil centres at a whole pixel: the best
             # of the offsets a rounding may give.
