@@ -23,6 +23,12 @@ solid_color`), then, while it is measured, sets the scenario's file(s):
   burst        --burst commands (100) sent back to back, each after the previous reply: A
                alternates video, PNG, video, JPEG (the big ones), B the two big photos; the
                last one is a JPEG for both.
+  svg          GNOME's blobs-l.svg (4096x4096), A only (on screen: veil's status shows it).
+  jxl          GNOME's adwaita-l.jxl (4096x4096 JPEG XL container), A only.
+  package      desktop-base's emerald KDE Plasma wallpaper package (SVGs of ten sizes), A only
+               (on screen: the status shows one of its pictures).
+               These three are files others made, from Debian's packages (fetched by apt,
+               tests/integration/debfiles.py); they are not run unless named.
 
 The media are made by clips.py (--set stall) in --media (BUILD/bench/stall-media), once.
 
@@ -79,11 +85,18 @@ import benchlib as bl
 import clips
 import compare
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+import debfiles  # noqa: E402
+
 SCENARIOS = ['png-6000', 'jpeg-6000', 'jpeg-2160', 'png-1080', 'hevc', 'burst']
 FILES = {'png-6000': 'noise-6000x4000.png', 'jpeg-6000': 'noise-6000x4000.jpg',
          'jpeg-2160': 'noise-3840x2160.jpg', 'png-1080': 'noise-1920x1080.png',
          'hevc': 'hevc-1080p30.mp4'}
-SYSTEMS = {'hevc': 'A'}
+# Files others made (package, member), shown by veil alone: --scenarios names them.
+OTHERS = {'svg': ('gnome-backgrounds', 'usr/share/backgrounds/gnome/blobs-l.svg'),
+          'jxl': ('gnome-backgrounds', 'usr/share/backgrounds/gnome/adwaita-l.jxl'),
+          'package': ('desktop-base', 'usr/share/desktop-base/emerald-theme/wallpaper')}
+SYSTEMS = {'hevc': 'A', 'svg': 'A', 'jxl': 'A', 'package': 'A'}
 NAMES = {'A': 'veil-tinywl', 'B': 'sway + swaybg'}
 BASE = (0x20, 0x30, 0x40)
 BASE_TEXT = '#203040'
@@ -253,6 +266,9 @@ def steps_of(cfg, scenario, system):
             cycle = [m['noise-6000x4000.png'], m['noise-6000x4000.jpg']]
         files = [cycle[(i - cfg.burst) % len(cycle)] for i in range(cfg.burst)]
         return [(f, None) for f in files[:-1]] + [(files[-1], cfg.colours[files[-1]])]
+    if scenario in OTHERS:
+        f = debfiles.path(*OTHERS[scenario])
+        return [(f, 'status')]
     f = m[FILES[scenario]]
     return [(f, 'video' if f.endswith('.mp4') else cfg.colours[f])]
 
@@ -335,6 +351,14 @@ def switch(cfg, comp, screen, probe, frames, steps, system):
         target, shows = steps[-1]
         if shows == 'video':
             bl.wait_veil_shown(comp, path=target)
+            t_screen = time.monotonic()
+        elif shows == 'status':
+            # target, or for a package one of its pictures, shown on every output.
+            bl.wait_until(lambda: all(
+                v.get('state') == 'shown' and v.get('frames') and
+                (v.get('file') or '').startswith(target)
+                for v in comp.veil_status().values()), f'{target} shown',
+                timeout=bl.READY_TIMEOUT, alive=comp.alive)
             t_screen = time.monotonic()
         else:
             t_screen = on_screen(screen, shows, alive=comp.alive)
@@ -497,7 +521,7 @@ def main():
 
 
 def stall(cfg):
-    bl.side_by_side_setup(cfg, SCENARIOS)
+    bl.side_by_side_setup(cfg, SCENARIOS + list(OTHERS))
     cfg.size = compare.parse_size(cfg.size)
     tag = 'stall-busy' if cfg.workers_busy else 'stall'
     cfg.out = os.path.abspath(cfg.out or os.path.join(cfg.build, 'bench',
