@@ -194,7 +194,8 @@ enum veil_player_event veil_player_handle_message(struct veil_player *player, Gs
 		if (gst_message_has_name(msg, "veil-child-error")) {
 			/* Waited for only while starting: later, decodebin passes errors on. */
 			if (starting) {
-				player->child_deadline = g_get_monotonic_time() + CHILD_ERROR_GRACE_US;
+				player->child_deadline = g_get_monotonic_time() +
+					CHILD_ERROR_GRACE_US;
 			}
 			return VEIL_PLAYER_HANDLED;
 		}
