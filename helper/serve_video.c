@@ -63,32 +63,38 @@ static int loop_end(struct veil_served_video *v, bool eos, char **message) {
 		message) == VEIL_LOOP_STOP ? -EIO : 0;
 }
 
+static bool has_ended(struct veil_served_video *v) {
+	pthread_mutex_lock(&v->lock);
+	bool ended = v->ended;
+	pthread_mutex_unlock(&v->lock);
+	return ended;
+}
+
 /*
  * A bus message: 0, 1 when the compositor has closed its end, or a negative errno (with a
- * sentence) that ends the video.
+ * sentence) that ends the video. What the in-process player does too is the player's
+ * (veil_player_handle_message()); the failure goes to the compositor on the wire.
  */
 static int handle_message(struct veil_served_video *v, GstMessage *msg, char **message) {
-	switch (GST_MESSAGE_TYPE(msg)) {
-	case GST_MESSAGE_ERROR: {
-		int err = veil_player_describe_error(&v->player, msg, message);
-		return err < 0 ? err : -EIO;
+	int err = 0;
+	switch (veil_player_handle_message(&v->player, msg, !v->prerolled, &err, message)) {
+	case VEIL_PLAYER_FAILED:
+		return err;
+	case VEIL_PLAYER_HANDLED:
+		return 0;
+	case VEIL_PLAYER_RESTARTED:
+		/* Before any frame was sent; the restart flushed the bus, "veil-ended" too. */
+		return has_ended(v) ? 1 : 0;
+	case VEIL_PLAYER_OWN:
+		break;
 	}
-	case GST_MESSAGE_APPLICATION: {
-		const GstStructure *s = gst_message_get_structure(msg);
-		if (s != NULL && gst_structure_has_name(s, "veil-next")) {
+	switch (GST_MESSAGE_TYPE(msg)) {
+	case GST_MESSAGE_APPLICATION:
+		if (gst_message_has_name(msg, "veil-next")) {
 			veil_served_video_apply_requests(v);
 			return 0;
 		}
-		pthread_mutex_lock(&v->player.lock);
-		int err = v->player.refused_err;
-		*message = v->player.refused;
-		v->player.refused = NULL;
-		pthread_mutex_unlock(&v->player.lock);
-		pthread_mutex_lock(&v->lock);
-		bool ended = v->ended;
-		pthread_mutex_unlock(&v->lock);
-		return err < 0 ? err : ended ? 1 : 0;
-	}
+		return has_ended(v) ? 1 : 0;
 	case GST_MESSAGE_ASYNC_DONE:
 		if (!v->prerolled && GST_MESSAGE_SRC(msg) == GST_OBJECT(v->player.pipeline)) {
 			/* Prerolled: every loop from now on is a segment seek, where it can be. */
@@ -107,6 +113,15 @@ static int handle_message(struct veil_served_video *v, GstMessage *msg, char **m
 	}
 }
 
+/* Milliseconds until the player's wait for a lost error ends (while starting), else -1. */
+static int poll_timeout(struct veil_served_video *v) {
+	if (v->prerolled || v->player.child_deadline == 0) {
+		return -1;
+	}
+	int64_t left = v->player.child_deadline - g_get_monotonic_time();
+	return left > 0 ? (int)((left + 999) / 1000) : 0;
+}
+
 /* Until the compositor closes its end (0) or the video fails (a negative errno, a sentence). */
 static int run(struct veil_served_video *v, char **message) {
 	GPollFD bus_fd;
@@ -121,8 +136,18 @@ static int run(struct veil_served_video *v, char **message) {
 	}
 	for (;;) {
 		struct pollfd pfd = { .fd = bus_fd.fd, .events = POLLIN };
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+		if (poll(&pfd, 1, poll_timeout(v)) < 0 && errno != EINTR) {
 			return -errno;
+		}
+		if (poll_timeout(v) == 0) {
+			int err = 0;
+			enum veil_player_event event =
+				veil_player_handle_deadline(&v->player, &err, message);
+			if (event == VEIL_PLAYER_FAILED) {
+				return err;
+			} else if (event == VEIL_PLAYER_RESTARTED && has_ended(v)) {
+				return 0;
+			}
 		}
 		GstMessage *msg;
 		while ((msg = gst_bus_pop(v->player.bus)) != NULL) {

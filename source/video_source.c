@@ -60,7 +60,6 @@ static void teardown(struct video_source *src) {
 	free(src->load_message);
 	free(src->linear_formats);
 	free(src->render_device);
-	free(src->missing);
 	free(src->name);
 	free(src);
 	if (!had_pipeline) {

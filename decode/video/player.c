@@ -581,6 +581,7 @@ void veil_player_finish(struct veil_player *player) {
 	free(player->refused);
 	free(player->decoder);
 	free(player->unknown_type);
+	free(player->missing);
 	pthread_mutex_destroy(&player->lock);
 }
 

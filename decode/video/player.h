@@ -80,6 +80,10 @@ struct veil_player {
 	bool segment_looping; /* segment seeks work: loops are gapless */
 	bool eos_fallback_logged;
 	struct veil_loop_guard loop_guard; /* loops that bring nothing stop the video */
+	/* Its bus (bus.c): what decodebin reported missing, the restarts, a lost error's wait. */
+	char *missing;
+	int restarts;
+	int64_t child_deadline; /* g_get_monotonic_time(), 0 for none */
 };
 
 /* Before anything else: the lock. */
@@ -123,6 +127,26 @@ void veil_player_start_looping(struct veil_player *player);
 bool veil_player_seek(struct veil_player *player, int64_t ms);
 /* Any thread: a sample's place in its stream (stream time), in ms; -1 when unknown. */
 int64_t veil_player_sample_position_ms(GstSample *sample);
+
+/* What a bus message means to the player's owner (veil_player_handle_message()). */
+enum veil_player_event {
+	VEIL_PLAYER_OWN, /* not the player's: the owner's (the first frame, loop ends, its own) */
+	VEIL_PLAYER_HANDLED, /* nothing for the owner */
+	VEIL_PLAYER_RESTARTED, /* autoplugging starts again: the owner forgets frames it holds */
+	VEIL_PLAYER_FAILED, /* the video fails: a negative errno in *err, a sentence in *message */
+};
+
+/*
+ * The owner's bus handler, for what both owners share (bus.c): errors and refusals as the
+ * sentences a user reads, missing plugins, warnings, a lost clock, latency; while starting
+ * (before the first frame, on a thread that may wait), restarts after a not-linked race and
+ * the wait for an element's error decodebin may lose (veil_player_handle_deadline()).
+ */
+enum veil_player_event veil_player_handle_message(struct veil_player *player, GstMessage *msg,
+	bool starting, int *err, char **message);
+/* While player->child_deadline is set and passed: an element's error decodebin did not pass on. */
+enum veil_player_event veil_player_handle_deadline(struct veil_player *player, int *err,
+	char **message);
 
 /*
  * The end of a loop came from the bus (EOS, or SEGMENT_DONE): starts it again, unless the loop

@@ -103,8 +103,6 @@ struct video_source {
 	/* The streaming thread that answers appsink's allocation queries. */
 	struct veil_video_pool pool;
 
-	char *missing; /* what decodebin reported missing */
-
 	/* The load job's results: written by run() on a worker, read by done(). */
 	int load_err; /* the load's negative errno, also the error_code of a failed load */
 	char *load_message;

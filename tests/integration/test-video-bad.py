@@ -89,20 +89,6 @@ def colour_clip(path, colours, size=(64, 48), fps=10, seconds_each=1.0, codec=No
     return path
 
 
-def unknown_fourcc_avi(path):
-    """An MPEG-4 part 2 AVI whose FourCC (stream handler and compression) is made "ZZZZ"."""
-    tmp = path + '.tmp.avi'
-    colour_clip(tmp, [BLUE], codec=['-c:v', 'mpeg4', '-q:v', '3'])
-    with open(tmp, 'rb') as f:
-        data = f.read()
-    os.unlink(tmp)
-    movi = data.index(b'movi')
-    head = data[:movi]
-    if head.count(b'FMP4') < 2:
-        raise vt.Failure(f'ffmpeg wrote no FMP4 FourCC to patch: {head[:200]!r}')
-    return vt._write(path, head.replace(b'FMP4', b'ZZZZ') + data[movi:])
-
-
 def huge_y4m(path, w, h):
     """A YUV4MPEG2 header claiming w x h and one frame of 4 KiB (not w x h of data)."""
     return vt._write(path, f'YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n'.encode() +
@@ -166,7 +152,7 @@ truncated_index = cut(m('truncated-in-index.mp4'), three_s, first_pos // 2)
 truncated_first = cut(m('truncated-in-first-frame.mp4'), three_s, first_pos + first_size // 2)
 truncated_late = cut(m('truncated-at-2s-of-3.mp4'), three_s, mid_pos + mid_size // 2)
 garbage = vt.make_random(m('garbage.mp4'))
-zzzz = unknown_fourcc_avi(m('fourcc-zzzz.avi'))
+zzzz = vt.make_unknown_fourcc_avi(m('fourcc-zzzz.avi'), BLUE)
 y4m = huge_y4m(m(f'huge-{HUGE}x{HUGE}.y4m'), HUGE, HUGE)
 avi = huge_avi(m(f'huge-{HUGE}x{HUGE}.avi'), HUGE, HUGE)
 mpeg4_avi = colour_clip(m('mpeg4-yellow.avi'), [YELLOW, BLUE],

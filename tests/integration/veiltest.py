@@ -1261,6 +1261,23 @@ def make_truncated(path, good_file, fraction=0.6):
     return _write(path, data[:int(len(data) * fraction)])
 
 
+def make_unknown_fourcc_avi(path, colour=(40, 40, 220)):
+    """
+    An MPEG-4 part 2 AVI of one second of colour whose FourCC (stream handler and compression)
+    is made "ZZZZ": no GStreamer decoder takes it (avidemux calls it video/x-avi-unknown).
+    """
+    tmp = path + '.tmp.avi'
+    make_colour_clip(tmp, [('colour', colour)], 10, 1.0, ['-c:v', 'mpeg4', '-q:v', '3'])
+    with open(tmp, 'rb') as f:
+        data = f.read()
+    os.unlink(tmp)
+    movi = data.index(b'movi')
+    head = data[:movi]
+    if head.count(b'FMP4') < 2:
+        raise Failure(f'ffmpeg wrote no FMP4 FourCC to patch: {head[:200]!r}')
+    return _write(path, head.replace(b'FMP4', b'ZZZZ') + data[movi:])
+
+
 def make_huge_png(path, width=100000, height=100000):
     """A PNG whose IHDR (valid CRC) claims width x height RGBA, with a tiny IDAT."""
     ihdr = struct.pack('>IIBBBBB', width, height, 8, 6, 0, 0, 0)
