@@ -3,7 +3,7 @@
  * at that time (seconds since the epoch), and the command `fake_clock SECONDS` sets it again
  * while the compositor runs, as a suspend and resume or a changed clock would. It runs at the
  * real clock's pace from where it was set. veil reads it through the scene's clock (its private
- * module/scene.h, not a public function), which only this build of veil-tinywl reaches.
+ * module/core/scene.h, not a public function), which only this build of veil-tinywl reaches.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <wlr/util/log.h>
-#include "module/scene.h"
+#include "module/core/scene.h"
 #include "tinywl.h"
 
 /* The fake clock minus CLOCK_REALTIME, in nanoseconds. */
