@@ -15,10 +15,11 @@
 #include <veil/veil.h>
 #include "module/words/command.h"
 #include "module/control/control.h"
-#include "module/show/dynamic.h"
+#include "module/commands/commands.h"
 #include "module/core/scene.h"
+#include "module/control/status.h"
 #include "module/control/snapshot.h"
-#include "module/show/timed_xml.h"
+#include "module/show/show.h"
 #include "util/message.h"
 #include "veil-control-unstable-v1-protocol.h"
 #include "util/mode_protocol.h"
@@ -338,7 +339,7 @@ static int played_path(int fd, bool directories, char **path, char **message) {
 		target[len] = '\0';
 	}
 	if (S_ISREG(st.st_mode) && (len <= 0 ||
-			!(veil_timed_xml_name(target) || veil_dynamic_probe(target)))) {
+			!veil_show_plays_path(target))) {
 		return 0;
 	}
 	if (len <= 0 || target[0] != '/') {

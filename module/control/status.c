@@ -12,6 +12,7 @@
 #include <veil/veil.h>
 #include "module/core/package.h"
 #include "module/core/scene.h"
+#include "module/control/status.h"
 #include "scene/dmabuf_buffer.h"
 #include "scene/pixel_buffer.h"
 #include "scene/sample_buffer.h"

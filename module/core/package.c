@@ -8,14 +8,13 @@
 #include "module/words/command.h"
 #include "module/core/package.h"
 #include "module/core/scene.h"
-#include "module/show/timed_xml.h"
 #include "util/fit.h"
 #include "util/message.h"
 
 /* A list's <filename> that is a list again would be shown by a loop: refused. */
 static int check_listed(const struct veil_gnome_wallpaper *wallpaper, const char *path,
 		char **message) {
-	if (wallpaper->file == NULL || !veil_timed_xml_name(wallpaper->file)) {
+	if (wallpaper->file == NULL || !veil_package_xml_name(wallpaper->file)) {
 		return 0;
 	}
 	struct veil_package *package = NULL;
@@ -39,7 +38,7 @@ int veil_package_check(const struct veil_command *cmd, struct veil_package **pac
 			cmd->mode == VEIL_MODE_SOLID_COLOR) {
 		return 0;
 	}
-	if (veil_timed_xml_name(cmd->path)) {
+	if (veil_package_xml_name(cmd->path)) {
 		/* GNOME's XML: a list (1), <size> choices (a package), or a timed background. */
 		int ret = veil_package_xml_read(cmd->path, package, wallpaper, message);
 		if (ret > 0 && *package == NULL) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -18,6 +19,11 @@ static bool has(const char *dir, const char *child, mode_t type) {
 	bool yes = path != NULL && stat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 	free(path);
 	return yes;
+}
+
+bool veil_package_xml_name(const char *path) {
+	size_t len = path != NULL ? strlen(path) : 0;
+	return len > 4 && strcasecmp(path + len - 4, ".xml") == 0;
 }
 
 bool veil_package_detect(const char *dir) {

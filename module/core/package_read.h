@@ -37,6 +37,8 @@ struct veil_package {
  * contents/images/ or contents/images_dark/ (stat() only).
  */
 bool veil_package_detect(const char *dir);
+/* A GNOME wallpaper XML's name (*.xml, any case): a list, <size> choices or a timed show. */
+bool veil_package_xml_name(const char *path);
 
 /*
  * Reads the package in dir: NULL with *message, one sentence naming the file, when its

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <wayland-server-core.h>
@@ -13,6 +14,7 @@
 #include "source/source.h"
 #include "module/words/command.h"
 #include "scene/geometry.h"
+#include "util/wall_clock.h"
 
 struct wlr_buffer;
 struct wlr_output;
@@ -86,6 +88,12 @@ struct veil_transition_default {
 };
 
 struct veil_scene {
+	/*
+	 * First: the wall clock that timed shows follow (module/show/timed.c), which a test build of
+	 * veil-tinywl (--fake-clock) sets through util/wall_clock.h; it emits clock.jump each
+	 * time it moves it.
+	 */
+	struct veil_wall_clock clock;
 	pthread_t thread; /* the compositor's: every public function runs on it */
 	struct wl_display *display;
 	struct wlr_renderer *renderer; /* NULL once destroyed */
@@ -101,6 +109,8 @@ struct veil_scene {
 	/* `veil fps ...`, `veil battery ...` (module/policy/policy.c); the power supply (power.c) */
 	struct wl_list policies;
 	struct veil_power *power;
+	/* Listens first to events.changed: the videos' caps and holds follow what outputs show. */
+	struct wl_listener policy_changed;
 	/* `veil scheme dark`, veil_scene_set_dark(): settings with `dark` show that picture. */
 	bool dark;
 	/* veil_scene_set_location(): the place for settings without `location`. */
@@ -114,19 +124,10 @@ struct veil_scene {
 	 */
 	int workspace_pictures;
 	struct wl_list timed_shows; /* veil_timed_show.link (module/show/timed.c) */
-	/*
-	 * The wall clock that timed slideshows follow (module/show/timed.c): CLOCK_REALTIME when NULL.
-	 * A test build of veil-tinywl sets its own (--fake-clock), which must run at the real
-	 * clock's pace from wherever it was set, and emits events.clock_jump each time it moves it.
-	 */
-	void (*clock)(struct timespec *now, void *data);
-	void *clock_data;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
 		struct wl_signal changed;
-		/* The wall clock was set (clock above): what is due is worked out again. */
-		struct wl_signal clock_jump;
 	} events;
 
 	struct wl_listener display_destroy;
@@ -134,6 +135,8 @@ struct veil_scene {
 	struct wl_listener layout_change;
 	struct wl_listener layout_destroy;
 };
+/* util/wall_clock.h reaches the clock from the scene pointer. */
+static_assert(offsetof(struct veil_scene, clock) == 0, "the wall clock comes first");
 
 /* veil_scene_options.workspace_pictures when the compositor leaves it 0. */
 #define VEIL_WORKSPACE_PICTURES_DEFAULT 3
@@ -302,16 +305,57 @@ void veil_output_set_error(struct veil_output *output, const char *error);
 
 struct veil_command;
 /*
- * Carries out a parsed command for an output name or "*". With fd >= 0, a SET opens the file from
- * fd (the caller keeps fd) and label is what the status calls it; else it opens cmd->path.
- * Returns 0 or a negative errno with *message set.
+ * module/core/store.c. Shows cmd's look (a SET or OFF) for name: opens what it shows (a file
+ * and its dark picture, a package's pictures, GNOME's list's files), stores it and moves the
+ * outputs of that name to it. What a show's step calls: it ends no show and leaves the state
+ * file's restores alone, which the dispatcher (module/commands/) does for a person's command.
+ * 0, or a negative errno with *message set (the error also on the outputs' status).
  */
-int veil_scene_run(struct veil_scene *scene, const char *output_name,
-	const struct veil_command *cmd, int fd, const char *label, char **message);
+int veil_scene_apply(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
+	char **message);
+/* `span` without the compositor's output layout: -EINVAL with *message (and the status). */
+int veil_scene_check_span(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd, char **message);
+/*
+ * The sources a SET shows (source, and dark's picture when cmd has one), opened for the name's
+ * outputs: from fd when >= 0 (label: what the status calls it), else cmd->path. 0, or a
+ * negative errno with *message (logged, and on the status).
+ */
+int veil_scene_open(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
+	int fd, const char *label, struct veil_source **source, struct veil_source **dark,
+	char **message);
+
+/*
+ * module/core/store.c. Replaces name's setting with a new one of cmd's words, which takes over
+ * source's reference (and dark's: the dark scheme's picture, or NULL); or, for a wallpaper
+ * package, shows package's pictures. The outputs of that name move to it. 0 or -ENOMEM.
+ */
+int veil_scene_store(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd, struct veil_source *source,
+	struct veil_source *dark, struct veil_package *package, int fd, const char *label);
+/* Pauses or resumes what the outputs of name show: 0, or -ENODEV with *message. */
+int veil_scene_set_paused(struct veil_scene *scene, const char *name, bool paused,
+	char **message);
+/* The error the status of name's outputs shows (NULL: none). */
+void veil_scene_record_error(struct veil_scene *scene, const char *name, const char *message);
+/*
+ * Light or dark: outputs whose setting has a `dark` picture move to the scheme's, as to a new
+ * setting (loading, then the setting's transition); the others keep theirs.
+ */
+void veil_scene_apply_dark(struct veil_scene *scene, bool dark);
+/* Every output shows what the settings say now. */
+void veil_scene_update_outputs(struct veil_scene *scene);
+/* Whether two workspace names (NULL: none) are the same. */
+bool veil_same_workspace(const char *a, const char *b);
+/* `output * veil transition` replaces the outputs' own defaults, as `output * veil off` does. */
+int veil_scene_set_transition_default(struct veil_scene *scene, const char *name,
+	const struct veil_transition_spec *spec);
+/* Frees the transition defaults (the scene goes). */
+void veil_scene_transition_defaults_finish(struct veil_scene *scene);
 
 /*
  * How an output moves to a setting: the setting's own transition, else the default for the
- * output's name, else for "*", else none (module/veil.c, which keeps the defaults).
+ * output's name, else for "*", else none (module/core/setting.c keeps the defaults).
  */
 struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
 	const struct veil_setting *setting);
@@ -354,63 +398,6 @@ void veil_setting_remove(struct veil_setting *setting);
 void veil_scene_changed(struct veil_scene *scene);
 /* Recomputes the largest output size stills are decoded for. */
 void veil_scene_update_max_size(struct veil_scene *scene);
-
-enum veil_output_kind {
-	VEIL_OUTPUT_NONE,
-	VEIL_OUTPUT_OFF,
-	VEIL_OUTPUT_COLOR,
-	VEIL_OUTPUT_IMAGE,
-	VEIL_OUTPUT_VIDEO,
-};
-
-/* What a person sees on the output now, even while another wallpaper loads. */
-enum veil_output_shown {
-	VEIL_SHOWN_OFF,
-	VEIL_SHOWN_SHOWN,
-	VEIL_SHOWN_PAUSED,
-	VEIL_SHOWN_HIDDEN,
-};
-
-/*
- * An output's state, as the status JSON (module/control/status.c) and the control protocol's events
- * (module/control/control.c) both say it. Strings point into the output, its setting and its
- * source: valid until they change.
- */
-struct veil_output_state {
-	const char *name;
-	enum veil_output_kind kind;
-	enum veil_output_shown shown;
-	const char *loading; /* the file on its way, NULL when none */
-	const char *setting; /* the name of the setting shown ("*" or the output's), or NULL */
-	const char *setting_workspace; /* the workspace that setting is for, or NULL */
-	const char *workspace; /* the workspace the output shows, or NULL */
-	bool has_mode;
-	enum veil_mode mode;
-	uint32_t color; /* 0xRRGGBB */
-	struct veil_source *source; /* shown, or NULL; the fields below only with it */
-	const char *file;
-	int width, height; /* of the frames */
-	bool paused; /* by the user */
-	bool held; /* by a policy: on battery */
-	int viewers; /* outputs on which the source is visible */
-	struct veil_source_info info;
-	int nodes;
-	uint64_t frames; /* put on this output's nodes */
-	const char *error;
-	bool has_transition; /* one runs: the two fields below say which and how far */
-	enum veil_transition_kind transition;
-	float transition_progress; /* 0 to 1: the time elapsed, as a fraction */
-	float transition_eased; /* the progress drawn: transition_progress through the curve */
-	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
-	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
-	enum veil_image_filter filter; /* the shown setting's `filter` */
-};
-
-void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);
-struct json_object *veil_output_status(struct veil_output *output);
-
-/* The wall clock schedules follow: the scene's clock, else CLOCK_REALTIME (module/show/timed.c). */
-void veil_scene_now(const struct veil_scene *scene, struct timespec *now);
 
 /* A public function's first word: veil is the compositor thread's alone (veil.h). */
 static inline void veil_scene_assert_thread(const struct veil_scene *scene) {

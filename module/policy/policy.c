@@ -45,18 +45,28 @@ static void policy_destroy(struct veil_policy *policy) {
 
 static void handle_power_changed(void *data) {
 	struct veil_scene *scene = data;
-	veil_policy_apply(scene);
+	/* The policies apply first, as the scene's first listener. */
 	veil_scene_changed(scene);
+}
+
+static void handle_scene_changed(struct wl_listener *listener, void *data) {
+	struct veil_scene *scene = wl_container_of(listener, scene, policy_changed);
+	veil_policy_apply(scene);
 }
 
 bool veil_policy_init(struct veil_scene *scene, const struct veil_scene_options *options) {
 	wl_list_init(&scene->policies);
+	/* The first listener of the signal (veil.c inits it just before): it runs before the rest. */
+	scene->policy_changed.notify = handle_scene_changed;
+	wl_signal_add(&scene->events.changed, &scene->policy_changed);
 	scene->power = veil_power_create(scene->ctx.loop, scene->ctx.worker,
 		options->power_supply_dir, options->power_poll_ms, handle_power_changed, scene);
 	return scene->power != NULL;
 }
 
 void veil_policy_finish(struct veil_scene *scene) {
+	wl_list_remove(&scene->policy_changed.link);
+	wl_list_init(&scene->policy_changed.link);
 	veil_power_destroy(scene->power);
 	scene->power = NULL;
 	struct veil_policy *policy, *tmp;

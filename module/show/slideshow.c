@@ -2,7 +2,7 @@
  * A slideshow: a directory's pictures on the outputs of one name, changed at an interval.
  *
  * Each step is a command, as a person would give it: `veil <file> <mode> <colour>` with the
- * show's transition (or none: the output's default), run through veil_scene_run(). The picture
+ * show's transition (or none: the output's default), shown through veil_scene_apply(). The picture
  * after the one on screen is opened ahead (its source decodes on a worker and keeps its frame),
  * so that at the step the command finds it decoded and the change is at once. After each step
  * the directory is read again on a worker (module/show/slideshow_scan.c), which also checks each
@@ -219,7 +219,7 @@ static bool apply(struct veil_slideshow *show) {
 	cmd.path = show->ahead_slide.path;
 	cmd.from_slideshow = true;
 	char *message = NULL;
-	int ret = veil_scene_run(show->scene, show->name, &cmd, -1, NULL, &message);
+	int ret = veil_scene_apply(show->scene, show->name, &cmd, &message);
 	if (ret < 0) {
 		wlr_log(WLR_ERROR, "veil: slideshow %s: skipping: %s", show->dir,
 			message != NULL ? message : "failed");

@@ -7,8 +7,8 @@
  * (the command's transition, or the output's default); a transition slot as its `from` picture
  * faded into its `to` over the slot's duration, joined as far in as the clock is (a fade of
  * module/core/transition/transition.c started that long ago, stepped when long). Each change is a
- * command for the show's name, run through veil_scene_run() once the pictures it needs are decoded;
- * the pictures of the next change are opened ahead, so that it finds them decoded.
+ * command for the show's name, shown through veil_scene_apply() once the pictures it needs are
+ * decoded; the pictures of the next change are opened ahead, so that it finds them decoded.
  *
  * One timer, for the next change: a timerfd on CLOCK_REALTIME at the change's wall time, with
  * TFD_TIMER_CANCEL_ON_SET. After a suspend it fires at the resume if the change is past (a
@@ -17,7 +17,7 @@
  * once. The start time is local time, made a time again at each change (mktime()): a DST
  * change moves nothing (durations are real seconds from the start, as in GNOME), a new TZ
  * applies from the next change. A test build's clock (veil_scene.clock) runs at the real
- * clock's pace from where it was set; its moves come through the scene's clock_jump signal.
+ * clock's pace from where it was set; its moves come through the scene's clock.jump signal.
  *
  * An Apple dynamic wallpaper (module/show/dynamic.c) is played the same way: its metadata read on
  * the worker, then a schedule of its images made for each local day (solar with a place, else
@@ -108,11 +108,7 @@ struct veil_timed_show {
 };
 
 void veil_scene_now(const struct veil_scene *scene, struct timespec *now) {
-	if (scene->clock != NULL) {
-		scene->clock(now, scene->clock_data);
-	} else {
-		clock_gettime(CLOCK_REALTIME, now);
-	}
+	veil_wall_clock_read(&scene->clock, now);
 }
 
 static int64_t now_ms(const struct veil_scene *scene) {
@@ -282,7 +278,7 @@ static bool set_picture(struct veil_timed_show *show, const char *path, int item
 		cmd.transition = *spec;
 	}
 	char *message = NULL;
-	int ret = veil_scene_run(show->scene, show->name, &cmd, -1, NULL, &message);
+	int ret = veil_scene_apply(show->scene, show->name, &cmd, &message);
 	if (ret < 0) {
 		fail(show, message != NULL ? message : "failed");
 		free(message);
@@ -673,7 +669,7 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 	veil_timed_stop(scene, name, false);
 	wl_list_insert(&scene->timed_shows, &show->link);
 	show->clock_jump.notify = handle_clock_jump;
-	wl_signal_add(&scene->events.clock_jump, &show->clock_jump);
+	wl_signal_add(&scene->clock.jump, &show->clock_jump);
 	show->load = load;
 	veil_worker_submit(scene->ctx.worker, &load->job, &load_impl);
 	wlr_log(WLR_INFO, "veil: output %s: timed background %s", name, show->path);

@@ -39,5 +39,8 @@ struct json_object *veil_timed_status(struct veil_output *output);
 void veil_timed_location_changed(struct veil_scene *scene);
 /* When the scene goes. */
 void veil_timed_destroy_all(struct veil_scene *scene);
+/* The wall clock schedules follow: the scene's (util/wall_clock.h), else CLOCK_REALTIME. */
+struct timespec;
+void veil_scene_now(const struct veil_scene *scene, struct timespec *now);
 
 #endif
