@@ -76,6 +76,16 @@ int veil_package_check(const struct veil_command *cmd, struct veil_package **pac
 	return *package != NULL ? 0 : -EINVAL;
 }
 
+struct veil_command veil_package_list_command(const struct veil_command *cmd,
+		const struct veil_gnome_wallpaper *listed) {
+	struct veil_command shown = *cmd;
+	shown.path = listed->file;
+	shown.dark_path = listed->dark;
+	shown.mode = cmd->has_mode ? cmd->mode : listed->mode;
+	shown.color = !cmd->has_color && listed->has_color ? listed->color : cmd->color;
+	return shown;
+}
+
 /* A choice: the parent's words, showing one picture. */
 static struct veil_setting *choice_create(const struct veil_setting *parent,
 		struct veil_package *package, const struct veil_package_picture *picture) {

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include "module/core/package_read.h"
+#include "module/words/command.h"
 
 struct json_object;
 struct veil_output;
@@ -36,6 +37,13 @@ int veil_package_check(const struct veil_command *cmd, struct veil_package **pac
  * Gives setting (a new one, without a source) a choice for each of the n pictures (of package,
  * which each choice references). False when memory is short.
  */
+/*
+ * What a gnome-background-properties list shows: cmd's words with the list's light and dark
+ * files, in its mode and colour unless cmd names them (its strings point into listed).
+ */
+struct veil_command veil_package_list_command(const struct veil_command *cmd,
+	const struct veil_gnome_wallpaper *listed);
+
 bool veil_package_attach(struct veil_setting *setting, struct veil_package *package,
 	const struct veil_package_picture *pictures, size_t n);
 /* Frees what veil_package_attach() gave (the setting goes). */

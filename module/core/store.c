@@ -280,11 +280,7 @@ int veil_scene_apply(struct veil_scene *scene, const char *name, const struct ve
 			veil_scene_record_error(scene, name, *message);
 		} else if (ret > 0) {
 			/* GNOME's list: its light and dark files in its mode, as `dark <file>`. */
-			struct veil_command shown = *cmd;
-			shown.path = listed.file;
-			shown.dark_path = listed.dark;
-			shown.mode = cmd->has_mode ? cmd->mode : listed.mode;
-			shown.color = !cmd->has_color && listed.has_color ? listed.color : cmd->color;
+			struct veil_command shown = veil_package_list_command(cmd, &listed);
 			ret = veil_scene_apply(scene, name, &shown, message);
 			veil_gnome_wallpaper_finish(&listed);
 			return ret;
