@@ -208,8 +208,8 @@ static void raise_item_limits(struct heif_context *ctx) {
 
 /*
  * The file's primary image (item 0) or its item-th top-level image (from 1: an Apple dynamic
- * wallpaper's pictures, module/dynamic.c), its header read: the size is the displayed one (irot
- * applied).
+ * wallpaper's pictures, module/show/dynamic.c), its header read: the size is the displayed one
+ * (irot applied).
  */
 static int open_image(int fd, struct reader *reader, size_t budget, const char *format,
 		int item, struct heif_context **ctx, struct heif_image_handle **handle,

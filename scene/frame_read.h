@@ -1,6 +1,6 @@
 /*
- * Reading a frame veil shows back into memory, for a snapshot (module/snapshot.c) or a palette
- * (util/palette.h): taken on the compositor thread (a lock, a data pointer or the dmabuf's
+ * Reading a frame veil shows back into memory, for a snapshot (module/control/snapshot.c) or a
+ * palette (util/palette.h): taken on the compositor thread (a lock, a data pointer or the dmabuf's
  * attributes, nothing slow), read and converted on a worker, given back on the compositor
  * thread. Frames are veil's own buffers (scene/pixel_buffer.c, sample_buffer.c,
  * dmabuf_buffer.c): their pixels stay where they are and unchanged while a lock is held.

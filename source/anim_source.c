@@ -510,7 +510,7 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	anim->base.shrunk = !full_size;
 	anim->base.filter = filter;
-	/* Transparent pixels show the setting's colour (module/layout.c keeps the rect). */
+	/* Transparent pixels show the setting's colour (module/core/layout.c keeps the rect). */
 	anim->base.translucent = true;
 	schedule(anim);
 	return &anim->base;

@@ -98,7 +98,7 @@ enum veil_video_place {
 	/*
 	 * In process on a renderer that imports dmabufs, else in veil-decoder: chosen only when
 	 * GStreamer has a hardware video decoder (it needs the GPU's render node, which the
-	 * helper's sandbox does not give; module/decoders.c). Without one a video decodes in
+	 * helper's sandbox does not give; module/core/decoders.c). Without one a video decodes in
 	 * software wherever it plays and reaches the renderer the same way (converted to XRGB8888
 	 * on the CPU for pixman; in the compositor's dmabufs, unconverted, for a GPU), the helper
 	 * adds under a point of a core, and videos play in veil-decoder (VEIL_VIDEO_PROCESS).
@@ -142,7 +142,7 @@ struct veil_source {
 	int owed; /* outputs showing the source that owe a frame event */
 	bool paused; /* by the user */
 	bool held; /* paused by a policy (on battery): decodes only when neither is set */
-	int fps; /* the frame rate cap, 0 for none (module/policy.c) */
+	int fps; /* the frame rate cap, 0 for none (module/policy/policy.c) */
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit), and how. */
 	bool shrunk;
 	enum veil_image_filter filter;
@@ -156,7 +156,7 @@ struct veil_source {
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	/* A HEIF's item-th top-level image (from 1: module/dynamic.c), 0 for the file's own. */
+	/* A HEIF's item-th top-level image (from 1: module/show/dynamic.c), 0 for the file's own. */
 	int item;
 	struct timespec mtime;
 
@@ -223,7 +223,7 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
 	bool full_size, enum veil_image_filter filter, int *err, char **message);
 /*
  * The item-th top-level image (from 1) of a HEIF file, as veil_source_open() opens the file's
- * own picture (item 0: the same): an Apple dynamic wallpaper's pictures (module/dynamic.c).
+ * own picture (item 0: the same): an Apple dynamic wallpaper's pictures (module/show/dynamic.c).
  */
 struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
 	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
@@ -235,7 +235,7 @@ void veil_source_unref(struct veil_source *source);
 /* One more (delta 1) or one fewer (-1) output shows the source; decoding follows. */
 void veil_source_add_viewers(struct veil_source *source, int delta);
 void veil_source_set_paused(struct veil_source *source, bool paused);
-/* Paused by a policy rather than by the user (module/policy.c): the status tells them apart. */
+/* Paused by a policy, not by the user (module/policy/policy.c): the status tells them apart. */
 void veil_source_set_held(struct veil_source *source, bool held);
 /* A cap on the frames a second a video decodes and shows; 0 for none. */
 void veil_source_set_fps(struct veil_source *source, int fps);

@@ -47,7 +47,7 @@ enum veil_colour_renderer {
 /*
  * For the status: what becomes of a picture in space on renderer, as a clause ("given to the
  * renderer as PQ with its primaries (...)"), or "" for SDR in BT.709's primaries. One text for
- * videos and HDR stills (module/status.c).
+ * videos and HDR stills (module/control/status.c).
  */
 const char *veil_colour_space_fate(const struct veil_colour_space *space,
 	enum veil_colour_renderer renderer);

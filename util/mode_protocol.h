@@ -1,9 +1,9 @@
 /*
  * veil's modes as the control protocol carries them (protocol/veil-control-unstable-v1.xml,
  * zveil_control_manager_v1.mode): the protocol numbers them as enum veil_mode does, so a mode
- * crosses it as its number, the same way in the compositor (module/control.c) and in veilctl.
- * Include it after either side's generated header: both define the protocol's enum, which the
- * checks below hold to veil's.
+ * crosses it as its number, the same way in the compositor (module/control/control.c) and in
+ * veilctl. Include it after either side's generated header: both define the protocol's enum, which
+ * the checks below hold to veil's.
  */
 #ifndef VEIL_UTIL_MODE_PROTOCOL_H
 #define VEIL_UTIL_MODE_PROTOCOL_H

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "clients/veilctl/veilctl.h"
-#include "module/command.h"
+#include "module/words/command.h"
 #include "veil-config.h"
 
 static const char usage[] =

@@ -1,6 +1,6 @@
 /*
  * Whether GStreamer can decode video on hardware here: the compositor plays videos where such a
- * decoder can reach the GPU (module/decoders.c).
+ * decoder can reach the GPU (module/core/decoders.c).
  */
 #ifndef VEIL_DECODE_VIDEO_HARDWARE_H
 #define VEIL_DECODE_VIDEO_HARDWARE_H

@@ -3,7 +3,7 @@
  * at that time (seconds since the epoch), and the command `fake_clock SECONDS` sets it again
  * while the compositor runs, as a suspend and resume or a changed clock would. It runs at the
  * real clock's pace from where it was set. veil reads it through the scene's clock (its private
- * module/scene.h, not a public function), which only this build of veil-tinywl reaches.
+ * module/core/scene.h, not a public function), which only this build of veil-tinywl reaches.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <wlr/util/log.h>
-#include "module/scene.h"
+#include "util/wall_clock.h"
 #include "tinywl.h"
 
 /* The fake clock minus CLOCK_REALTIME, in nanoseconds. */
@@ -47,22 +47,23 @@ bool fake_clock_parse(const char *word, double *seconds) {
 void fake_clock_set(struct tw_server *server, double seconds) {
 	offset_ns = (int64_t)llround(seconds * 1e9) - real_ns();
 	fake = true;
-	struct veil_scene *scene = server->veil;
-	if (scene == NULL) {
+	if (server->veil == NULL) {
 		return;
 	}
-	bool had = scene->clock != NULL;
-	scene->clock = fake_now;
-	scene->clock_data = NULL;
+	struct veil_wall_clock *clock = veil_wall_clock_of(server->veil);
+	bool had = clock->now != NULL;
+	clock->now = fake_now;
+	clock->data = NULL;
 	wlr_log(WLR_INFO, "fake clock: %.3f", seconds);
 	if (had) {
-		wl_signal_emit(&scene->events.clock_jump, scene);
+		wl_signal_emit(&clock->jump, server->veil);
 	}
 }
 
 void fake_clock_attach(struct tw_server *server) {
 	if (fake && server->veil != NULL) {
-		server->veil->clock = fake_now;
-		server->veil->clock_data = NULL;
+		struct veil_wall_clock *clock = veil_wall_clock_of(server->veil);
+		clock->now = fake_now;
+		clock->data = NULL;
 	}
 }

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include "fuzz-common.h"
-#include "module/command.h"
+#include "module/words/command.h"
 
 #define MAX_WORDS 64
 

@@ -13,7 +13,7 @@
 #define _GNU_SOURCE
 #include <glib.h>
 #include "fuzz-common.h"
-#include "module/dynamic.h"
+#include "module/show/dynamic.h"
 
 #define NAME "/f/dynamic.heic"
 #define N_IMAGES 16

@@ -1,6 +1,6 @@
 /*
- * The wallpaper package readers (module/package_read.c, module/package_xml.c) on broken or
- * hostile input, and the fit rule (util/fit.c) on what they accept. The first byte picks the
+ * The wallpaper package readers (module/core/package_read.c, module/core/package_xml.c) on broken
+ * or hostile input, and the fit rule (util/fit.c) on what they accept. The first byte picks the
  * reader: even, a Plasma package (metadata.json up to the first NUL, then the picture names, a
  * line each, "D:" before a dark one); odd, GNOME's XML (a list or <size> choices) from a file.
  * Beyond the sanitizers' findings, a run stops when a reader breaks its contract: a refusal
@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fuzz-common.h"
-#include "module/package_read.h"
+#include "module/core/package_read.h"
 #include "util/fit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,8 +9,8 @@
 #define _GNU_SOURCE
 #include <json-c/json.h>
 #include "fuzz-common.h"
-#include "module/command.h"
-#include "module/state.h"
+#include "module/words/command.h"
+#include "module/state/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

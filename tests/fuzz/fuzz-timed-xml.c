@@ -7,8 +7,8 @@
  */
 #define _GNU_SOURCE
 #include "fuzz-common.h"
-#include "module/timed_schedule.h"
-#include "module/timed_xml.h"
+#include "module/show/timed_schedule.h"
+#include "module/show/timed_xml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 """
 What a newcomer runs: veil-tinywl from the build tree with no VEIL_* variable in its environment
 shows a still and a video, both decoded in the veil-decoder of the same build, which libveil
-finds by itself (module/decoders.c). Then the fault cases, each a non-default path named so:
+finds by itself (module/core/decoders.c). Then the fault cases, each a non-default path named so:
 a helper that is missing, or not executable (VEIL_DECODER_HELPER points at it), decodes in the
 compositor's process with one warning in the log and the reason in the status, the wallpaper
 shown all the same; and killing each process of a video's helper in turn (the monitor, then the

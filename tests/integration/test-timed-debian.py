@@ -3,7 +3,7 @@
 GNOME timed background XMLs as Debian ships them: every `gnome-background.xml` of desktop-base
 (fetched by apt at test time, tests/integration/debfiles.py), as its themes write them: no
 <starttime>, one <static> whose <file> lists <size> choices of SVG pictures named by absolute
-paths. Each is read by veil's own reader (tests/tools/timed-xml-parse over module/timed_xml.c):
+paths. Each is read by veil's own reader (tests/tools/timed-xml-parse over module/show/timed_xml.c):
 it must parse, start where GNOME starts one without <starttime> (the epoch), and name pictures
 the package has. One (moonlight's lock screen, four sizes up to 1920x1200) is then shown
 through the real command path in veil-tinywl at 1280x720, its absolute paths moved to where the

@@ -24,7 +24,7 @@ t = vt.Test('transition-kinds')
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
 EXACT = dict(tolerance=0, ignore_border=0)
-# grow draws its circle as this many bands (module/transition_grow.c).
+# grow draws its circle as this many bands (module/core/transition/grow.c).
 STRIPS = 48
 SLACK = 2  # pixels of rounding on each side of a computed boundary
 media = t.media

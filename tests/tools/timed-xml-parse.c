@@ -1,5 +1,5 @@
 /*
- * timed-xml-parse: GNOME timed background XMLs read by veil's own reader (module/timed_xml.c,
+ * timed-xml-parse: GNOME timed background XMLs read by veil's own reader (module/show/timed_xml.c,
  * veil_timed_xml_parse: the times, not the pictures), for tests over files others wrote
  * (tests/integration/test-timed-debian.py). One JSON line a file:
  *
@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "module/timed_schedule.h"
-#include "module/timed_xml.h"
+#include "module/show/timed_schedule.h"
+#include "module/show/timed_xml.h"
 
 static void print_string(const char *s) {
 	putchar('"');

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <veil/veil.h>
-#include "module/command.h"
+#include "module/words/command.h"
 #include "check.h"
 
 /* An argument list for the parser: ARGV("veil", "a.png") gives the count and the array. */
@@ -649,7 +649,7 @@ static void expect_policy_at(int line, int argc, char *argv[], enum veil_command
 #define expect_policy(argv, kind, fps, battery, battery_fps) \
 	expect_policy_at(__LINE__, argv, kind, fps, battery, battery_fps)
 
-/* `veil fps <N>|off` and `veil battery play|pause|fps <N>` (module/policy_words.c). */
+/* `veil fps <N>|off` and `veil battery play|pause|fps <N>` (module/words/policy_words.c). */
 static void test_policy_words(void) {
 	const enum veil_command_kind fps = VEIL_COMMAND_FPS, battery = VEIL_COMMAND_BATTERY;
 	expect_policy(ARGV("veil", "fps", "15"), fps, 15, 0, 0);

@@ -1,6 +1,6 @@
 /*
- * Apple dynamic wallpapers' metadata and schedules (module/dynamic.c): XMP packets written here
- * around binary plists made with libplist (plist_to_bin) and base64 from glib, in the
+ * Apple dynamic wallpapers' metadata and schedules (module/show/dynamic.c): XMP packets written
+ * here around binary plists made with libplist (plist_to_bin) and base64 from glib, in the
  * attribute form and the element form; the h24 table at its boundaries; a day's schedule that
  * adds up to the day and changes where the table says; the mode chosen with and without a
  * place; and refusals (garbage, wrong types, an image the file lacks, values out of range, a
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "veil-config.h"
-#include "module/dynamic.h"
+#include "module/show/dynamic.h"
 #include "util/sun.h"
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /*
  * util/ease.c, the cubic Bézier timing functions of CSS, and `random`'s pick
- * (module/transition_pick.c).
+ * (module/core/transition/pick.c).
  *
  * The expected values of the named curves at 0.1, 0.25, 0.5, 0.75 and 0.9 were computed apart
  * from veil, by bisection on x(s) to 1e-15 in Python's floats (200 halvings), from the control
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include "module/transition.h"
+#include "module/core/transition/transition.h"
 #include "util/ease.h"
 #include "check.h"
 

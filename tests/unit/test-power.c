@@ -1,6 +1,7 @@
 /*
- * veil_power_read (module/power.c): whether a directory laid out like /sys/class/power_supply
- * says the machine runs on battery. Each case writes a fresh tree in a temporary directory.
+ * veil_power_read (module/policy/power.c): whether a directory laid out like
+ * /sys/class/power_supply says the machine runs on battery. Each case writes a fresh tree in a
+ * temporary directory.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "module/power.h"
+#include "module/policy/power.h"
 #include "check.h"
 
 static char root[] = "/tmp/veil-test-power-XXXXXX";

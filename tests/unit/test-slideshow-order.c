@@ -1,12 +1,12 @@
 /*
- * module/slideshow_order.c: name order (natural), mtime order, wrapping, bad files passed over,
- * files added and removed between picks, a shuffle that shows every picture once per cycle,
+ * module/show/slideshow_order.c: name order (natural), mtime order, wrapping, bad files passed
+ * over, files added and removed between picks, a shuffle that shows every picture once per cycle,
  * and `previous`. Pure functions: no files, no scene.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "module/slideshow_order.h"
+#include "module/show/slideshow_order.h"
 #include "check.h"
 
 static struct veil_slide *make(const char *const names[], const int64_t mtimes[], size_t n) {

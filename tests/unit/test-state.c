@@ -1,15 +1,15 @@
 /*
- * veil_state_parse and the commands it gives back (module/state_read.c): what the writer writes
- * comes back as the command it was (settings, workspace settings, transition defaults, fps and
- * battery policies); every kind of bad file is refused with a reason; and
+ * veil_state_parse and the commands it gives back (module/state/state_read.c): what the writer
+ * writes comes back as the command it was (settings, workspace settings, transition defaults, fps
+ * and battery policies); every kind of bad file is refused with a reason; and
  * `veil restore [FALLBACK...]` parses. Prints one line per failure and a summary.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "module/command.h"
-#include "module/state.h"
+#include "module/words/command.h"
+#include "module/state/state.h"
 #include "check.h"
 
 static struct json_object *parse(const char *text, char **why) {

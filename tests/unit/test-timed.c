@@ -1,7 +1,7 @@
 /*
- * Timed backgrounds: the schedule's maths (module/timed_schedule.c) at its boundaries, inside
+ * Timed backgrounds: the schedule's maths (module/show/timed_schedule.c) at its boundaries, inside
  * its slots, wrapping after the cycle and before the start, across a DST change; and the XML
- * reader (module/timed_xml.c) on a good file, on impossible times, and on hostile documents
+ * reader (module/show/timed_xml.c) on a good file, on impossible times, and on hostile documents
  * (entities, a DOCTYPE, deep nesting, a huge file), each refused with the file named.
  *
  * The expected times are written out by hand from the schedule's durations, and the start
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "veil-config.h"
-#include "module/timed_schedule.h"
-#include "module/timed_xml.h"
+#include "module/show/timed_schedule.h"
+#include "module/show/timed_xml.h"
 #include "util/message.h"
 #include "check.h"
 

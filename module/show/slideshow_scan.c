@@ -1,0 +1,217 @@
+#define _GNU_SOURCE /* O_DIRECTORY, fstatat, dirfd */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "source/source.h"
+#include "module/core/package_read.h"
+#include "module/show/slideshow_scan.h"
+#include "util/message.h"
+
+/* A directory larger than this is read up to here: a slideshow, not a file index. */
+#define MAX_FILES 100000
+/* How deep `recursive` goes. */
+#define MAX_DEPTH 16
+
+struct veil_slideshow_scan *veil_slideshow_scan_create(const char *dir, bool recursive,
+		enum veil_slideshow_order order, const struct veil_slide *known, size_t n_known,
+		veil_slideshow_scan_done_fn done, void *data) {
+	struct veil_slideshow_scan *scan = calloc(1, sizeof(*scan));
+	if (scan == NULL) {
+		return NULL;
+	}
+	scan->done = done;
+	scan->data = data;
+	scan->recursive = recursive;
+	scan->order = order;
+	scan->dir = strdup(dir);
+	if (scan->dir == NULL) {
+		goto error;
+	}
+	if (n_known > 0) {
+		scan->known = calloc(n_known, sizeof(*scan->known));
+		if (scan->known == NULL) {
+			goto error;
+		}
+		for (size_t i = 0; i < n_known; i++) {
+			scan->known[i] = known[i];
+			scan->known[i].path = strdup(known[i].path);
+			scan->n_known = i + 1;
+			if (scan->known[i].path == NULL) {
+				goto error;
+			}
+		}
+	}
+	return scan;
+
+error:
+	veil_slideshow_scan_destroy(scan);
+	return NULL;
+}
+
+void veil_slideshow_scan_destroy(struct veil_slideshow_scan *scan) {
+	if (scan == NULL) {
+		return;
+	}
+	free(scan->dir);
+	veil_slides_free(scan->known, scan->n_known);
+	veil_slides_free(scan->slides, scan->n_slides);
+	free(scan->error);
+	for (size_t i = 0; i < scan->n_skipped; i++) {
+		free(scan->skipped[i]);
+	}
+	free(scan->skipped);
+	free(scan);
+}
+
+static int by_path(const void *a, const void *b) {
+	const struct veil_slide *sa = a, *sb = b;
+	return strcmp(sa->path, sb->path);
+}
+
+struct growing {
+	struct veil_slide *slides;
+	size_t n, cap;
+};
+
+static bool append(struct growing *list, struct veil_slide slide) {
+	if (list->n == list->cap) {
+		size_t cap = list->cap > 0 ? 2 * list->cap : 64;
+		struct veil_slide *slides = realloc(list->slides, cap * sizeof(*slides));
+		if (slides == NULL) {
+			return false;
+		}
+		list->slides = slides;
+		list->cap = cap;
+	}
+	list->slides[list->n++] = slide;
+	return true;
+}
+
+static void note_skipped(struct veil_slideshow_scan *scan, char *sentence) {
+	if (sentence == NULL) {
+		return;
+	}
+	char **skipped = realloc(scan->skipped, (scan->n_skipped + 1) * sizeof(*skipped));
+	if (skipped == NULL) {
+		free(sentence);
+		return;
+	}
+	scan->skipped = skipped;
+	scan->skipped[scan->n_skipped++] = sentence;
+}
+
+/* Whether a file can be shown: as the last scan found it, else checked as a command would. */
+static bool usable(struct veil_slideshow_scan *scan, const struct veil_slide *slide) {
+	struct veil_slide *known = scan->n_known > 0 ? bsearch(slide, scan->known, scan->n_known,
+		sizeof(*scan->known), by_path) : NULL;
+	if (known != NULL && known->size == slide->size && known->mtime_ns == slide->mtime_ns) {
+		return !known->bad;
+	}
+	char *message = NULL;
+	struct veil_package *package = NULL;
+	int ret = veil_package_detect(slide->path) ?
+		((package = veil_package_read(slide->path, &message)) != NULL ? 0 : -EINVAL) :
+		veil_source_check(slide->path, &message);
+	veil_package_unref(package);
+	if (ret < 0) {
+		note_skipped(scan, message != NULL ? message :
+			veil_message("Cannot show '%s': %s", slide->path, strerror(-ret)));
+		return false;
+	}
+	free(message);
+	return true;
+}
+
+static void read_dir(struct veil_slideshow_scan *scan, struct growing *list, const char *path,
+		int depth) {
+	DIR *dir = opendir(path);
+	if (dir == NULL) {
+		if (depth == 0) {
+			scan->error = veil_message("Cannot read the directory '%s': %s", path,
+				strerror(errno));
+		}
+		return;
+	}
+	struct dirent *entry;
+	while (list->n < MAX_FILES && (entry = readdir(dir)) != NULL) {
+		/* Hidden files (and . and ..) are not pictures of the show. */
+		if (entry->d_name[0] == '.') {
+			continue;
+		}
+		char *child = veil_message("%s/%s", path, entry->d_name);
+		if (child == NULL) {
+			break;
+		}
+		struct stat st;
+		/* A link to a directory is not followed (no loops); a link to a file is. */
+		bool is_dir = fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISDIR(st.st_mode);
+		/* A wallpaper package is one picture of the show (module/core/package_read.c). */
+		bool package = is_dir && veil_package_detect(child);
+		if (is_dir && !package) {
+			if (scan->recursive && depth < MAX_DEPTH) {
+				read_dir(scan, list, child, depth + 1);
+			}
+			free(child);
+			continue;
+		}
+		if (!package && (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0 ||
+				!S_ISREG(st.st_mode))) {
+			free(child);
+			continue;
+		}
+		struct veil_slide slide = {
+			.path = child,
+			.size = st.st_size,
+			.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+		};
+		if (!append(list, slide)) {
+			free(child);
+			break;
+		}
+	}
+	closedir(dir);
+}
+
+static void scan_run(struct veil_job *job) {
+	struct veil_slideshow_scan *scan = wl_container_of(job, scan, job);
+	if (scan->n_known > 1) {
+		qsort(scan->known, scan->n_known, sizeof(*scan->known), by_path);
+	}
+	struct growing list = {0};
+	read_dir(scan, &list, scan->dir, 0);
+	for (size_t i = 0; i < list.n; i++) {
+		list.slides[i].bad = !usable(scan, &list.slides[i]);
+	}
+	veil_slides_sort(list.slides, list.n, scan->order);
+	scan->slides = list.slides;
+	scan->n_slides = list.n;
+}
+
+static void scan_done(struct veil_job *job) {
+	struct veil_slideshow_scan *scan = wl_container_of(job, scan, job);
+	scan->done(scan, scan->data);
+}
+
+static void scan_discard(struct veil_job *job) {
+	struct veil_slideshow_scan *scan = wl_container_of(job, scan, job);
+	veil_slideshow_scan_destroy(scan);
+}
+
+static const struct veil_job_impl scan_impl = {
+	.run = scan_run,
+	.done = scan_done,
+	.discard = scan_discard,
+};
+
+void veil_slideshow_scan_submit(struct veil_worker *worker, struct veil_slideshow_scan *scan) {
+	veil_worker_submit(worker, &scan->job, &scan_impl);
+}
+
+void veil_slideshow_scan_cancel(struct veil_slideshow_scan *scan) {
+	veil_job_cancel(&scan->job);
+}
