@@ -30,7 +30,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 sys.path.insert(0, HERE)
 
 
@@ -46,7 +46,7 @@ def take(flag, default, cast):
 ROUNDS = take('--rounds', 3, int)
 WARMUP = take('--warmup', 3.0, float)
 DURATION = take('--duration', 15.0, float)
-import benchlib as bl  # noqa: E402
+from veiltest import bench as bl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('anim-isolate-bench')

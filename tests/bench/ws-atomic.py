@@ -45,9 +45,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
-import benchlib as bl  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib as ws  # noqa: E402
+from veiltest import ws  # noqa: E402
 
 SYSTEMS = {
     'a': ('veil-tinywl, veil', 'tinywl', 'veil'),

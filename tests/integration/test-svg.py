@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 
 t = vt.Test('svg')
 OUT = 'HEADLESS-1'

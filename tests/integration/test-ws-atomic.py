@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import veiltest as vt  # noqa: E402
-import wslib as ws  # noqa: E402
+from veiltest import ws  # noqa: E402
 
 SWITCHES = 20
 CONTROL_SWITCHES = 6

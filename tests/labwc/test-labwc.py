@@ -47,12 +47,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
-import compositor as cm  # noqa: E402
+from veiltest import patched as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib  # noqa: E402
-from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
+from veiltest import ws as wslib  # noqa: E402
+from veiltest.patched import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
 TOPDIR = 'labwc-0.20.2'
@@ -167,7 +166,7 @@ class Labwc(vt.Compositor):
 
     def ctl(self, *args, quiet=False):
         """Runs veilctl; returns (exit status, stdout, stderr)."""
-        self._require_alive(f'veilctl {" ".join(args)}')
+        self.require_alive(f'veilctl {" ".join(args)}')
         try:
             r = subprocess.run([self.veilctl] + list(args), env=self.client_env,
                                stdin=subprocess.DEVNULL, capture_output=True,

@@ -22,8 +22,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-sys.path.insert(0, os.path.join(HERE, '..', 'fault'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 
 # veiltest parses --compositor and --outdir; --veilctl is ours.
 _parser = argparse.ArgumentParser(add_help=False)
@@ -31,7 +30,7 @@ _parser.add_argument('--veilctl')
 _args, _rest = _parser.parse_known_args()
 sys.argv = [sys.argv[0]] + _rest
 
-import faultlib as fl  # noqa: E402
+from veiltest import fault as fl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('veilctl')

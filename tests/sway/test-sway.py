@@ -58,12 +58,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
-import compositor as cm  # noqa: E402
+from veiltest import patched as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib  # noqa: E402
-from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
+from veiltest import ws as wslib  # noqa: E402
+from veiltest.patched import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
 # sway's own options: nothing the test does not need (swaybar, man pages, completions).
