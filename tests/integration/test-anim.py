@@ -123,14 +123,6 @@ def check_order(runs, what, durations):
     t.check(not bad, f'{what}: each colour is followed by the next one', '; '.join(bad))
 
 
-def rss_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    raise vt.Failure('no VmRSS')
-
-
 def settled_counter(c, out=OUT):
     return c.settled('the frame counter', lambda: src(c, out).get('frames'))
 
@@ -323,7 +315,7 @@ with t.compositor(outputs=1) as c:
         vt._ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=320x240:r=25', '-frames:v', '400',
                     '-loop', '0', long_gif])
         os.chmod(long_gif, 0o644)
-        before = rss_kib(pid)
+        before = vt.proc.rss_kb(pid)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(long_gif)} center')
         t.check(ok, '`veil long.gif center` accepted', err)
         c.wait_veil(OUT, 'shown', file=long_gif)
@@ -332,7 +324,7 @@ with t.compositor(outputs=1) as c:
         anim = src(c).get('animation') or {}
         t.check(anim.get('frames') == 400 and anim.get('kept', 99) <= 3,
                 'decoded on the fly: 400 frames, at most 3 kept', str(anim))
-        grown = (rss_kib(pid) - before) / 1024
+        grown = (vt.proc.rss_kb(pid) - before) / 1024
         size = os.path.getsize(long_gif) / 2**20
         vt._say(f'   resident memory +{grown:.1f} MiB (file {size:.1f} MiB)')
         t.check(grown < 64, 'the compositor grew by less than the 64 MiB budget',

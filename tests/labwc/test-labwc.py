@@ -205,38 +205,10 @@ class Labwc(vt.Compositor):
         with open(self.log_path, 'rb') as f:
             return f.read().decode('utf-8', 'replace')
 
-    def stop(self, method='term'):
-        """Stops labwc with SIGTERM or `labwc --exit`; checks that it exits 0 on its own."""
-        if self.stopped or self.proc is None:
-            return self.proc.returncode if self.proc else None
-        self.stopped = True
-        t = self.test
-        if self.proc.poll() is not None:
-            t.fail(f'{self.name} stayed up during the test',
-                   f'it exited on its own: {vt.describe_status(self.proc.returncode)}; '
-                   f'log tail:\n' + vt._tail(self.log_path))
-            self._cleanup()
-            return self.proc.returncode
-        if method == 'exit':
-            ok, err = self.labwc_cmd('--exit')
-            t.check(ok, '`labwc --exit` exits 0', err)
-        else:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=vt.EXIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            t.fail(f'{self.name} exits when asked ({method})',
-                   f'still running after {vt.EXIT_TIMEOUT:.0f} s, killed; log tail:\n'
-                   + vt._tail(self.log_path))
-            self._cleanup()
-            return self.proc.returncode
-        rc = self.proc.returncode
-        t.check(rc == 0, f'{self.name} stayed up and exited 0 ({method})',
-                f'{vt.describe_status(rc)}; log tail:\n' + vt._tail(self.log_path))
-        self._cleanup()
-        return rc
+    def _ask_exit(self):
+        """stop('exit'): `labwc --exit`, as a user runs it; checked to exit 0."""
+        ok, err = self.labwc_cmd('--exit')
+        self.test.check(ok, '`labwc --exit` exits 0', err)
 
 
 # LeakSanitizer stays on for labwc (a leak makes it exit 1, which fails the exit check), with

@@ -228,14 +228,6 @@ BG = '#b02818'       # swaybg's solid colour
 BARS = '#204060'     # the config wallpaper's fit bars
 
 
-def rss_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
-
-
 def drive(t, sway, swaymsg_built, tools, sanitized):
     media = t.media
     cfg_png, img_png, clip = cm.make_media(media)
@@ -1297,7 +1289,7 @@ def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
         (f'{vt.quote(cfg_png)} stretch', 'image', cfg_png),
         ('off', 'off', None),
     ]
-    rss_before = rss_kib(c.proc.pid)
+    rss_before = vt.proc.rss_kb(c.proc.pid)
     accepted = kinds = 0
     bad = []
     for i in range(49):
@@ -1322,7 +1314,7 @@ def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
     t.check(v.get('error') is None, 'no error after the switches', json.dumps(v))
     src = v.get('source') or {}
     t.check(src.get('outputs') == 1, 'one output views the source', json.dumps(src))
-    rss_after = rss_kib(c.proc.pid)
+    rss_after = vt.proc.rss_kb(c.proc.pid)
     grown = (rss_after - rss_before) / 1024
     if not check_memory:
         # AddressSanitizer keeps freed memory in quarantine (256 MiB): RSS says nothing.

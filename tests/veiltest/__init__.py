@@ -405,6 +405,29 @@ def wait_until(predicate, what, timeout=WAIT_TIMEOUT, interval=0.05, alive=None)
         time.sleep(interval)
 
 
+def stop_process(proc, timeout=10.0, ipc=None):
+    """Asks nicely (IPC exit when given), then SIGTERM, then SIGKILL; returns the status."""
+    if proc is None:
+        return None
+    if proc.poll() is None and ipc is not None:
+        try:
+            ipc.command('exit')
+        except Exception:
+            pass
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 class Compositor:
     """
     veil-tinywl (or sway) on wlroots' headless backend with the pixman renderer, in a private
@@ -1518,12 +1541,7 @@ class StatusWatch:
         return None
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
     def __enter__(self):
         return self

@@ -29,7 +29,8 @@ import tempfile
 import threading
 import time
 
-from . import Compositor as _Compositor, Failure, base_env, quote, wait_until  # noqa: F401
+from . import Compositor as _Compositor, Failure, base_env, quote, stop_process  # noqa: F401
+from . import wait_until  # noqa: F401
 from .base import READY_TIMEOUT, say  # noqa: F401
 from .ipc import GET_OUTPUTS, GET_TREE, GET_VERSION, RUN_COMMAND, Ipc  # noqa: F401
 # The benches read /proc through these names (bl.proc_stat(), ...): veiltest.proc's.
@@ -152,29 +153,6 @@ class Runtime:
 
     def remove(self):
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def stop_process(proc, timeout=10.0, ipc=None):
-    """Asks nicely (IPC exit when given), then SIGTERM, then SIGKILL; returns the status."""
-    if proc is None:
-        return None
-    if proc.poll() is None and ipc is not None:
-        try:
-            ipc.command('exit')
-        except Exception:
-            pass
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            pass
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
 
 
 def Compositor(kind, binary, outdir, outputs=1, size=(1920, 1080), env=None, debug=False,

@@ -327,6 +327,17 @@ def rss_kb(pid):
     return int(proc_status(pid).get('VmRSS', 0))
 
 
+def hwm_kb(pid):
+    """VmHWM, the most the process was ever resident, in KiB."""
+    return int(proc_status(pid).get('VmHWM', 0))
+
+
+def wakeups(pid, tid=None):
+    """How often a process's main thread (or thread tid) went to sleep and woke: its voluntary
+    context switches."""
+    return int(proc_status(pid, tid).get('voluntary_ctxt_switches', 0))
+
+
 def cpu_seconds(pid):
     """User and system CPU time the process (all its threads) has used."""
     _, ut, st, _, _ = proc_stat(pid)

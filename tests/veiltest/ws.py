@@ -151,21 +151,10 @@ class Recorder:
             return len(self.frames)
 
     def stop(self):
-        end_process(self.proc)
+        vt.stop_process(self.proc)
         self.thread.join(timeout=10)
         self.log.close()
         return self.end
-
-
-def end_process(proc):
-    """SIGTERM, then SIGKILL after 10 s: a test client that ends is waited for."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 class Window:
@@ -190,7 +179,7 @@ class Window:
                              + vt._tail(self.log.name))
 
     def stop(self):
-        end_process(self.proc)
+        vt.stop_process(self.proc)
         self.log.close()
 
 
