@@ -6,7 +6,7 @@ ws-atomic.py: a wallpaper per workspace, frame by frame: veil against what users
         [--rounds 4] [--picture 3840x2160] [--systems a,b,c,f,d] [--out DIR]
 
 Five systems, each on one headless 1280x720 output with pixman, three workspaces with a window
-and a picture each (tests/integration/wslib.py: the windows, the pictures, the recording and
+and a picture each (tests/veiltest/ws.py: the windows, the pictures, the recording and
 what a frame is counted as):
 
   a  veil-tinywl of --build, `output * veil workspace <ws> <file> fill`.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 Animated GIF, APNG, WebP and JPEG XL played by veil (source/anim_source.c), with media written
-in the test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP, cjxl's
+in the test (veiltest/anim.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP, cjxl's
 encoding of an APNG for JPEG XL):
 
 - a GIF of mixed delays (red and blue 100 ms, green and yellow 500 ms): the colours grim sees

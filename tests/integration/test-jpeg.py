@@ -89,7 +89,7 @@ def imagemagick(path, *ops):
 
 
 def decode(path, cover=None, full=False):
-    """(info, pixels) of veil's decoding path (decode_still.py); pixels, R, G, B, None when
+    """(info, pixels) of veil's decoding path (veiltest/decode_still.py); pixels, R, G, B, None when
     refused (info has 'stage' and 'error')."""
     out = m(os.path.basename(path) + ('-full' if full else '') + '.veil.pam')
     try:

@@ -6,7 +6,7 @@ and a 1080p HEVC video. After each burst:
 
 - the status names the burst's last file, shown, without an error;
 - the screen shows that photo filling the output (grim: every 64x64 block has its colour,
-  loadlib.py) and still shows it two seconds later: no load that the burst superseded lands
+  veiltest/load.py) and still shows it two seconds later: no load that the burst superseded lands
   late over it;
 - the compositor answered a GET_VERSION probe throughout (the longest wait is printed, and
   bounded generously).

@@ -974,7 +974,7 @@ def workspaces(t, labwc, veilctl, sanitized):
 
 def atomicity(t, labwc, veilctl, tools, sanitized):
     """
-    A wallpaper per workspace, frame by frame (tests/integration/wslib.py): rc.xml names three
+    A wallpaper per workspace, frame by frame (tests/veiltest/ws.py): rc.xml names three
     workspaces, 1, 2 and 3, each with a <wallpaper workspace=""> picture of its own colour, and
     places windows in the middle of the output; each gets a window of its own colour
     (solid-window). 20 switches with the GoToDesktop keys (F7, F8, F9, pressed by wtype) are

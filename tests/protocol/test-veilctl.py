@@ -8,7 +8,7 @@ claiming 100000x100000 pixels, non-media descriptors — each of which must fail
 status 2 and a message, leave the screen pixel-identical and the compositor answering. A client
 of another user is refused.
 
-veiltest.py (tests/integration) starts the compositor, takes screenshots and makes the expected
+veiltest (tests/veiltest/) starts the compositor, takes screenshots and makes the expected
 pictures with ffmpeg.
 """
 import argparse

@@ -29,7 +29,7 @@ The sway patch series (examples/sway/) built and driven for real.
    have one). sway makes a new renderer and gives it to veil; the video on one output restarts
    with a new pipeline and plays on, the still on another keeps its exact picture, both
    settings stay.
-8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/integration/wslib.py,
+8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/veiltest/ws.py,
    tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
    and a picture each, no recorded frame may show one workspace's window over another's
    picture or over none; the recorder's own check first, a control after.
@@ -1258,7 +1258,7 @@ def atomicity(t, env, tools):
     every frame recorded across 20 switches (`workspace <n>` over sway's IPC) must show the
     shown workspace's window over its own picture; the recorder first shows that it sees every
     frame, and a control (the output's wallpaper set after each switch, as a client would) that
-    the count sees a switch that is not atomic. tests/integration/wslib.py says how.
+    the count sees a switch that is not atomic. tests/veiltest/ws.py says how.
     """
     with t.case('atomicity: setup'):
         missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or

@@ -1,5 +1,22 @@
 """
-veiltest: a small harness for veil's integration tests.
+veiltest: the one test library of veil's Python tests and benches (integration, fault, bench,
+conformance, protocol, valgrind and the sway and labwc suites). This module holds Test, the one
+Compositor and the picture helpers; beside it:
+
+    veiltest.ipc       one sway-IPC connection (the benches' kept one, the fault tests' raw one)
+    veiltest.proc      what is read of a process from /proc: CPU, RSS, PSS and smaps by kind,
+                       threads, descriptors, wake-ups, the process tree with veil-decoder's
+    veiltest.bench     the benches' sampling, statistics and reports (bench.Compositor())
+    veiltest.fault     the fault tests' bounds on a compositor's resources, the raw IPC client
+    veiltest.ws        a wallpaper per workspace, recorded frame by frame
+    veiltest.load      the media and screens of the tests of wallpapers slow to load
+    veiltest.anim      GIF and APNG written byte by byte
+    veiltest.debfiles  files of Debian packages, fetched at test time
+    veiltest.decode_still  veil's still decoders run on a file (tests/tools/decode-still)
+    veiltest.patched   the sway and labwc suites' build of a compositor with veil's series
+
+meson's test setups put tests/ on PYTHONPATH; a test run by hand wants PYTHONPATH=tests (the
+benches in tests/bench add it themselves).
 
 Everything here drives real programs: veil-tinywl on wlroots' headless backend with the pixman
 renderer, sway's `swaymsg` for IPC, `grim` for screenshots (read as PPM from a pipe), ffmpeg for
