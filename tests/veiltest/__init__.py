@@ -672,10 +672,13 @@ class Compositor:
             if names and os.path.exists(self.swaysock):
                 try:
                     Ipc(self.swaysock, timeout=5).close()
-                    self.wayland_display = names[0]
-                    return
                 except OSError:
-                    pass
+                    time.sleep(0.1)
+                    continue
+                self.wayland_display = names[0]
+                if self.test is not None:
+                    time.sleep(0.5)  # as the tests' sway always had: its outputs come next
+                return
             time.sleep(0.1)
         raise Failure(f'sway was not ready after {READY_TIMEOUT:.0f} s; log:\n'
                       + _tail(self.log_path))
