@@ -466,7 +466,7 @@ class Compositor:
                  renderer=None, args=None, *, binary=None, outdir=None, kind=None, size=None,
                  debug=False, sway_config_extra=(), backend='headless', parent_display=None):
         self.test = test
-        self.binary = os.path.abspath(binary) if binary else test.compositor_path
+        self.binary = binary or test.compositor_path
         # 'sway' or 'veil' (veil-tinywl); sway is also known by its file's name.
         self.is_sway = kind == 'sway' if kind else os.path.basename(self.binary) == 'sway'
         # More of veil-tinywl's options (--decoder-timeout MS, --power-supply DIR, ...).
