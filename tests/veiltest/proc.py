@@ -327,6 +327,11 @@ def rss_kb(pid):
     return int(proc_status(pid).get('VmRSS', 0))
 
 
+def rss_anon_kb(pid):
+    """RssAnon, the process's resident anonymous memory, in KiB."""
+    return int(proc_status(pid).get('RssAnon', 0))
+
+
 def hwm_kb(pid):
     """VmHWM, the most the process was ever resident, in KiB."""
     return int(proc_status(pid).get('VmHWM', 0))
