@@ -30,7 +30,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 sys.path.insert(0, HERE)
 
 
@@ -46,7 +46,7 @@ def take(flag, default, cast):
 ROUNDS = take('--rounds', 3, int)
 WARMUP = take('--warmup', 3.0, float)
 DURATION = take('--duration', 15.0, float)
-import benchlib as bl  # noqa: E402
+from veiltest import bench as bl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('anim-isolate-bench')
@@ -90,10 +90,6 @@ def frame_mappings(pid):
         return 0
 
 
-def wakeups(pid):
-    return int(bl.proc_status(pid, pid)['voluntary_ctxt_switches'])
-
-
 def one_round(mode, path):
     with t.compositor(outputs=1, name=f'{mode}-{os.path.basename(path)}',
                       env={'VEIL_DECODER': mode}) as c:
@@ -106,10 +102,10 @@ def one_round(mode, path):
         time.sleep(WARMUP)
         pid = c.proc.pid
         f0 = (c.veil(OUT).get('source') or {}).get('frames', 0)
-        c0, h0, w0 = ticks(pid), helpers_ticks(pid), wakeups(pid)
+        c0, h0, w0 = ticks(pid), helpers_ticks(pid), vt.proc.wakeups(pid, pid)
         t0 = time.monotonic()
         time.sleep(DURATION)
-        c1, h1, w1 = ticks(pid), helpers_ticks(pid), wakeups(pid)
+        c1, h1, w1 = ticks(pid), helpers_ticks(pid), vt.proc.wakeups(pid, pid)
         secs = time.monotonic() - t0
         f1 = (c.veil(OUT).get('source') or {}).get('frames', 0)
         helpers = bl.descendants(pid)

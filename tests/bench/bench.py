@@ -35,7 +35,8 @@ import os
 import sys
 import time
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import decodeside
 
 
@@ -116,7 +117,7 @@ def run(args):
         counters = bl.VeilCounters(comp)
         start = counters.prev = counters.read()
         sampler = bl.Sampler([group], args.interval,
-                             extra=None if args.no_status else counters, alive=comp.alive)
+                             extra=None if args.no_status else counters, alive=comp.require_alive)
         progress = max(1, int(10 / args.interval))
 
         def on_row(r):

@@ -55,7 +55,8 @@ import time
 
 import numpy as np
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips
 from regioncopy import RegionCopy, RegionCopyError
 
@@ -145,7 +146,7 @@ class Screen:
                 d = np.abs(img.astype(np.int16) - expected.astype(np.int16))
                 raise bl.BenchError(f'the picture did not show within {timeout:.0f} s '
                                     f'(mean difference {d.mean():.1f})')
-            self.comp.alive()
+            self.comp.require_alive()
 
 
 def pick_region(a, b, size=64):
@@ -261,7 +262,7 @@ class Run:
             client.alive()
             return any(p == client.pid and o == output and fs and vis
                        for p, o, fs, vis in self.sway_views())
-        bl.wait_until(pred, f'{client.name} fullscreen on {output}', alive=self.comp.alive)
+        bl.wait_until(pred, f'{client.name} fullscreen on {output}', alive=self.comp.require_alive)
 
     # -- measure --
 
@@ -291,7 +292,7 @@ class Run:
 
     def alive(self):
         if self.comp is not None:
-            self.comp.alive()
+            self.comp.require_alive()
         for c in self.clients:
             c.alive()
 
@@ -388,7 +389,8 @@ class Run:
                 st = self.comp.veil_status()
                 return all((st.get(n) or {}).get('state') == 'hidden'
                            for n in self.comp.output_names)
-            bl.wait_until(pred, 'veil to report the wallpaper hidden', alive=self.comp.alive)
+            bl.wait_until(pred, 'veil to report the wallpaper hidden',
+                          alive=self.comp.require_alive)
         else:
             self.wait_fullscreen(self.cover, self.comp.output_names[0])
 

@@ -13,9 +13,11 @@ machine. What veil costs the compositor's thread itself is bench.py's and wakes.
 import json
 import os
 import shlex
+import sys
 import time
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 
 
 class DecodeSide:
@@ -91,7 +93,7 @@ def run_veil(args, binary, path, out, tag):
             row = counters(dt)
             row.update(side(dt))
             return row
-        sampler = bl.Sampler([group], args.interval, extra=extra, alive=comp.alive)
+        sampler = bl.Sampler([group], args.interval, extra=extra, alive=comp.require_alive)
         rows = sampler.run(args.duration)
         status = counters.last_status
     finally:

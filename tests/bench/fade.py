@@ -21,7 +21,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'integration'))
+sys.path.insert(0, os.path.dirname(HERE))
 import veiltest as vt  # noqa: E402
 
 ROUNDS = 3
@@ -48,34 +48,19 @@ CLK_TCK = os.sysconf('SC_CLK_TCK')
 
 
 def main_thread(pid):
-    with open(f'/proc/{pid}/task/{pid}/stat') as f:
-        fields = f.read().rsplit(')', 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12])
-    vcs = 0
-    with open(f'/proc/{pid}/task/{pid}/status') as f:
-        for line in f:
-            if line.startswith('voluntary_ctxt_switches:'):
-                vcs = int(line.split()[1])
-    return time.monotonic(), ticks, vcs
-
-
-def rss_anon(pid):
-    """KiB."""
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('RssAnon:'):
-                return int(line.split()[1])
-    return 0
+    """(now, CPU ticks, wake-ups) of the compositor's main thread."""
+    _, ut, st, _, _ = vt.proc.proc_stat(pid, pid)
+    return time.monotonic(), ut + st, vt.proc.wakeups(pid, pid)
 
 
 def window(pid, seconds):
     """(span, % CPU, wake-ups/s, largest RssAnon in MiB) of the main thread over seconds."""
     t0, ticks0, vcs0 = main_thread(pid)
-    rss = rss_anon(pid)
+    rss = vt.proc.rss_anon_kb(pid)
     end = t0 + seconds
     while time.monotonic() < end:
         time.sleep(min(0.25, max(0.0, end - time.monotonic())))
-        rss = max(rss, rss_anon(pid))
+        rss = max(rss, vt.proc.rss_anon_kb(pid))
     t1, ticks1, vcs1 = main_thread(pid)
     span = t1 - t0
     return span, (ticks1 - ticks0) / CLK_TCK / span * 100.0, (vcs1 - vcs0) / span, rss / 1024.0

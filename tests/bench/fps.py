@@ -24,7 +24,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import benchlib as bl  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips  # noqa: E402
 
 OUT = 'HEADLESS-1'

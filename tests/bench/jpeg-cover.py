@@ -26,12 +26,11 @@ import sys
 
 import numpy as np
 
-import benchlib as bl
+from veiltest import bench as bl  # noqa: E402
 import scaling
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                                'integration'))
-import decode_still  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from veiltest import decode_still  # noqa: E402
 
 
 def centre(img, w, h):

@@ -21,8 +21,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-import debfiles  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from veiltest import debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 ROUNDS = 5

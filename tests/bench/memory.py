@@ -32,7 +32,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import benchlib as bl  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips  # noqa: E402
 
 ANCHOR = 'anchor'
@@ -116,7 +117,7 @@ def wait_visible(comp, client, output):
                     walk(n, out)
         walk(comp.ipc.request(bl.GET_TREE), None)
         return found
-    bl.wait_until(pred, f'{client.name} fullscreen on {output}', alive=comp.alive)
+    bl.wait_until(pred, f'{client.name} fullscreen on {output}', alive=comp.require_alive)
 
 
 def one(cfg, name, env, binary):

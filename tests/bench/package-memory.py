@@ -14,9 +14,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-import benchlib as bl  # noqa: E402
-import debfiles  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from veiltest import bench as bl  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('package-memory')

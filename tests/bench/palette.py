@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'integration'))
+sys.path.insert(0, os.path.dirname(HERE))
 import veiltest as vt  # noqa: E402
 
 W, H = 640, 400

@@ -49,7 +49,8 @@ import time
 
 import numpy as np
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 
 W, H = 6000, 4000
 FILTERS = ('linear', 'smooth', 'nearest')
@@ -273,7 +274,7 @@ def capture_veil(args, src, size, flt, outdir, name):
             return (v.get('state') == 'shown' and v.get('frames') and
                     v.get('filter') == flt and v.get('file') == src)
         bl.wait_until(shown, f'{os.path.basename(src)} shown with {flt}', timeout=180,
-                      alive=comp.alive)
+                      alive=comp.require_alive)
         time.sleep(0.5)
         path = os.path.join(outdir, f'{name}.png')
         grim(comp, path)

@@ -15,7 +15,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'integration'))
+sys.path.insert(0, os.path.dirname(HERE))
 import veiltest as vt  # noqa: E402
 
 SECONDS = 20.0

@@ -57,7 +57,8 @@ import subprocess
 import sys
 import time
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips
 
 SKIP = 77
@@ -144,7 +145,7 @@ def loop(args, comp, media, out, checks, lines):
     counters = bl.VeilCounters(comp)
     start = counters.read()
     counters.prev = start
-    sampler = bl.Sampler([group], args.interval, extra=counters, alive=comp.alive)
+    sampler = bl.Sampler([group], args.interval, extra=counters, alive=comp.require_alive)
     progress = max(1, int(60 / args.interval))
 
     def on_row(r):
@@ -213,7 +214,7 @@ def slideshow(args, comp, media_dir, out, checks, lines):
     out_name = comp.output_names[0]
     comp.ipc.must(f'output * veil {bl.quote(d)} fill every 1s transition fade 300')
     bl.wait_until(lambda: ((comp.veil_status()[out_name].get('slideshow') or {})
-                           .get('file')), 'the first picture', timeout=30, alive=comp.alive)
+                           .get('file')), 'the first picture', timeout=30, alive=comp.require_alive)
     group = bl.Group('comp', lambda: [comp.pid], main=comp.pid)
     state = {'file': None, 'steps': 0, 'errors': 0, 'count': 0}
 
@@ -227,7 +228,7 @@ def slideshow(args, comp, media_dir, out, checks, lines):
         state['count'] = show.get('count') or 0
         return {'file': os.path.basename(show.get('file') or ''),
                 'position': show.get('position'), 'steps': state['steps']}
-    sampler = bl.Sampler([group], args.interval, extra=extra, alive=comp.alive)
+    sampler = bl.Sampler([group], args.interval, extra=extra, alive=comp.require_alive)
     progress = max(1, int(60 / args.interval))
 
     def on_row(r):
@@ -294,7 +295,7 @@ def switch(args, comp, media, out, checks, lines):
                     # Playing: the source has decoded a frame beyond the first.
                     bl.wait_until(lambda: int(((comp.veil_status()[out_name].get('source')
                                                 or {}).get('frames')) or 0) > 1,
-                                  'the video to play', timeout=30, alive=comp.alive)
+                                  'the video to play', timeout=30, alive=comp.require_alive)
                 row['shown_ms'] = (time.monotonic() - t0) * 1000
             except bl.BenchError as e:
                 fails += 1

@@ -81,7 +81,8 @@ import time
 
 import numpy as np
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips
 import compare
 
@@ -170,7 +171,7 @@ class Frames:
 
     def wait_ready(self, comp):
         bl.wait_until(lambda: self.ready.is_set() or self.proc.poll() is not None,
-                      'the frame client', alive=comp.alive)
+                      'the frame client', alive=comp.require_alive)
         if not self.ready.is_set():
             raise bl.BenchError(f'framecb exited ({self.proc.returncode}); see {self.log.name}')
 
@@ -288,7 +289,7 @@ def run_once(cfg, scenario, system, rnd):
         if system == 'A':
             comp.ipc.must(command('A', None))
         screen = compare.Screen(comp, region_of(cfg.size))
-        on_screen(screen, BASE, alive=comp.alive)
+        on_screen(screen, BASE, alive=comp.require_alive)
         frames = Frames(comp, os.path.join(d, f'{system}-framecb.log'))
         frames.wait_ready(comp)
         probe = Probe(comp.ipc.path).start()
@@ -361,7 +362,7 @@ def switch(cfg, comp, screen, probe, frames, steps, system):
                 timeout=bl.READY_TIMEOUT, alive=comp.alive)
             t_screen = time.monotonic()
         else:
-            t_screen = on_screen(screen, shows, alive=comp.alive)
+            t_screen = on_screen(screen, shows, alive=comp.require_alive)
         time.sleep(cfg.tail)
         t1 = time.monotonic()
     finally:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 RUNS = 10
 PAUSE = 1.0
 for flag in ('--runs', '--pause'):
@@ -30,7 +30,7 @@ for flag in ('--runs', '--pause'):
             PAUSE = float(sys.argv[i + 1])
         del sys.argv[i:i + 2]
 import veiltest as vt  # noqa: E402
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 
 t = vt.Test('svg-first-frame')
 OUT = 'HEADLESS-1'

@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 
 
 def bench_table(dirs):

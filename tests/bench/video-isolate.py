@@ -35,7 +35,8 @@ import os
 import sys
 import time
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import clips
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,7 +99,7 @@ def run_one(args, outdir, clip, mode):
         own = bl.Group('compositor', lambda: [comp.pid])
         helpers = bl.Group('helpers', lambda: bl.descendants(comp.pid))
         counters = bl.VeilCounters(comp)
-        sampler = bl.Sampler([whole, own, helpers], extra=counters, alive=comp.alive)
+        sampler = bl.Sampler([whole, own, helpers], extra=counters, alive=comp.require_alive)
         switches = thread_switches(comp)
         rows = sampler.run(args.duration)
         switches_after = thread_switches(comp)

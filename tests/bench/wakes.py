@@ -26,7 +26,8 @@ import subprocess
 import sys
 import time
 
-import benchlib as bl
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 
 
 def fd_kinds(pid):

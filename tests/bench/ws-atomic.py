@@ -6,7 +6,7 @@ ws-atomic.py: a wallpaper per workspace, frame by frame: veil against what users
         [--rounds 4] [--picture 3840x2160] [--systems a,b,c,f,d] [--out DIR]
 
 Five systems, each on one headless 1280x720 output with pixman, three workspaces with a window
-and a picture each (tests/integration/wslib.py: the windows, the pictures, the recording and
+and a picture each (tests/veiltest/ws.py: the windows, the pictures, the recording and
 what a frame is counted as):
 
   a  veil-tinywl of --build, `output * veil workspace <ws> <file> fill`.
@@ -45,9 +45,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
-import benchlib as bl  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib as ws  # noqa: E402
+from veiltest import ws  # noqa: E402
 
 SYSTEMS = {
     'a': ('veil-tinywl, veil', 'tinywl', 'veil'),

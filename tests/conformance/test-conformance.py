@@ -47,9 +47,8 @@ import zlib
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                                'integration'))
-import decode_still  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from veiltest import decode_still  # noqa: E402
 
 SUITES = {
     'png': ('.png',),

@@ -13,7 +13,7 @@ import resource
 import subprocess
 import time
 
-import faultlib as fl
+from veiltest import fault as fl  # noqa: E402
 
 vt = fl.vt
 t = vt.Test('fault-fd-limit')

@@ -9,7 +9,7 @@ descriptors and threads stay bounded; at the end the first output's picture is t
 import os
 import time
 
-import faultlib as fl
+from veiltest import fault as fl  # noqa: E402
 
 vt = fl.vt
 t = vt.Test('fault-hotplug')

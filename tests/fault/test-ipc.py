@@ -15,7 +15,7 @@ import struct
 import threading
 import time
 
-import faultlib as fl
+from veiltest import fault as fl  # noqa: E402
 
 vt = fl.vt
 t = vt.Test('fault-ipc')

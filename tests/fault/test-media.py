@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import time
 
-import faultlib as fl
+from veiltest import fault as fl  # noqa: E402
 
 vt = fl.vt
 t = vt.Test('fault-media')

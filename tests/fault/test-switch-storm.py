@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 
-import faultlib as fl
+from veiltest import fault as fl  # noqa: E402
 
 vt = fl.vt
 t = vt.Test('fault-switch-storm')

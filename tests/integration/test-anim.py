@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 Animated GIF, APNG, WebP and JPEG XL played by veil (source/anim_source.c), with media written
-in the test (animlib.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP, cjxl's
+in the test (veiltest/anim.py for GIF and APNG byte by byte, ffmpeg's libwebp_anim for WebP, cjxl's
 encoding of an APNG for JPEG XL):
 
 - a GIF of mixed delays (red and blue 100 ms, green and yellow 500 ms): the colours grim sees
@@ -32,7 +32,7 @@ import zlib
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import animlib  # noqa: E402
+from veiltest import anim as animlib  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('anim')
@@ -121,14 +121,6 @@ def check_order(runs, what, durations):
     if missed:
         vt._say('   missed between samples far apart: ' + ', '.join(missed))
     t.check(not bad, f'{what}: each colour is followed by the next one', '; '.join(bad))
-
-
-def rss_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    raise vt.Failure('no VmRSS')
 
 
 def settled_counter(c, out=OUT):
@@ -323,7 +315,7 @@ with t.compositor(outputs=1) as c:
         vt._ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=320x240:r=25', '-frames:v', '400',
                     '-loop', '0', long_gif])
         os.chmod(long_gif, 0o644)
-        before = rss_kib(pid)
+        before = vt.proc.rss_kb(pid)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(long_gif)} center')
         t.check(ok, '`veil long.gif center` accepted', err)
         c.wait_veil(OUT, 'shown', file=long_gif)
@@ -332,7 +324,7 @@ with t.compositor(outputs=1) as c:
         anim = src(c).get('animation') or {}
         t.check(anim.get('frames') == 400 and anim.get('kept', 99) <= 3,
                 'decoded on the fly: 400 frames, at most 3 kept', str(anim))
-        grown = (rss_kib(pid) - before) / 1024
+        grown = (vt.proc.rss_kb(pid) - before) / 1024
         size = os.path.getsize(long_gif) / 2**20
         vt._say(f'   resident memory +{grown:.1f} MiB (file {size:.1f} MiB)')
         t.check(grown < 64, 'the compositor grew by less than the 64 MiB budget',

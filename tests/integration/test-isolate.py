@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import animlib  # noqa: E402
+from veiltest import anim as animlib  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('isolate')

@@ -34,8 +34,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
-import decode_still  # noqa: E402
+from veiltest import decode_still  # noqa: E402
 import scaling  # noqa: E402
 import veiltest as vt  # noqa: E402
 
@@ -90,7 +89,7 @@ def imagemagick(path, *ops):
 
 
 def decode(path, cover=None, full=False):
-    """(info, pixels) of veil's decoding path (decode_still.py); pixels, R, G, B, None when
+    """(info, pixels) of veil's decoding path (veiltest/decode_still.py); pixels, R, G, B, None when
     refused (info has 'stage' and 'error')."""
     out = m(os.path.basename(path) + ('-full' if full else '') + '.veil.pam')
     try:

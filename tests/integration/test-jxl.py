@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 JPEG XL as others make it: GNOME's own wallpaper adwaita-l.jxl (Debian's gnome-backgrounds, a
-4096x4096 lossy JPEG XL container in Display P3, fetched by apt at test time: debfiles.py)
+4096x4096 lossy JPEG XL container in Display P3, fetched by apt at test time: veiltest/debfiles.py)
 shown by veil-tinywl through the command path (decoded in veil-decoder, as by default), against
 libjxl's own command-line decoder djxl with ImageMagick's conversion to sRGB
 (`-profile sRGB.icc`) and, for `fill`, ImageMagick's resize:
@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('jxl')

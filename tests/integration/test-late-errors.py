@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
-import loadlib as ll  # noqa: E402
+from veiltest import load as ll  # noqa: E402
 
 t = vt.Test('late-errors')
 OUT = 'HEADLESS-1'

@@ -10,7 +10,7 @@ A big noisy photo (6000x4000, PNG and JPEG) does not stall the compositor while 
 - every screenshot taken while it loads (grim, one after the other) shows either the old
   wallpaper or the whole new photo: never black, empty or anything between;
 - the end picture is the photo filling the output (every 64x64 block of the screen has the
-  photo's colour: each photo is noise around a colour of its own, loadlib.py), and the status
+  photo's colour: each photo is noise around a colour of its own, veiltest/load.py), and the status
   names it;
 - while it loads, the status says "state": "loading" and "loading": FILE (polled on a raw IPC
   connection right after the reply) and still describes the solid colour shown meanwhile.
@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
-import loadlib as ll  # noqa: E402
+from veiltest import load as ll  # noqa: E402
 
 t = vt.Test('no-stall')
 OUT = 'HEADLESS-1'

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('package')

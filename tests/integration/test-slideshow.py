@@ -101,15 +101,6 @@ def step(c, word, colours, label):
     return path
 
 
-def main_wakeups(pid):
-    """The compositor's main thread: how often it went to sleep and woke (voluntary)."""
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('voluntary_ctxt_switches:'):
-                return int(line.split()[1])
-    return 0
-
-
 def log_text(c):
     with open(c.log_path, 'rb') as f:
         return f.read().decode('utf-8', 'replace')
@@ -144,9 +135,9 @@ with t.compositor(outputs=1) as c:
                 'the next change is due in an hour', str(due))
         # Between steps nothing wakes the compositor (no IPC while it is counted).
         wait_ahead(c)
-        w0 = main_wakeups(pid)
+        w0 = vt.proc.wakeups(pid)
         time.sleep(3)
-        woke = main_wakeups(pid) - w0
+        woke = vt.proc.wakeups(pid) - w0
         t.check(woke <= 2, f'between steps the main thread slept: {woke} wake-ups in 3 s')
         t.check(step(c, 'next', named, 'name') == p2, 'next: img2 (natural order)')
         t.check(step(c, 'next', named, 'name') == p10, 'next: img10')

@@ -6,7 +6,7 @@ and a 1080p HEVC video. After each burst:
 
 - the status names the burst's last file, shown, without an error;
 - the screen shows that photo filling the output (grim: every 64x64 block has its colour,
-  loadlib.py) and still shows it two seconds later: no load that the burst superseded lands
+  veiltest/load.py) and still shows it two seconds later: no load that the burst superseded lands
   late over it;
 - the compositor answered a GET_VERSION probe throughout (the longest wait is printed, and
   bounded generously).
@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
-import loadlib as ll  # noqa: E402
+from veiltest import load as ll  # noqa: E402
 
 t = vt.Test('supersede')
 OUT = 'HEADLESS-1'

@@ -7,8 +7,9 @@ the cover size, flattened on black and cropped to the output by ImageMagick.
 
 Files others made: GNOME's blobs-l.svg (gnome-backgrounds, a 4096x4096 document) and Debian's
 emerald theme (desktop-base, a viewBox of 1920x1080 and no size), fetched by apt at test time
-(debfiles.py). On a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled output
-gets its physical pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from 4096).
+(veiltest/debfiles.py). On a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled
+output gets its physical pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from
+4096).
 
 Hostile documents: another file referred to (relative, absolute, file: URL), billion laughs,
 a 1000000x1000000 canvas in center mode, 100000 nested groups, and a document that renders for
@@ -28,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import veiltest as vt  # noqa: E402
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 
 t = vt.Test('svg')
 OUT = 'HEADLESS-1'

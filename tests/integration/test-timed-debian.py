@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 GNOME timed background XMLs as Debian ships them: every `gnome-background.xml` of desktop-base
-(fetched by apt at test time, tests/integration/debfiles.py), as its themes write them: no
+(fetched by apt at test time, tests/veiltest/debfiles.py), as its themes write them: no
 <starttime>, one <static> whose <file> lists <size> choices of SVG pictures named by absolute
 paths. Each is read by veil's own reader (tests/tools/timed-xml-parse over module/show/timed_xml.c):
 it must parse, start where GNOME starts one without <starttime> (the epoch), and name pictures
@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('timed-debian')

@@ -125,20 +125,11 @@ def judge_blend(c, slot, old, new, what):
             f'{quantised:.3f} in 256ths)')
 
 
-def main_wakeups(pid):
-    """The compositor's main thread: how often it went to sleep and woke (voluntary)."""
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('voluntary_ctxt_switches:'):
-                return int(line.split()[1])
-    return 0
-
-
 def count_wakeups(c, seconds):
     """Wake-ups of the compositor's main thread over seconds, no IPC meanwhile."""
-    w0 = main_wakeups(c.proc.pid)
+    w0 = vt.proc.wakeups(c.proc.pid)
     time.sleep(seconds)
-    return main_wakeups(c.proc.pid) - w0
+    return vt.proc.wakeups(c.proc.pid) - w0
 
 
 def refused(c, path, parts, label):

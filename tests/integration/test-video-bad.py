@@ -187,14 +187,6 @@ BAD_FILES = [
 
 # --- helpers ---
 
-def vm_hwm_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmHWM:'):
-                return int(line.split()[1])
-    return 0
-
-
 def colour_of(region):
     """The name of the solid colour a region shows, or None, and its mean."""
     px = region.reshape(-1, 3).astype(np.int16)
@@ -257,7 +249,7 @@ def h264_decoders():
 
 def bad_over(c, baseline, state, good_file, label, path, pattern):
     cmd = f'output {OUT} veil {vt.quote(path)} fill'
-    hwm = vm_hwm_kib(c.proc.pid)
+    hwm = vt.proc.hwm_kb(c.proc.pid)
     start = time.monotonic()
     ok, err = c.msg(cmd)
     if ok:
@@ -277,7 +269,7 @@ def bad_over(c, baseline, state, good_file, label, path, pattern):
     if str(HUGE) in label:
         t.check(took < FAST_FAIL_BOUND, f'fails fast (< {FAST_FAIL_BOUND:.0f} s)',
                 f'{took:.1f} s')
-        grown = vm_hwm_kib(c.proc.pid) - hwm
+        grown = vt.proc.hwm_kb(c.proc.pid) - hwm
         t.check(grown < HWM_GROWTH_MAX_KIB, 'no frame of that size was allocated (VmHWM)',
                 f'peak RSS grew {grown} KiB')
     v = c.veil(OUT)

@@ -64,12 +64,7 @@ class Lines:
         return self.got[:n]
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        vt.stop_process(self.proc)
 
 
 def read_log(path):

@@ -3,8 +3,8 @@
 A wallpaper per workspace, switched in the same frame as the workspace: veil-tinywl with three
 workspaces, each with a window of its own colour and a picture of its own (`output * veil
 workspace <ws> <file>`), recorded frame by frame (tests/tools/frame-record: every frame the
-compositor commits) across 20 switches (wslib.py says how). First the recorder itself: a window
-that draws a counter at every frame callback must be seen at every value. Then the control:
+compositor commits) across 20 switches (veiltest/ws.py says how). First the recorder itself: a
+window that draws a counter at every frame callback must be seen at every value. Then the control:
 the same switches with the output's wallpaper set by a command after each switch (veil without
 its workspace words, as a client tool would) must be seen mixed. Fails when any recorded frame
 of veil's workspace switches shows a workspace's window over another workspace's picture, or
@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import veiltest as vt  # noqa: E402
-import wslib as ws  # noqa: E402
+from veiltest import ws  # noqa: E402
 
 SWITCHES = 20
 CONTROL_SWITCHES = 6

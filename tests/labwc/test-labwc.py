@@ -47,12 +47,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
-import compositor as cm  # noqa: E402
+from veiltest import patched as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib  # noqa: E402
-from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
+from veiltest import ws as wslib  # noqa: E402
+from veiltest.patched import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 TARBALL = 'labwc-0.20.2.tar.xz'
 TOPDIR = 'labwc-0.20.2'
@@ -167,7 +166,7 @@ class Labwc(vt.Compositor):
 
     def ctl(self, *args, quiet=False):
         """Runs veilctl; returns (exit status, stdout, stderr)."""
-        self._require_alive(f'veilctl {" ".join(args)}')
+        self.require_alive(f'veilctl {" ".join(args)}')
         try:
             r = subprocess.run([self.veilctl] + list(args), env=self.client_env,
                                stdin=subprocess.DEVNULL, capture_output=True,
@@ -206,38 +205,10 @@ class Labwc(vt.Compositor):
         with open(self.log_path, 'rb') as f:
             return f.read().decode('utf-8', 'replace')
 
-    def stop(self, method='term'):
-        """Stops labwc with SIGTERM or `labwc --exit`; checks that it exits 0 on its own."""
-        if self.stopped or self.proc is None:
-            return self.proc.returncode if self.proc else None
-        self.stopped = True
-        t = self.test
-        if self.proc.poll() is not None:
-            t.fail(f'{self.name} stayed up during the test',
-                   f'it exited on its own: {vt.describe_status(self.proc.returncode)}; '
-                   f'log tail:\n' + vt._tail(self.log_path))
-            self._cleanup()
-            return self.proc.returncode
-        if method == 'exit':
-            ok, err = self.labwc_cmd('--exit')
-            t.check(ok, '`labwc --exit` exits 0', err)
-        else:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=vt.EXIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            t.fail(f'{self.name} exits when asked ({method})',
-                   f'still running after {vt.EXIT_TIMEOUT:.0f} s, killed; log tail:\n'
-                   + vt._tail(self.log_path))
-            self._cleanup()
-            return self.proc.returncode
-        rc = self.proc.returncode
-        t.check(rc == 0, f'{self.name} stayed up and exited 0 ({method})',
-                f'{vt.describe_status(rc)}; log tail:\n' + vt._tail(self.log_path))
-        self._cleanup()
-        return rc
+    def _ask_exit(self):
+        """stop('exit'): `labwc --exit`, as a user runs it; checked to exit 0."""
+        ok, err = self.labwc_cmd('--exit')
+        self.test.check(ok, '`labwc --exit` exits 0', err)
 
 
 # LeakSanitizer stays on for labwc (a leak makes it exit 1, which fails the exit check), with
@@ -1003,7 +974,7 @@ def workspaces(t, labwc, veilctl, sanitized):
 
 def atomicity(t, labwc, veilctl, tools, sanitized):
     """
-    A wallpaper per workspace, frame by frame (tests/integration/wslib.py): rc.xml names three
+    A wallpaper per workspace, frame by frame (tests/veiltest/ws.py): rc.xml names three
     workspaces, 1, 2 and 3, each with a <wallpaper workspace=""> picture of its own colour, and
     places windows in the middle of the output; each gets a window of its own colour
     (solid-window). 20 switches with the GoToDesktop keys (F7, F8, F9, pressed by wtype) are

@@ -8,7 +8,7 @@ claiming 100000x100000 pixels, non-media descriptors — each of which must fail
 status 2 and a message, leave the screen pixel-identical and the compositor answering. A client
 of another user is refused.
 
-veiltest.py (tests/integration) starts the compositor, takes screenshots and makes the expected
+veiltest (tests/veiltest/) starts the compositor, takes screenshots and makes the expected
 pictures with ffmpeg.
 """
 import argparse
@@ -22,8 +22,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-sys.path.insert(0, os.path.join(HERE, '..', 'fault'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 
 # veiltest parses --compositor and --outdir; --veilctl is ours.
 _parser = argparse.ArgumentParser(add_help=False)
@@ -31,7 +30,7 @@ _parser.add_argument('--veilctl')
 _args, _rest = _parser.parse_known_args()
 sys.argv = [sys.argv[0]] + _rest
 
-import faultlib as fl  # noqa: E402
+from veiltest import fault as fl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('veilctl')

@@ -29,7 +29,7 @@ The sway patch series (examples/sway/) built and driven for real.
    have one). sway makes a new renderer and gives it to veil; the video on one output restarts
    with a new pipeline and plays on, the still on another keeps its exact picture, both
    settings stay.
-8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/integration/wslib.py,
+8. A fifth sway: a wallpaper per workspace measured frame by frame (tests/veiltest/ws.py,
    tests/tools/frame-record): 20 `workspace` switches between three workspaces with a window
    and a picture each, no recorded frame may show one workspace's window over another's
    picture or over none; the recorder's own check first, a control after.
@@ -58,12 +58,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 sys.path.insert(0, os.path.join(HERE, '..'))
-import compositor as cm  # noqa: E402
+from veiltest import patched as cm  # noqa: E402
 import veiltest as vt  # noqa: E402
-import wslib  # noqa: E402
-from compositor import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
+from veiltest import ws as wslib  # noqa: E402
+from veiltest.patched import fail_setup, is_solid, run_logged, say, sanitizers  # noqa: E402
 
 SWAY_TARBALL = 'sway-1.12.tar.xz'  # upstream tag 1.12, the release the series is made for
 # sway's own options: nothing the test does not need (swaybar, man pages, completions).
@@ -227,14 +226,6 @@ SCALED = dict(tolerance=16, mean_tolerance=3, ignore_edges=4)
 VIDEO = dict(tolerance=24, mean_tolerance=4, ignore_edges=4)
 BG = '#b02818'       # swaybg's solid colour
 BARS = '#204060'     # the config wallpaper's fit bars
-
-
-def rss_kib(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
 
 
 def drive(t, sway, swaymsg_built, tools, sanitized):
@@ -1267,7 +1258,7 @@ def atomicity(t, env, tools):
     every frame recorded across 20 switches (`workspace <n>` over sway's IPC) must show the
     shown workspace's window over its own picture; the recorder first shows that it sees every
     frame, and a control (the output's wallpaper set after each switch, as a client would) that
-    the count sees a switch that is not atomic. tests/integration/wslib.py says how.
+    the count sees a switch that is not atomic. tests/veiltest/ws.py says how.
     """
     with t.case('atomicity: setup'):
         missing = [f'{k} ({v!r})' for k, v in tools.items() if not v or
@@ -1298,7 +1289,7 @@ def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
         (f'{vt.quote(cfg_png)} stretch', 'image', cfg_png),
         ('off', 'off', None),
     ]
-    rss_before = rss_kib(c.proc.pid)
+    rss_before = vt.proc.rss_kb(c.proc.pid)
     accepted = kinds = 0
     bad = []
     for i in range(49):
@@ -1323,7 +1314,7 @@ def switch_50(t, c, img_png, cfg_png, clip, expect_img, check_memory):
     t.check(v.get('error') is None, 'no error after the switches', json.dumps(v))
     src = v.get('source') or {}
     t.check(src.get('outputs') == 1, 'one output views the source', json.dumps(src))
-    rss_after = rss_kib(c.proc.pid)
+    rss_after = vt.proc.rss_kb(c.proc.pid)
     grown = (rss_after - rss_before) / 1024
     if not check_memory:
         # AddressSanitizer keeps freed memory in quarantine (256 MiB): RSS says nothing.

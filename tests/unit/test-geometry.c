@@ -12,40 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scene/geometry.h"
+#include "check.h"
 
-static int passed, failed;
-static bool case_failed;
+/* The case the checks belong to: each failure names it. */
 static char context[200];
 
-static void check(bool ok, const char *fmt, ...) {
-	if (ok) {
-		return;
-	}
-	case_failed = true;
-	if (failed < 40) {
-		va_list args;
-		va_start(args, fmt);
-		fprintf(stderr, "FAIL %s: ", context);
-		vfprintf(stderr, fmt, args);
-		fprintf(stderr, "\n");
-		va_end(args);
-	}
-}
+#define check(ok, fmt, ...) CHECK(ok, "(%s) " fmt, context, ##__VA_ARGS__)
 
 static void begin_case(const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
 	vsnprintf(context, sizeof(context), fmt, args);
 	va_end(args);
-	case_failed = false;
-}
-
-static void end_case(void) {
-	if (case_failed) {
-		failed++;
-	} else {
-		passed++;
-	}
 }
 
 /* wlr_scene.c's scale_box(): each edge of a logical box goes to round(edge * scale), in float. */
@@ -391,7 +369,6 @@ static void run_case(enum veil_mode mode, int ow, int oh, int iw, int ih, float 
 
 	axis_finish(&ax);
 	axis_finish(&ay);
-	end_case();
 }
 
 static void test_names(void) {
@@ -416,7 +393,6 @@ static void test_names(void) {
 	check(!veil_mode_from_name(NULL, &m), "accepts NULL");
 	check(veil_mode_name((enum veil_mode)7) == NULL, "names mode 7");
 	check(veil_mode_name((enum veil_mode)-1) == NULL, "names mode -1");
-	end_case();
 }
 
 static void test_logical_size(void) {
@@ -464,7 +440,6 @@ static void test_logical_size(void) {
 			check(w == ew && h == eh, "%d@%g: %d, not %d", size, scales[s], w, ew);
 		}
 	}
-	end_case();
 }
 
 static void test_hostile(void) {
@@ -550,7 +525,6 @@ static void test_hostile(void) {
 		check(n == 1 && few[0].x == 0 && few[0].width == 1, "%s at scale 5000",
 			veil_mode_name(mode));
 	}
-	end_case();
 }
 
 /* `integer`: the largest whole-number scale that fits, centred, whole frame pixels per node. */
@@ -568,7 +542,6 @@ static void check_integer(int ow, int oh, float scale, int iw, int ih, int x, in
 	check(t.src_x == sx && t.src_y == sy && t.src_width == sw && t.src_height == sh,
 		"source %g,%g %gx%g, expected %g,%g %gx%g", t.src_x, t.src_y, t.src_width,
 		t.src_height, sx, sy, sw, sh);
-	end_case();
 }
 
 static void test_integer(void) {
@@ -626,6 +599,5 @@ int main(void) {
 		}
 	}
 
-	printf("geometry: %d passed, %d failed\n", passed, failed);
-	return failed == 0 ? 0 : 1;
+	return check_summary("geometry");
 }

@@ -22,53 +22,7 @@
 #include <unistd.h>
 #include "decode/image.h"
 #include "decode/still.h"
-
-/*
- * A case that cannot run here (a GStreamer plugin missing) is counted as skipped, never as
- * passed: the whole test then exits 77, meson's "skipped", unless something failed.
- */
-static int n_passed, n_failed, n_skipped;
-static char case_name[128];
-static bool case_ok;
-
-__attribute__((format(printf, 1, 2)))
-static void begin(const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	vsnprintf(case_name, sizeof(case_name), fmt, args);
-	va_end(args);
-	case_ok = true;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void fail(const char *fmt, ...) {
-	fprintf(stderr, "FAIL %s: ", case_name);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-	case_ok = false;
-}
-
-static void end(void) {
-	if (case_ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-	}
-}
-
-__attribute__((format(printf, 1, 2)))
-static void skip(const char *fmt, ...) {
-	printf("SKIP ");
-	va_list args;
-	va_start(args, fmt);
-	vprintf(fmt, args);
-	va_end(args);
-	printf("\n");
-	n_skipped++;
-}
+#include "check.h"
 
 static double now(void) {
 	struct timespec ts;
@@ -443,7 +397,7 @@ static int compare_pixels(const struct veil_image *image, const uint8_t *expecte
 				worst = d;
 			}
 			if (d > tolerance) {
-				fail("pixel %d,%d byte %d is %d, expected %d", x / 4, y, x % 4,
+				CHECK_FAIL("pixel %d,%d byte %d is %d, expected %d", x / 4, y, x % 4,
 					row[x], expected[(size_t)y * image->width * 4 + x]);
 				return d;
 			}
@@ -465,12 +419,12 @@ static void check_png(const struct png_spec *spec) {
 	char *message = NULL;
 	int ret = veil_png_load(fd, &image, &message);
 	if (ret != 0) {
-		fail("veil_png_load: %d (%s)", ret, message ? message : "no message");
+		CHECK_FAIL("veil_png_load: %d (%s)", ret, message ? message : "no message");
 	} else if (image.width != spec->width || image.height != spec->height ||
 			image.stride != spec->width * 4) {
-		fail("size %dx%d stride %d", image.width, image.height, image.stride);
+		CHECK_FAIL("size %dx%d stride %d", image.width, image.height, image.stride);
 	} else if (image.drm_format != (opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888)) {
-		fail("format %.4s, expected %s", (const char *)&image.drm_format,
+		CHECK_FAIL("format %.4s, expected %s", (const char *)&image.drm_format,
 			opaque ? "XRGB" : "ARGB");
 	} else {
 		compare_pixels(&image, expected, 0);
@@ -491,7 +445,7 @@ static uint16_t *random_samples(int n, int depth) {
 }
 
 static void test_grey(int depth, bool interlace, bool trns) {
-	begin("grey %d-bit%s%s", depth, interlace ? " interlaced" : "", trns ? " tRNS" : "");
+	check_begin("grey %d-bit%s%s", depth, interlace ? " interlaced" : "", trns ? " tRNS" : "");
 	struct png_spec spec = { .width = 13, .height = 11, .color_type = 0, .depth = depth,
 		.interlace = interlace };
 	uint16_t *samples = random_samples(spec.width * spec.height, depth);
@@ -510,11 +464,11 @@ static void test_grey(int depth, bool interlace, bool trns) {
 	spec.samples = samples;
 	check_png(&spec);
 	free(samples);
-	end();
+	check_end();
 }
 
 static void test_rgb(int depth, bool interlace, bool trns) {
-	begin("RGB %d-bit%s%s", depth, interlace ? " interlaced" : "", trns ? " tRNS" : "");
+	check_begin("RGB %d-bit%s%s", depth, interlace ? " interlaced" : "", trns ? " tRNS" : "");
 	struct png_spec spec = { .width = 13, .height = 11, .color_type = 2, .depth = depth,
 		.interlace = interlace };
 	int n = spec.width * spec.height;
@@ -540,11 +494,11 @@ static void test_rgb(int depth, bool interlace, bool trns) {
 	spec.samples = samples;
 	check_png(&spec);
 	free(samples);
-	end();
+	check_end();
 }
 
 static void test_palette(int depth, bool interlace, int trns_len) {
-	begin("palette %d-bit%s tRNS %d", depth, interlace ? " interlaced" : "", trns_len);
+	check_begin("palette %d-bit%s tRNS %d", depth, interlace ? " interlaced" : "", trns_len);
 	int entries = 1 << depth;
 	uint8_t palette[256 * 3], trns[256];
 	for (int i = 0; i < entries * 3; i++) {
@@ -570,11 +524,11 @@ static void test_palette(int depth, bool interlace, int trns_len) {
 	spec.samples = samples;
 	check_png(&spec);
 	free(samples);
-	end();
+	check_end();
 }
 
 static void test_alpha(int color_type, int depth, bool interlace, bool opaque) {
-	begin("%s %d-bit%s%s", color_type == 4 ? "grey+alpha" : "RGBA", depth,
+	check_begin("%s %d-bit%s%s", color_type == 4 ? "grey+alpha" : "RGBA", depth,
 		interlace ? " interlaced" : "", opaque ? " all opaque" : "");
 	struct png_spec spec = { .width = 13, .height = 11, .color_type = color_type,
 		.depth = depth, .interlace = interlace };
@@ -593,27 +547,27 @@ static void test_alpha(int color_type, int depth, bool interlace, bool opaque) {
 	spec.samples = samples;
 	check_png(&spec);
 	free(samples);
-	end();
+	check_end();
 }
 
 /* A larger interlaced RGBA image in many IDAT chunks, past the reader's 64 KiB buffer. */
 static void test_large_chunks(void) {
-	begin("RGBA 300x200 interlaced, 1000-byte IDATs, tEXt");
+	check_begin("RGBA 300x200 interlaced, 1000-byte IDATs, tEXt");
 	struct png_spec spec = { .width = 300, .height = 200, .color_type = 6, .depth = 8,
 		.interlace = true, .idat_max = 1000, .text_chunk = true };
 	spec.samples = random_samples(spec.width * spec.height * 4, 8);
 	check_png(&spec);
 	free((void *)spec.samples);
-	end();
+	check_end();
 }
 
 static void test_1x1(void) {
-	begin("grey 1-bit 1x1 interlaced");
+	check_begin("grey 1-bit 1x1 interlaced");
 	uint16_t sample = 1;
 	struct png_spec spec = { .width = 1, .height = 1, .color_type = 0, .depth = 1,
 		.interlace = true, .samples = &sample };
 	check_png(&spec);
-	end();
+	check_end();
 }
 
 /* PNG's colour chunks, through the whole decode (decode/colour.c) */
@@ -651,7 +605,7 @@ static bool decode_with_chunks(const uint8_t rgb[3], const char *const types[],
 		&height, &used, &shrink_error, &colour, &message);
 	close(fd);
 	if (ret < 0) {
-		fail("decode: %s", message != NULL ? message : "no message");
+		CHECK_FAIL("decode: %s", message != NULL ? message : "no message");
 		free(message);
 		return false;
 	}
@@ -721,7 +675,7 @@ static void test_colour_chunks(void) {
 			"gAMA 2.5 -> sRGB" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		begin("colour chunks: %s", cases[i].what);
+		check_begin("colour chunks: %s", cases[i].what);
 		uint8_t got[3];
 		char said[VEIL_COLOUR_TEXT];
 		if (decode_with_chunks(rgb, cases[i].types, cases[i].bodies, cases[i].lens,
@@ -729,16 +683,16 @@ static void test_colour_chunks(void) {
 			const uint8_t *want = cases[i].expect != NULL ? cases[i].expect : rgb;
 			for (int c = 0; c < 3; c++) {
 				if (abs((int)got[c] - (int)want[c]) > 1) {
-					fail("(%d, %d, %d), expected (%d, %d, %d)", got[0], got[1],
+					CHECK_FAIL("(%d, %d, %d), expected (%d, %d, %d)", got[0], got[1],
 						got[2], want[0], want[1], want[2]);
 					break;
 				}
 			}
 			if (strcmp(said, cases[i].said) != 0) {
-				fail("said \"%s\", expected \"%s\"", said, cases[i].said);
+				CHECK_FAIL("said \"%s\", expected \"%s\"", said, cases[i].said);
 			}
 		}
-		end();
+		check_end();
 	}
 }
 
@@ -762,26 +716,26 @@ static int load_bytes(const void *data, size_t len, char **message, struct veil_
 }
 
 static void expect_failure(const char *what, const void *data, size_t len, int expected) {
-	begin("%s", what);
+	check_begin("%s", what);
 	struct veil_image image = {0};
 	char *message = NULL;
 	double start = now();
 	int ret = load_bytes(data, len, &message, &image);
 	double elapsed = now() - start;
 	if (ret != expected) {
-		fail("returned %d (%s), expected %d", ret, message ? message : "no message",
+		CHECK_FAIL("returned %d (%s), expected %d", ret, message ? message : "no message",
 			expected);
 	} else if (message == NULL || message[0] == '\0') {
-		fail("no message");
+		CHECK_FAIL("no message");
 	} else if (image.data != NULL) {
-		fail("image set on failure");
+		CHECK_FAIL("image set on failure");
 	} else if (elapsed > 0.5 * slack()) {
-		fail("took %.3f s", elapsed);
+		CHECK_FAIL("took %.3f s", elapsed);
 	} else {
 		printf("ok %s: %s\n", what, message);
 	}
 	free(message);
-	end();
+	check_end();
 }
 
 static void set_be32(uint8_t *p, uint32_t v) {
@@ -872,7 +826,7 @@ static void test_hostile(void) {
 
 	size_t big_len;
 	uint8_t *big = header_only_png(100000, 100000, &big_len);
-	begin("100000x100000 header");
+	check_begin("100000x100000 header");
 	struct veil_image image = {0};
 	char *message = NULL;
 	double start = now();
@@ -881,13 +835,13 @@ static void test_hostile(void) {
 	const char *want = "PNG image is 100000x100000 pixels, larger than veil's limit of "
 		"16384x16384";
 	if (ret != -EFBIG || message == NULL || strcmp(message, want) != 0) {
-		fail("returned %d (%s)", ret, message ? message : "no message");
+		CHECK_FAIL("returned %d (%s)", ret, message ? message : "no message");
 	} else if (elapsed > 0.05 * slack()) {
-		fail("took %.3f s", elapsed);
+		CHECK_FAIL("took %.3f s", elapsed);
 	}
 	free(message);
 	free(big);
-	end();
+	check_end();
 
 	big = header_only_png(16385, 1, &big_len);
 	expect_failure("16385x1 header", big, big_len, -EFBIG);
@@ -908,13 +862,13 @@ static void test_hostile(void) {
 	expect_failure("text file", text, sizeof(text) - 1, -ENOTSUP);
 	expect_failure("PNG signature only, first 7 bytes", png, 7, -EINVAL);
 
-	begin("directory fd");
+	check_begin("directory fd");
 	mkdir("test-png-dir", 0755);
 	int fd = open("test-png-dir", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	message = NULL;
 	ret = veil_png_load(fd, &image, &message);
 	if (ret >= 0 || message == NULL) {
-		fail("returned %d", ret);
+		CHECK_FAIL("returned %d", ret);
 	} else {
 		printf("ok directory (png): %d %s\n", ret, message);
 	}
@@ -922,24 +876,24 @@ static void test_hostile(void) {
 	message = NULL;
 	ret = veil_gst_image_load(fd, &image, &message);
 	if (ret >= 0 || message == NULL) {
-		fail("gst returned %d", ret);
+		CHECK_FAIL("gst returned %d", ret);
 	} else {
 		printf("ok directory (gst): %d %s\n", ret, message);
 	}
 	free(message);
 	close(fd);
 	rmdir("test-png-dir");
-	end();
+	check_end();
 
-	begin("bad fd");
+	check_begin("bad fd");
 	ret = veil_png_load(-1, &image, NULL);
 	if (ret != -EBADF) {
-		fail("returned %d", ret);
+		CHECK_FAIL("returned %d", ret);
 	}
-	end();
+	check_end();
 
 	/* A bad CRC on an ancillary chunk is libpng's warning: the chunk is skipped. */
-	begin("bad tEXt CRC is ignored");
+	check_begin("bad tEXt CRC is ignored");
 	uint16_t samples[4 * 4] = {0};
 	struct png_spec spec = { .width = 4, .height = 4, .color_type = 0, .depth = 8,
 		.samples = samples, .text_chunk = true };
@@ -950,12 +904,12 @@ static void test_hostile(void) {
 	message = NULL;
 	ret = load_bytes(text_png, text_len, &message, &image);
 	if (ret != 0) {
-		fail("returned %d (%s)", ret, message ? message : "no message");
+		CHECK_FAIL("returned %d (%s)", ret, message ? message : "no message");
 	}
 	free(message);
 	veil_image_finish(&image);
 	free(text_png);
-	end();
+	check_end();
 
 	free(png);
 }
@@ -966,37 +920,37 @@ static void test_fd_handling(void) {
 	size_t len;
 	uint8_t *png = valid_png(&len);
 
-	begin("fd positioned at the end, offset kept, NULL message");
+	check_begin("fd positioned at the end, offset kept, NULL message");
 	int fd = open_data("test-png-offset.png", png, len);
 	lseek(fd, 0, SEEK_END);
 	struct veil_image image = {0};
 	int ret = veil_png_load(fd, &image, NULL);
 	if (ret != 0 || image.width != 40 || image.height != 30) {
-		fail("returned %d, %dx%d", ret, image.width, image.height);
+		CHECK_FAIL("returned %d, %dx%d", ret, image.width, image.height);
 	} else if (lseek(fd, 0, SEEK_CUR) != (off_t)len) {
-		fail("offset moved to %lld", (long long)lseek(fd, 0, SEEK_CUR));
+		CHECK_FAIL("offset moved to %lld", (long long)lseek(fd, 0, SEEK_CUR));
 	}
 	veil_image_finish(&image);
 	if (image.data != NULL || image.width != 0) {
-		fail("veil_image_finish left %p %d", image.data, image.width);
+		CHECK_FAIL("veil_image_finish left %p %d", image.data, image.width);
 	}
 	close(fd);
-	end();
+	check_end();
 
-	begin("read from a pipe");
+	check_begin("read from a pipe");
 	int fds[2];
 	if (pipe(fds) != 0 || len > 65536 || write(fds[1], png, len) != (ssize_t)len) {
-		fail("cannot set up the pipe");
+		CHECK_FAIL("cannot set up the pipe");
 	} else {
 		close(fds[1]);
 		ret = veil_png_load(fds[0], &image, NULL);
 		if (ret != 0 || image.width != 40 || image.height != 30) {
-			fail("returned %d, %dx%d", ret, image.width, image.height);
+			CHECK_FAIL("returned %d, %dx%d", ret, image.width, image.height);
 		}
 		veil_image_finish(&image);
 		close(fds[0]);
 	}
-	end();
+	check_end();
 	free(png);
 }
 
@@ -1015,7 +969,7 @@ static struct veil_image make_image(int width, int height, uint32_t format) {
 
 static void test_shrink_checkerboard(int width, int height, int max_w, int max_h, int want_w,
 		int want_h, enum veil_image_filter filter) {
-	begin("shrink %dx%d checkerboard to cover %dx%d, %s", width, height, max_w, max_h,
+	check_begin("shrink %dx%d checkerboard to cover %dx%d, %s", width, height, max_w, max_h,
 		veil_image_filter_name(filter));
 	struct veil_image image = make_image(width, height, DRM_FORMAT_XRGB8888);
 	uint32_t *p = image.data;
@@ -1029,7 +983,7 @@ static void test_shrink_checkerboard(int width, int height, int max_w, int max_h
 	double elapsed = now() - start;
 	if (ret != 0 || image.width != want_w || image.height != want_h ||
 			image.stride != want_w * 4 || image.drm_format != DRM_FORMAT_XRGB8888) {
-		fail("returned %d, %dx%d stride %d format %.4s", ret, image.width, image.height,
+		CHECK_FAIL("returned %d, %dx%d stride %d format %.4s", ret, image.width, image.height,
 			image.stride, (const char *)&image.drm_format);
 	} else {
 		/*
@@ -1044,26 +998,26 @@ static void test_shrink_checkerboard(int width, int height, int max_w, int max_h
 			hi = v > hi ? v : hi;
 			others += v != 0 && v != 255;
 			if (bytes[4 * i + 3] != 0xff) {
-				fail("X byte %d at %zu", bytes[4 * i + 3], i);
+				CHECK_FAIL("X byte %d at %zu", bytes[4 * i + 3], i);
 				break;
 			}
 		}
 		if (filter == VEIL_IMAGE_FILTER_NEAREST) {
 			if (others > 0) {
-				fail("%d pixels neither black nor white", others);
+				CHECK_FAIL("%d pixels neither black nor white", others);
 			}
 		} else if (lo < 127 - 12 || hi > 128 + 12) {
-			fail("grey ranges from %d to %d", lo, hi);
+			CHECK_FAIL("grey ranges from %d to %d", lo, hi);
 		}
 		printf("ok shrink %dx%d -> %dx%d %s in %.3f s, grey %d..%d\n", width, height,
 			image.width, image.height, veil_image_filter_name(filter), elapsed, lo, hi);
 	}
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 static void test_shrink_solid(uint32_t pixel, uint32_t format, enum veil_image_filter filter) {
-	begin("shrink solid %08x %.4s keeps colour to the edges, %s", pixel,
+	check_begin("shrink solid %08x %.4s keeps colour to the edges, %s", pixel,
 		(const char *)&format, veil_image_filter_name(filter));
 	struct veil_image image = make_image(1000, 700, format);
 	uint32_t *p = image.data;
@@ -1073,7 +1027,7 @@ static void test_shrink_solid(uint32_t pixel, uint32_t format, enum veil_image_f
 	int ret = veil_image_shrink_to_cover(&image, 333, 100, filter);
 	if (ret != 0 || image.width != 333 || image.height != 234 ||
 			image.drm_format != format) {
-		fail("returned %d, %dx%d %.4s", ret, image.width, image.height,
+		CHECK_FAIL("returned %d, %dx%d %.4s", ret, image.width, image.height,
 			(const char *)&image.drm_format);
 	} else {
 		p = image.data;
@@ -1083,7 +1037,7 @@ static void test_shrink_solid(uint32_t pixel, uint32_t format, enum veil_image_f
 			for (int c = 0; c < 32; c += 8) {
 				int d = abs((int)((got >> c) & 0xff) - (int)((want >> c) & 0xff));
 				if (d > 1) {
-					fail("pixel %d,%d is %08x", i % image.width,
+					CHECK_FAIL("pixel %d,%d is %08x", i % image.width,
 						i / image.width, got);
 					i = image.width * image.height;
 					break;
@@ -1092,20 +1046,20 @@ static void test_shrink_solid(uint32_t pixel, uint32_t format, enum veil_image_f
 		}
 	}
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 static void test_shrink_noop(int width, int height, int max_w, int max_h) {
-	begin("no upscale: %dx%d to cover %dx%d", width, height, max_w, max_h);
+	check_begin("no upscale: %dx%d to cover %dx%d", width, height, max_w, max_h);
 	struct veil_image image = make_image(width, height, DRM_FORMAT_ARGB8888);
 	void *data = image.data;
 	memset(data, 0x40, (size_t)width * height * 4);
 	int ret = veil_image_shrink_to_cover(&image, max_w, max_h, VEIL_IMAGE_FILTER_SMOOTH);
 	if (ret != 0 || image.data != data || image.width != width || image.height != height) {
-		fail("returned %d, %dx%d", ret, image.width, image.height);
+		CHECK_FAIL("returned %d, %dx%d", ret, image.width, image.height);
 	}
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 /*
@@ -1113,7 +1067,7 @@ static void test_shrink_noop(int width, int height, int max_w, int max_h) {
  * edge, and no premultiplied channel may end above its alpha.
  */
 static void test_shrink_smooth_premultiplied(void) {
-	begin("smooth shrink keeps premultiplied colour within alpha");
+	check_begin("smooth shrink keeps premultiplied colour within alpha");
 	struct veil_image image = make_image(900, 900, DRM_FORMAT_ARGB8888);
 	uint32_t *p = image.data;
 	for (int y = 0; y < 900; y++) {
@@ -1130,11 +1084,11 @@ static void test_shrink_smooth_premultiplied(void) {
 			b[4 * i + 2] > b[4 * i + 3];
 	}
 	if (ret != 0 || image.width != 97 || bad > 0) {
-		fail("returned %d, %dx%d, %d pixels with colour above alpha", ret, image.width,
+		CHECK_FAIL("returned %d, %dx%d, %d pixels with colour above alpha", ret, image.width,
 			image.height, bad);
 	}
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 static void test_shrink(void) {
@@ -1154,16 +1108,16 @@ static void test_shrink(void) {
 	test_shrink_noop(1920, 1080, 1920, 1080);
 	test_shrink_noop(1000, 4000, 1920, 1080);
 
-	begin("shrink refuses bad sizes");
+	check_begin("shrink refuses bad sizes");
 	struct veil_image image = make_image(10, 10, DRM_FORMAT_XRGB8888);
 	if (veil_image_shrink_to_cover(&image, 0, 10, VEIL_IMAGE_FILTER_LINEAR) != -EINVAL ||
 			veil_image_shrink_to_cover(&image, 10, -1, VEIL_IMAGE_FILTER_LINEAR) !=
 			-EINVAL ||
 			image.width != 10) {
-		fail("accepted");
+		CHECK_FAIL("accepted");
 	}
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 /* GStreamer */
@@ -1240,7 +1194,7 @@ static void check_gst_file(const char *path, int width, int height, uint32_t for
 		const uint8_t *expected, int tolerance) {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fail("no %s", path);
+		CHECK_FAIL("no %s", path);
 		return;
 	}
 	lseek(fd, 5, SEEK_SET); /* the decoder reads from the start anyway */
@@ -1250,18 +1204,18 @@ static void check_gst_file(const char *path, int width, int height, uint32_t for
 	int ret = veil_gst_image_load(fd, &image, &message);
 	double elapsed = now() - start;
 	if (ret != 0) {
-		fail("veil_gst_image_load: %d (%s)", ret, message ? message : "no message");
+		CHECK_FAIL("veil_gst_image_load: %d (%s)", ret, message ? message : "no message");
 	} else if (image.width != width || image.height != height || image.stride != width * 4) {
-		fail("size %dx%d stride %d", image.width, image.height, image.stride);
+		CHECK_FAIL("size %dx%d stride %d", image.width, image.height, image.stride);
 	} else if (image.drm_format != format) {
-		fail("format %.4s, expected %.4s", (const char *)&image.drm_format,
+		CHECK_FAIL("format %.4s, expected %.4s", (const char *)&image.drm_format,
 			(const char *)&format);
 	} else {
 		int worst = compare_pixels(&image, expected, tolerance);
 		printf("ok %s: within %d of the source, %.3f s\n", path, worst, elapsed);
 	}
 	if (lseek(fd, 0, SEEK_CUR) != 5) {
-		fail("the fd's offset moved");
+		CHECK_FAIL("the fd's offset moved");
 	}
 	free(message);
 	veil_image_finish(&image);
@@ -1269,7 +1223,7 @@ static void check_gst_file(const char *path, int width, int height, uint32_t for
 }
 
 static void expect_gst_failure(const char *what, const void *data, size_t len, int expected) {
-	begin("gst: %s", what);
+	check_begin("gst: %s", what);
 	int fd = open_data("test-png-gst-hostile", data, len);
 	struct veil_image image = {0};
 	char *message = NULL;
@@ -1277,20 +1231,20 @@ static void expect_gst_failure(const char *what, const void *data, size_t len, i
 	int ret = veil_gst_image_load(fd, &image, &message);
 	double elapsed = now() - start;
 	if (ret >= 0 || (expected != 0 && ret != expected)) {
-		fail("returned %d (%s), expected %d", ret, message ? message : "no message",
+		CHECK_FAIL("returned %d (%s), expected %d", ret, message ? message : "no message",
 			expected);
 	} else if (message == NULL || message[0] == '\0') {
-		fail("no message");
+		CHECK_FAIL("no message");
 	} else if (image.data != NULL) {
-		fail("image set on failure");
+		CHECK_FAIL("image set on failure");
 	} else if (elapsed > 2 * slack()) {
-		fail("took %.3f s", elapsed);
+		CHECK_FAIL("took %.3f s", elapsed);
 	} else {
 		printf("ok gst %s: %d %s (%.3f s)\n", what, ret, message, elapsed);
 	}
 	free(message);
 	close(fd);
-	end();
+	check_end();
 }
 
 /* Sets the size in a JPEG's first SOF segment. */
@@ -1367,9 +1321,9 @@ static void test_gst(void) {
 	/* First, so that veil_gst_image_load is the one that initialises GStreamer. */
 	expect_gst_failure("garbage bytes", garbage, sizeof(garbage), 0);
 	if (!gst_is_initialized()) {
-		begin("gst: initialised");
-		fail("veil_gst_image_load left GStreamer uninitialised");
-		end();
+		check_begin("gst: initialised");
+		CHECK_FAIL("veil_gst_image_load left GStreamer uninitialised");
+		check_end();
 		gst_init(NULL, NULL);
 	}
 	static const char text[] = "This is not a picture.\nJust some text, long enough for "
@@ -1383,15 +1337,15 @@ static void test_gst(void) {
 	write_file("test-png-quadrants.png", png, len);
 	free(png);
 
-	begin("gst: opaque PNG");
+	check_begin("gst: opaque PNG");
 	check_gst_file("test-png-quadrants.png", 64, 48, DRM_FORMAT_XRGB8888, expected, 0);
-	end();
+	check_end();
 
-	begin("gst: JPEG from jpegenc");
+	check_begin("gst: JPEG from jpegenc");
 	if (!run_pipeline("filesrc location=test-png-quadrants.png ! pngdec ! videoconvert "
 			"! video/x-raw,format=RGB ! jpegenc quality=95 "
 			"! filesink location=test-png-quadrants.jpg")) {
-		fail("cannot make a JPEG");
+		CHECK_FAIL("cannot make a JPEG");
 	} else {
 		/*
 		 * Chroma at half resolution and DCT rounding: the quadrant interiors stay within
@@ -1404,7 +1358,7 @@ static void test_gst(void) {
 		close(fd);
 		if (ret != 0 || image.width != 64 || image.height != 48 ||
 				image.drm_format != DRM_FORMAT_XRGB8888) {
-			fail("returned %d (%s), %dx%d %.4s", ret, message ? message : "",
+			CHECK_FAIL("returned %d (%s), %dx%d %.4s", ret, message ? message : "",
 				image.width, image.height, (const char *)&image.drm_format);
 		} else {
 			int worst = 0;
@@ -1423,7 +1377,7 @@ static void test_gst(void) {
 				}
 			}
 			if (worst > 10) {
-				fail("quadrant interiors differ by up to %d", worst);
+				CHECK_FAIL("quadrant interiors differ by up to %d", worst);
 			} else {
 				printf("ok JPEG: quadrant interiors within %d\n", worst);
 			}
@@ -1431,14 +1385,14 @@ static void test_gst(void) {
 		free(message);
 		veil_image_finish(&image);
 	}
-	end();
+	check_end();
 
-	begin("gst: JPEG with EXIF orientation rotate-90");
+	check_begin("gst: JPEG with EXIF orientation rotate-90");
 	if (!run_pipeline("filesrc location=test-png-quadrants.png ! pngdec ! videoconvert "
 			"! video/x-raw,format=RGB ! jpegenc quality=95 "
 			"! taginject tags=\"image-orientation=(string)rotate-90\" ! jifmux "
 			"! filesink location=test-png-rotated.jpg")) {
-		fail("cannot make a JPEG");
+		CHECK_FAIL("cannot make a JPEG");
 	} else {
 		struct veil_image image = {0};
 		int fd = open("test-png-rotated.jpg", O_RDONLY | O_CLOEXEC);
@@ -1446,7 +1400,7 @@ static void test_gst(void) {
 		int ret = veil_gst_image_load(fd, &image, &message);
 		close(fd);
 		if (ret != 0 || image.width != 48 || image.height != 64) {
-			fail("returned %d (%s), %dx%d", ret, message ? message : "", image.width,
+			CHECK_FAIL("returned %d (%s), %dx%d", ret, message ? message : "", image.width,
 				image.height);
 		} else {
 			/* Turned clockwise: the source's bottom-left quadrant is now top-left. */
@@ -1454,13 +1408,13 @@ static void test_gst(void) {
 			const uint8_t *want = quadrants[2];
 			if (abs(got[2] - want[0]) > 10 || abs(got[1] - want[1]) > 10 ||
 					abs(got[0] - want[2]) > 10) {
-				fail("top-left is %02x%02x%02x", got[2], got[1], got[0]);
+				CHECK_FAIL("top-left is %02x%02x%02x", got[2], got[1], got[0]);
 			}
 		}
 		free(message);
 		veil_image_finish(&image);
 	}
-	end();
+	check_end();
 
 	uint8_t *jpeg = read_file("test-png-quadrants.jpg", &len);
 	if (jpeg != NULL) {
@@ -1477,23 +1431,23 @@ static void test_gst(void) {
 	png = quadrant_png(true, &len, expected);
 	write_file("test-png-alpha.png", png, len);
 	free(png);
-	begin("gst: PNG with alpha, premultiplied");
+	check_begin("gst: PNG with alpha, premultiplied");
 	check_gst_file("test-png-alpha.png", 64, 48, DRM_FORMAT_ARGB8888, expected, 0);
-	end();
+	check_end();
 
 	GstElementFactory *webpenc = gst_element_factory_find("webpenc");
 	GstElementFactory *webpdec = gst_element_factory_find("webpdec");
 	if (webpenc != NULL && webpdec != NULL) {
-		begin("gst: lossless WebP with alpha");
+		check_begin("gst: lossless WebP with alpha");
 		if (!run_pipeline("filesrc location=test-png-alpha.png ! pngdec ! videoconvert "
 				"! webpenc lossless=true quality=100 "
 				"! filesink location=test-png-alpha.webp")) {
-			fail("cannot make a WebP");
+			CHECK_FAIL("cannot make a WebP");
 		} else {
 			check_gst_file("test-png-alpha.webp", 64, 48, DRM_FORMAT_ARGB8888, expected,
 				1);
 		}
-		end();
+		check_end();
 		/*
 		 * Nothing reports a WebP's size before webpdec: the raw caps are refused after it
 		 * has decoded (into a frame GStreamer allocates), so only the answer is checked.
@@ -1506,7 +1460,7 @@ static void test_gst(void) {
 		}
 		free(webp);
 	} else {
-		skip("WebP: no webpenc/webpdec");
+		check_skip("WebP: no webpenc/webpdec");
 	}
 	GstElementFactory *rsvgdec = gst_element_factory_find("rsvgdec");
 	if (rsvgdec != NULL) {
@@ -1518,7 +1472,7 @@ static void test_gst(void) {
 			"width=\"%d\" height=\"%d\"><rect width=\"100%%\" height=\"100%%\" "
 			"fill=\"#3366cc\"/></svg>\n";
 		char svg[256];
-		begin("gst: SVG");
+		check_begin("gst: SVG");
 		int svg_len = snprintf(svg, sizeof(svg), svg_format, 40, 30);
 		write_file("test-png.svg", svg, (size_t)svg_len);
 		uint8_t *blue = malloc(40 * 30 * 4);
@@ -1527,26 +1481,26 @@ static void test_gst(void) {
 		}
 		check_gst_file("test-png.svg", 40, 30, DRM_FORMAT_XRGB8888, blue, 0);
 		free(blue);
-		end();
+		check_end();
 		svg_len = snprintf(svg, sizeof(svg), svg_format, 20000, 100);
 		expect_gst_failure("SVG of 20000x100", svg, (size_t)svg_len, -EFBIG);
 		gst_object_unref(rsvgdec);
 	} else {
-		skip("SVG: no rsvgdec");
+		check_skip("SVG: no rsvgdec");
 	}
 
 	GstElementFactory *tiffenc = gst_element_factory_find("avenc_tiff");
 	GstElementFactory *tiffdec = gst_element_factory_find("avdec_tiff");
 	if (tiffenc != NULL && tiffdec != NULL) {
-		begin("gst: TIFF with alpha");
+		check_begin("gst: TIFF with alpha");
 		if (!run_pipeline("filesrc location=test-png-alpha.png ! pngdec ! videoconvert "
 				"! avenc_tiff ! filesink location=test-png-alpha.tiff")) {
-			fail("cannot make a TIFF");
+			CHECK_FAIL("cannot make a TIFF");
 		} else {
 			check_gst_file("test-png-alpha.tiff", 64, 48, DRM_FORMAT_ARGB8888, expected,
 				1);
 		}
-		end();
+		check_end();
 		/* Refused from the header: avdec_tiff would allocate (and touch) 1 GB first. */
 		size_t tiff_len;
 		uint8_t *tiff = read_file("test-png-alpha.tiff", &tiff_len);
@@ -1559,7 +1513,7 @@ static void test_gst(void) {
 		}
 		free(tiff);
 	} else {
-		skip("TIFF: no avenc_tiff/avdec_tiff");
+		check_skip("TIFF: no avenc_tiff/avdec_tiff");
 	}
 	if (tiffenc != NULL) {
 		gst_object_unref(tiffenc);
@@ -1629,7 +1583,7 @@ int main(int argc, char *argv[]) {
 		test_gst();
 	}
 
-	if (n_failed == 0) {
+	if (check_failed == 0) {
 		const char *files[] = { "test-png-case.png", "test-png-hostile.png",
 			"test-png-offset.png", "test-png-gst-hostile", "test-png-quadrants.png",
 			"test-png-quadrants.jpg", "test-png-alpha.png", "test-png-alpha.webp",
@@ -1641,9 +1595,5 @@ int main(int argc, char *argv[]) {
 	if (gst_is_initialized()) {
 		gst_deinit();
 	}
-	printf("png: %d passed, %d failed, %d skipped\n", n_passed, n_failed, n_skipped);
-	if (n_failed > 0) {
-		return 1;
-	}
-	return n_skipped > 0 ? 77 : 0;
+	return check_summary("png");
 }

@@ -23,43 +23,7 @@
 #include "decode/image.h"
 #include "decode/sniff.h"
 #include "decode/still.h"
-
-static int n_passed, n_failed, n_skipped;
-static char case_name[128];
-static bool case_ok;
-
-__attribute__((format(printf, 1, 2)))
-static void begin(const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	vsnprintf(case_name, sizeof(case_name), fmt, args);
-	va_end(args);
-	case_ok = true;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void fail(const char *fmt, ...) {
-	fprintf(stderr, "FAIL %s: ", case_name);
-	va_list args;
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fprintf(stderr, "\n");
-	case_ok = false;
-}
-
-static void end(void) {
-	if (case_ok) {
-		n_passed++;
-	} else {
-		n_failed++;
-	}
-}
-
-static void skip(const char *why) {
-	fprintf(stderr, "SKIP %s: %s\n", case_name, why);
-	n_skipped++;
-}
+#include "check.h"
 
 #define WIDTH 64
 #define HEIGHT 48
@@ -205,29 +169,29 @@ static uint8_t *make_tiff(int bits, bool be, int orientation, uint32_t width, ui
  * on failure. *name is the decoder's name.
  */
 static int load_path(const char *path, enum veil_media_kind want_kind, struct veil_image *image,
-		const char **name, char **message, bool *check_failed) {
+		const char **name, char **message, bool *by_check) {
 	*message = NULL;
 	*name = "";
-	*check_failed = false;
+	*by_check = false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fail("cannot open %s", path);
+		CHECK_FAIL("cannot open %s", path);
 		return -errno;
 	}
 	enum veil_media_kind kind = veil_media_sniff(fd, NULL);
 	if (kind != want_kind) {
-		fail("sniffed as kind %d, expected %d", (int)kind, (int)want_kind);
+		CHECK_FAIL("sniffed as kind %d, expected %d", (int)kind, (int)want_kind);
 	}
 	const struct veil_still_decoder *decoder = veil_still_decoder_find(kind, message);
 	if (decoder == NULL) {
-		fail("no decoder for kind %d: %s", (int)kind, *message != NULL ? *message : "");
+		CHECK_FAIL("no decoder for kind %d: %s", (int)kind, *message != NULL ? *message : "");
 		close(fd);
 		return -ENOTSUP;
 	}
 	*name = decoder->name;
 	int ret = decoder->check(fd, message);
 	if (ret < 0) {
-		*check_failed = true;
+		*by_check = true;
 	} else {
 		free(*message);
 		*message = NULL;
@@ -244,12 +208,12 @@ static int load_path(const char *path, enum veil_media_kind want_kind, struct ve
 static void check_quadrants(const struct veil_image *image, int width, int height,
 		const int order[4], int tolerance) {
 	if (image->width != width || image->height != height) {
-		fail("decoded to %dx%d, expected %dx%d", image->width, image->height, width,
+		CHECK_FAIL("decoded to %dx%d, expected %dx%d", image->width, image->height, width,
 			height);
 		return;
 	}
 	if (image->drm_format != DRM_FORMAT_XRGB8888) {
-		fail("an opaque image decoded to a format with alpha");
+		CHECK_FAIL("an opaque image decoded to a format with alpha");
 	}
 	for (int q = 0; q < 4; q++) {
 		int x = (q % 2) * width / 2 + width / 4;
@@ -259,7 +223,7 @@ static void check_quadrants(const struct veil_image *image, int width, int heigh
 		/* B, G, R in memory. */
 		for (int i = 0; i < 3; i++) {
 			if (abs(p[i] - c[2 - i]) > tolerance) {
-				fail("quadrant %d at %d,%d is B,G,R %d,%d,%d, expected %d,%d,%d", q, x, y,
+				CHECK_FAIL("quadrant %d at %d,%d is B,G,R %d,%d,%d, expected %d,%d,%d", q, x, y,
 					p[0], p[1], p[2], c[2], c[1], c[0]);
 				return;
 			}
@@ -271,24 +235,24 @@ static const int upright[4] = { 0, 1, 2, 3 };
 
 static void check_file(const char *what, const char *path, enum veil_media_kind kind,
 		const char *want_decoder, int width, int height, const int order[4], int tolerance) {
-	begin("%s", what);
+	check_begin("%s", what);
 	struct veil_image image = {0};
 	const char *name;
 	char *message;
-	bool check_failed;
-	int ret = load_path(path, kind, &image, &name, &message, &check_failed);
+	bool by_check;
+	int ret = load_path(path, kind, &image, &name, &message, &by_check);
 	if (ret < 0) {
-		fail("%s failed (%d): %s", check_failed ? "check" : "load", ret,
+		CHECK_FAIL("%s failed (%d): %s", by_check ? "check" : "load", ret,
 			message != NULL ? message : "(no message)");
 	} else {
 		if (strcmp(name, want_decoder) != 0) {
-			fail("decoded by %s, expected %s", name, want_decoder);
+			CHECK_FAIL("decoded by %s, expected %s", name, want_decoder);
 		}
 		check_quadrants(&image, width, height, order, tolerance);
 	}
 	free(message);
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 /*
@@ -297,34 +261,34 @@ static void check_file(const char *what, const char *path, enum veil_media_kind 
  */
 static void expect_refused(const char *what, const char *path, enum veil_media_kind kind,
 		bool at_check, int want_err, const char *needle) {
-	begin("%s", what);
+	check_begin("%s", what);
 	struct veil_image image = {0};
 	const char *name;
 	char *message;
-	bool check_failed;
-	int ret = load_path(path, kind, &image, &name, &message, &check_failed);
+	bool by_check;
+	int ret = load_path(path, kind, &image, &name, &message, &by_check);
 	if (ret >= 0) {
-		fail("decoded to %dx%d, expected a failure", image.width, image.height);
+		CHECK_FAIL("decoded to %dx%d, expected a failure", image.width, image.height);
 	} else {
-		if (check_failed != at_check) {
-			fail("refused by the %s, expected the %s: %s", check_failed ? "check" : "load",
+		if (by_check != at_check) {
+			CHECK_FAIL("refused by the %s, expected the %s: %s", by_check ? "check" : "load",
 				at_check ? "check" : "load", message != NULL ? message : "");
 		}
 		if (want_err != 0 && ret != want_err) {
-			fail("error %d (%s), expected %d", ret, message != NULL ? message : "",
+			CHECK_FAIL("error %d (%s), expected %d", ret, message != NULL ? message : "",
 				want_err);
 		}
 		if (message == NULL || message[0] == '\0') {
-			fail("no message");
+			CHECK_FAIL("no message");
 		} else if (needle != NULL && strstr(message, needle) == NULL) {
-			fail("message '%s' does not say '%s'", message, needle);
+			CHECK_FAIL("message '%s' does not say '%s'", message, needle);
 		} else {
 			printf("ok %s: %s\n", what, message);
 		}
 	}
 	free(message);
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 /* A copy of src cut to len bytes (len < 0: that many bytes fewer). */
@@ -384,12 +348,12 @@ static long long bytes_read(void) {
 
 /* A check on the compositor thread reads the header, not the picture. */
 static void expect_small_check(const char *what, const char *path, long long max) {
-	begin("%s", what);
+	check_begin("%s", what);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		fail("cannot open %s", path);
-		end();
+		CHECK_FAIL("cannot open %s", path);
+		check_end();
 		return;
 	}
 	const struct veil_still_decoder *decoder =
@@ -399,18 +363,18 @@ static void expect_small_check(const char *what, const char *path, long long max
 	int ret = decoder != NULL ? decoder->check(fd, &message) : -ENOTSUP;
 	long long n = bytes_read() - before;
 	if (ret < 0) {
-		fail("check failed (%d): %s", ret, message != NULL ? message : "");
+		CHECK_FAIL("check failed (%d): %s", ret, message != NULL ? message : "");
 	} else if (before < 0) {
-		skip("no /proc/self/io");
+		check_skip("%s: no /proc/self/io", check_case);
 	} else if (n > max) {
-		fail("read %lld bytes of a %lld-byte file, more than %lld", n,
+		CHECK_FAIL("read %lld bytes of a %lld-byte file, more than %lld", n,
 			(long long)st.st_size, max);
 	} else {
 		printf("ok %s: %lld bytes read of %lld\n", what, n, (long long)st.st_size);
 	}
 	free(message);
 	close(fd);
-	end();
+	check_end();
 }
 
 #if VEIL_HAVE_LIBWEBP || VEIL_HAVE_LIBJXL
@@ -419,21 +383,21 @@ static void check_half_red(const char *path, enum veil_media_kind kind) {
 	struct veil_image image = {0};
 	const char *name;
 	char *message;
-	bool check_failed;
-	int ret = load_path(path, kind, &image, &name, &message, &check_failed);
+	bool by_check;
+	int ret = load_path(path, kind, &image, &name, &message, &by_check);
 	if (ret < 0) {
-		fail("%s", message != NULL ? message : "failed");
+		CHECK_FAIL("%s", message != NULL ? message : "failed");
 	} else {
 		const uint8_t *p = image.data;
 		if (image.drm_format != DRM_FORMAT_ARGB8888 || p[0] > 1 || p[1] > 1 ||
 				abs(p[2] - 128) > 2 || abs(p[3] - 128) > 2) {
-			fail("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
+			CHECK_FAIL("pixel B,G,R,A %d,%d,%d,%d, expected 0,0,128,128 premultiplied",
 				p[0], p[1], p[2], p[3]);
 		}
 	}
 	free(message);
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 #endif
 
@@ -445,24 +409,24 @@ static void expect_no_decoder(const char *path, enum veil_media_kind want_kind,
 	enum veil_media_kind kind = veil_media_sniff(fd, NULL);
 	char *message = NULL;
 	if (kind != want_kind) {
-		fail("sniffed as kind %d", (int)kind);
+		CHECK_FAIL("sniffed as kind %d", (int)kind);
 	} else if (veil_still_decoder_find(kind, &message) != NULL) {
-		fail("a decoder without %s", library);
+		CHECK_FAIL("a decoder without %s", library);
 	} else if (message == NULL || strstr(message, library) == NULL) {
-		fail("message '%s' does not name %s", message != NULL ? message : "", library);
+		CHECK_FAIL("message '%s' does not name %s", message != NULL ? message : "", library);
 	}
 	free(message);
 	close(fd);
-	end();
+	check_end();
 }
 #endif
 
 static void test_heif(void) {
 #if VEIL_HAVE_LIBHEIF
-	begin("AVIF encode");
+	check_begin("AVIF encode");
 	if (!encode("ffmpeg -y -i test-stills.ppm -c:v libaom-av1 -still-picture 1 "
 			"-pix_fmt yuv444p -crf 12 -cpu-used 8 test-stills.avif")) {
-		skip("ffmpeg cannot encode AVIF (libaom-av1)");
+		check_skip("%s: ffmpeg cannot encode AVIF (libaom-av1)", check_case);
 	} else {
 		check_file("AVIF 4:4:4", "test-stills.avif", VEIL_MEDIA_HEIF, "libheif", WIDTH,
 			HEIGHT, upright, 24);
@@ -484,11 +448,12 @@ static void test_heif(void) {
 		expect_refused("AVIF 100000x100000", "test-stills-big.avif", VEIL_MEDIA_HEIF, true,
 			-EFBIG, "limit");
 	}
-	begin("HEIC encode");
+	check_begin("HEIC encode");
 	if (!encode("ffmpeg -y -i test-stills.ppm test-stills.png && "
 			"heif-enc -q 95 -o test-stills.heic test-stills.png && "
 			"heif-enc -q 95 --rotate-cw 90 -o test-stills-rot.heic test-stills.png")) {
-		skip("heif-enc cannot encode HEIC (libheif-examples, libheif-plugin-x265)");
+		check_skip("%s: heif-enc cannot encode HEIC (libheif-examples, "
+			"libheif-plugin-x265)", check_case);
 	} else {
 		check_file("HEIC", "test-stills.heic", VEIL_MEDIA_HEIF, "libheif", WIDTH, HEIGHT,
 			upright, 40);
@@ -508,10 +473,10 @@ static void test_heif(void) {
 	}
 #else
 	/* Nothing else decodes them: refused with a sentence that says why. */
-	begin("AVIF without libheif");
+	check_begin("AVIF without libheif");
 	if (!encode("ffmpeg -y -i test-stills.ppm -c:v libaom-av1 -still-picture 1 "
 			"-cpu-used 8 test-stills.avif")) {
-		skip("ffmpeg cannot encode AVIF (libaom-av1)");
+		check_skip("%s: ffmpeg cannot encode AVIF (libaom-av1)", check_case);
 		return;
 	}
 	expect_no_decoder("test-stills.avif", VEIL_MEDIA_HEIF, "libheif");
@@ -520,10 +485,10 @@ static void test_heif(void) {
 
 static void test_webp(void) {
 #if VEIL_HAVE_LIBWEBP
-	begin("WebP encode");
+	check_begin("WebP encode");
 	if (!encode("ffmpeg -y -i test-stills.ppm -c:v libwebp -lossless 1 test-stills-ll.webp && "
 			"ffmpeg -y -i test-stills.ppm -c:v libwebp -quality 95 test-stills.webp")) {
-		skip("ffmpeg cannot encode WebP (libwebp)");
+		check_skip("%s: ffmpeg cannot encode WebP (libwebp)", check_case);
 		return;
 	}
 	check_file("WebP lossless", "test-stills-ll.webp", VEIL_MEDIA_WEBP, "libwebp", WIDTH,
@@ -531,36 +496,36 @@ static void test_webp(void) {
 	check_file("WebP lossy", "test-stills.webp", VEIL_MEDIA_WEBP, "libwebp", WIDTH, HEIGHT,
 		upright, 40);
 
-	begin("WebP alpha");
+	check_begin("WebP alpha");
 	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
 			"-c:v libwebp -lossless 1 test-stills-alpha.webp")) {
 		check_half_red("test-stills-alpha.webp", VEIL_MEDIA_WEBP);
 	} else {
-		skip("ffmpeg cannot encode WebP with alpha");
+		check_skip("%s: ffmpeg cannot encode WebP with alpha", check_case);
 	}
 
 	/* Animated: the first frame (the quadrants), whatever follows (blue). */
-	begin("WebP animated encode");
+	check_begin("WebP animated encode");
 	if (encode("ffmpeg -y -loop 1 -t 1 -i test-stills.ppm -f lavfi -i color=c=blue:s=%dx%d:d=1 "
 			"-filter_complex '[0][1]concat=n=2,fps=2' -frames:v 4 -c:v libwebp_anim "
 			"-lossless 1 -loop 0 test-stills-anim.webp", WIDTH, HEIGHT)) {
 		/* ffmpeg's animated WebP goes through YUV even when lossless: a tolerance. */
 		check_file("WebP animated: its first frame", "test-stills-anim.webp",
 			VEIL_MEDIA_WEBP, "libwebp", WIDTH, HEIGHT, upright, 24);
-		begin("WebP animated: its frames counted");
+		check_begin("WebP animated: its frames counted");
 		struct veil_image image = {0};
 		const char *name;
 		char *message;
-		bool check_failed;
+		bool by_check;
 		if (load_path("test-stills-anim.webp", VEIL_MEDIA_WEBP, &image, &name, &message,
-				&check_failed) == 0 && image.frames < 2) {
-			fail("%d frames, expected more than one", image.frames);
+				&by_check) == 0 && image.frames < 2) {
+			CHECK_FAIL("%d frames, expected more than one", image.frames);
 		}
 		free(message);
 		veil_image_finish(&image);
-		end();
+		check_end();
 	} else {
-		skip("ffmpeg cannot encode animated WebP");
+		check_skip("%s: ffmpeg cannot encode animated WebP", check_case);
 	}
 
 	truncate_copy("test-stills.webp", "test-stills-cut.webp", -30);
@@ -586,9 +551,9 @@ static void test_webp(void) {
 		"16384x16384");
 #else
 	/* GStreamer's webpdec instead. */
-	begin("WebP encode");
+	check_begin("WebP encode");
 	if (!encode("ffmpeg -y -i test-stills.ppm -c:v libwebp -lossless 1 test-stills-ll.webp")) {
-		skip("ffmpeg cannot encode WebP (libwebp)");
+		check_skip("%s: ffmpeg cannot encode WebP (libwebp)", check_case);
 		return;
 	}
 	check_file("WebP lossless through GStreamer", "test-stills-ll.webp", VEIL_MEDIA_WEBP,
@@ -691,16 +656,16 @@ static uint8_t gradient(int x, int y, int i) {
 
 /* Through veil_still_decode, as veil-decoder decodes: every pixel, the colour's word. */
 static void check_gradient(const char *what, const char *path) {
-	begin("%s", what);
+	check_begin("%s", what);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	enum veil_media_kind kind = fd >= 0 ? veil_media_sniff(fd, NULL) : VEIL_MEDIA_UNKNOWN;
 	const struct veil_still_decoder *decoder = veil_still_decoder_find(kind, NULL);
 	if (fd < 0 || kind != VEIL_MEDIA_JXL || decoder == NULL) {
-		fail("%s: not opened or not sniffed as JPEG XL (kind %d)", path, (int)kind);
+		CHECK_FAIL("%s: not opened or not sniffed as JPEG XL (kind %d)", path, (int)kind);
 		if (fd >= 0) {
 			close(fd);
 		}
-		end();
+		check_end();
 		return;
 	}
 	struct veil_image image = {0};
@@ -712,10 +677,10 @@ static void check_gradient(const char *what, const char *path) {
 		&height, &used, &shrink_error, &colour, &message);
 	close(fd);
 	if (ret < 0) {
-		fail("decode failed (%d): %s", ret, message != NULL ? message : "");
+		CHECK_FAIL("decode failed (%d): %s", ret, message != NULL ? message : "");
 	} else if (image.width != WIDTH || image.height != HEIGHT ||
 			image.drm_format != DRM_FORMAT_XRGB8888 || strcmp(used->name, "libjxl") != 0) {
-		fail("decoded by %s to %dx%d, format %#x", used->name, image.width, image.height,
+		CHECK_FAIL("decoded by %s to %dx%d, format %#x", used->name, image.width, image.height,
 			image.drm_format);
 	} else {
 		int wrong = 0;
@@ -726,7 +691,7 @@ static void check_gradient(const char *what, const char *path) {
 				if (p[0] != gradient(x, y, 2) || p[1] != gradient(x, y, 1) ||
 						p[2] != gradient(x, y, 0) || p[3] != 0xff) {
 					if (wrong++ == 0) {
-						fail("pixel %d,%d is B,G,R,A %d,%d,%d,%d, expected %d,%d,%d",
+						CHECK_FAIL("pixel %d,%d is B,G,R,A %d,%d,%d,%d, expected %d,%d,%d",
 							x, y, p[0], p[1], p[2], p[3], gradient(x, y, 2),
 							gradient(x, y, 1), gradient(x, y, 0));
 					}
@@ -734,9 +699,9 @@ static void check_gradient(const char *what, const char *path) {
 			}
 		}
 		if (wrong > 0) {
-			fail("%d of %d pixels differ", wrong, WIDTH * HEIGHT);
+			CHECK_FAIL("%d of %d pixels differ", wrong, WIDTH * HEIGHT);
 		} else if (strstr(colour.said, "sRGB") == NULL || colour.fell_back) {
-			fail("colour said '%s'", colour.said);
+			CHECK_FAIL("colour said '%s'", colour.said);
 		} else {
 			printf("ok %s: %d pixels exact, colour '%s'\n", what, WIDTH * HEIGHT,
 				colour.said);
@@ -744,7 +709,7 @@ static void check_gradient(const char *what, const char *path) {
 	}
 	free(message);
 	veil_image_finish(&image);
-	end();
+	check_end();
 }
 
 /* A bare codestream's header declaring width x height, then pad bytes of 0x55. */
@@ -779,27 +744,27 @@ static void write_jxl_header(const char *path, uint32_t width, uint32_t height, 
 
 static void test_jxl(void) {
 #if VEIL_HAVE_LIBJXL
-	begin("JPEG XL encode");
+	check_begin("JPEG XL encode");
 	write_ppm("test-stills-grad.ppm", gradient);
 	if (!encode("cjxl -d 0 test-stills-grad.ppm test-stills-grad.jxl && "
 			"cjxl -d 0 --container=1 test-stills-grad.ppm test-stills-grad-box.jxl && "
 			"cjxl -d 1 test-stills.ppm test-stills.jxl")) {
-		fail("cjxl cannot encode (libjxl-tools)");
-		end();
+		CHECK_FAIL("cjxl cannot encode (libjxl-tools)");
+		check_end();
 		return;
 	}
-	end();
+	check_end();
 	check_gradient("JPEG XL lossless codestream, every pixel", "test-stills-grad.jxl");
 	check_gradient("JPEG XL lossless container, every pixel", "test-stills-grad-box.jxl");
 	check_file("JPEG XL lossy (XYB)", "test-stills.jxl", VEIL_MEDIA_JXL, "libjxl", WIDTH,
 		HEIGHT, upright, 12);
-	begin("JPEG XL alpha");
+	check_begin("JPEG XL alpha");
 	if (encode("ffmpeg -y -f lavfi -i color=c=red@0.5:s=16x16,format=rgba -frames:v 1 "
 			"test-stills-alpha.png && cjxl -d 0 test-stills-alpha.png test-stills-alpha.jxl")) {
 		check_half_red("test-stills-alpha.jxl", VEIL_MEDIA_JXL);
 	} else {
-		fail("ffmpeg or cjxl cannot make the half-transparent picture");
-		end();
+		CHECK_FAIL("ffmpeg or cjxl cannot make the half-transparent picture");
+		check_end();
 	}
 	if (encode("ffmpeg -y -f lavfi -i 'nullsrc=s=1024x768,geq=random(1)*255:128:128' "
 			"-frames:v 1 test-stills-noise.png && cjxl -d 1 --container=1 "
@@ -808,9 +773,9 @@ static void test_jxl(void) {
 		expect_small_check("JPEG XL check reads its header only", "test-stills-noise.jxl",
 			4096 + 1024);
 	} else {
-		begin("JPEG XL noise encode");
-		fail("ffmpeg or cjxl cannot make the noise picture");
-		end();
+		check_begin("JPEG XL noise encode");
+		CHECK_FAIL("ffmpeg or cjxl cannot make the noise picture");
+		check_end();
 	}
 	truncate_copy("test-stills-grad-box.jxl", "test-stills-cut.jxl", -40);
 	expect_refused("JPEG XL truncated in its picture", "test-stills-cut.jxl", VEIL_MEDIA_JXL,
@@ -830,7 +795,7 @@ static void test_jxl(void) {
 	expect_refused("JPEG XL corrupt", "test-stills-bad.jxl", VEIL_MEDIA_JXL, false, -EINVAL,
 		"corrupt JPEG XL");
 #else
-	begin("JPEG XL without libjxl");
+	check_begin("JPEG XL without libjxl");
 	static const uint8_t codestream[] = { 0xff, 0x0a, 0, 0, 0, 0 };
 	write_file("test-stills-big.jxl", codestream, sizeof(codestream));
 	expect_no_decoder("test-stills-big.jxl", VEIL_MEDIA_JXL, "libjxl");
@@ -843,8 +808,7 @@ int main(int argc, char *argv[]) {
 	test_webp();
 	test_tiff();
 	test_jxl();
-	printf("%d passed, %d failed, %d skipped\n", n_passed, n_failed, n_skipped);
-	if (n_failed == 0) {
+	if (check_failed == 0) {
 		const char *files[] = { "test-stills.ppm", "test-stills.png", "test-stills.avif",
 			"test-stills-cut.avif", "test-stills-big.avif", "test-stills.heic",
 			"test-stills-rot.heic", "test-stills-cut.heic", "test-stills-ll.webp",
@@ -861,5 +825,5 @@ int main(int argc, char *argv[]) {
 			unlink(files[i]);
 		}
 	}
-	return n_failed == 0 ? 0 : 1;
+	return check_summary("stills");
 }

@@ -26,9 +26,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-sys.path.insert(0, os.path.join(HERE, '..', 'fault'))
-import faultlib as fl  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, '..'))
+from veiltest import fault as fl  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 SUPPRESSIONS = os.path.join(HERE, 'veil.supp')
@@ -151,7 +150,7 @@ def request(c, kind, payload=''):
     under valgrind, with a decoder thread sharing valgrind's one running thread, a reply can
     take longer. Returns the reply's JSON.
     """
-    c._require_alive(f'IPC request {kind}')
+    c.require_alive(f'IPC request {kind}')
     try:
         r = fl.RawClient(c.swaysock, timeout=300)
         try:

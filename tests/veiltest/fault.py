@@ -1,6 +1,6 @@
 """
-faultlib: what the fault tests add to veiltest (tests/integration/veiltest.py), whose Test,
-Compositor, msg and screenshot helpers they use as they are:
+veiltest.fault: what the fault tests add to the package's Test, Compositor, msg and
+screenshot helpers:
 
   - the compositor's resources from /proc: resident memory, open descriptors, CPU time;
   - Bounded, which records them around rounds of a fault and checks that the later rounds
@@ -11,19 +11,13 @@ Compositor, msg and screenshot helpers they use as they are:
 """
 import json
 import os
-import socket
-import struct
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
-import veiltest as vt  # noqa: E402
-
-IPC_MAGIC = b'i3-ipc'
-IPC_COMMAND = 0
-IPC_GET_OUTPUTS = 3
-IPC_GET_VERSION = 7
+import veiltest as vt
+from .ipc import MAGIC as IPC_MAGIC, Ipc
+from .ipc import GET_OUTPUTS as IPC_GET_OUTPUTS, GET_VERSION as IPC_GET_VERSION  # noqa: F401
+from .ipc import RUN_COMMAND as IPC_COMMAND  # noqa: F401
+from .proc import cpu_seconds, fd_count, rss_kb, sanitized, thread_count  # noqa: F401
 
 
 # --- the compositor's resources ---
@@ -40,38 +34,6 @@ def compositor_env():
     if os.environ.get('VEIL_FAULT_ARENAS') == 'default':
         return {}
     return {'GLIBC_TUNABLES': 'glibc.malloc.arena_max=1'}
-
-
-def rss_kb(pid):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
-
-
-def thread_count(pid):
-    return len(os.listdir(f'/proc/{pid}/task'))
-
-
-def sanitized(pid):
-    """Whether the process runs with AddressSanitizer (linked in, or libasan loaded)."""
-    try:
-        with open(f'/proc/{pid}/maps') as f:
-            if 'libasan' in f.read():
-                return True
-        with open(f'/proc/{pid}/exe', 'rb') as f:
-            return b'__asan_init' in f.read()
-    except OSError:
-        return False
-
-
-def cpu_seconds(pid):
-    """User and system CPU time the process (all its threads) has used."""
-    with open(f'/proc/{pid}/stat') as f:
-        fields = f.read().rsplit(')', 1)[1].split()
-    ticks = os.sysconf('SC_CLK_TCK')
-    return (int(fields[11]) + int(fields[12])) / ticks
 
 
 class Bounded:
@@ -151,71 +113,14 @@ class Bounded:
 
 # --- raw IPC ---
 
-class RawClient:
-    """One connection to the IPC socket, speaking (or mangling) sway's framing."""
+class RawClient(Ipc):
+    """One connection to the IPC socket, speaking (or mangling) sway's framing: request()
+    answers (type, payload bytes)."""
 
     def __init__(self, path, timeout=10.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        # A full listen backlog answers EAGAIN at once (swaymsg's blocking connect waits):
-        # wait for the compositor to accept, as swaymsg would, but not forever.
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock.connect(path)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    self.sock.close()
-                    raise
-                time.sleep(0.005)
+        super().__init__(path, timeout)
 
-    def send_raw(self, data):
-        self.sock.sendall(data)
-
-    def send(self, kind, payload=b''):
-        if isinstance(payload, str):
-            payload = payload.encode()
-        self.send_raw(IPC_MAGIC + struct.pack('=II', len(payload), kind) + payload)
-
-    def _recv_exact(self, n):
-        buf = b''
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise EOFError(f'connection closed after {len(buf)} of {n} bytes')
-            buf += chunk
-        return buf
-
-    def recv(self):
-        """(type, payload) of the next reply."""
-        head = self._recv_exact(14)
-        if head[:6] != IPC_MAGIC:
-            raise ValueError(f'bad magic in reply: {head[:6]!r}')
-        length, kind = struct.unpack('=II', head[6:])
-        return kind, self._recv_exact(length)
-
-    def request(self, kind, payload=b''):
-        self.send(kind, payload)
-        return self.recv()
-
-    def closed_by_peer(self, timeout=5.0):
-        """Whether the compositor closes the connection within timeout (reading what comes)."""
-        self.sock.settimeout(timeout)
-        try:
-            while True:
-                if not self.sock.recv(65536):
-                    return True
-        except socket.timeout:
-            return False
-        except (ConnectionResetError, BrokenPipeError):
-            return True
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+    request = Ipc.exchange
 
 
 def ipc_alive(c):

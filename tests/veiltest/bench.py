@@ -1,5 +1,6 @@
 """
-benchlib: what bench.py, compare.py and soak.py share.
+veiltest.bench: what bench.py, compare.py and soak.py add to the package (its Compositor, Ipc
+and /proc readers are veiltest's own).
 
 - Processes under test: veil-tinywl and sway 1.12, both on wlroots' headless backend with the
   pixman renderer, each in a private XDG_RUNTIME_DIR; GStreamer clients (gst-launch-1.0).
@@ -19,23 +20,26 @@ import argparse
 import json
 import os
 import re
-import select
 import shlex
 import shutil
 import signal
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
+from . import Compositor as _Compositor, Failure, base_env, quote, stop_process  # noqa: F401
+from . import wait_until  # noqa: F401
+from .base import READY_TIMEOUT, say  # noqa: F401
+from .ipc import GET_OUTPUTS, GET_TREE, GET_VERSION, RUN_COMMAND, Ipc  # noqa: F401
+# The benches read /proc through these names (bl.proc_stat(), ...): veiltest.proc's.
+from .proc import (CLK_TCK, NCPU, count_fds, descendants, loadavg, machine_ticks,  # noqa: F401
+                   names_diff, ppid_of, proc_stat, proc_status, pss_by_kind, pss_kib, read_text,
+                   self_ticks, smaps, smaps_lines, smaps_mappings, uptime_ticks)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-
-CLK_TCK = os.sysconf('SC_CLK_TCK')
-NCPU = os.cpu_count() or 1
 
 # A run is flagged as loaded when programs other than the ones measured (and this harness)
 # used more than this share of one core on average over the sampled window, or more than
@@ -43,256 +47,14 @@ NCPU = os.cpu_count() or 1
 LOADED_MEAN = 0.25
 LOADED_PEAK = 1.0
 
-READY_TIMEOUT = 60.0
-IPC_TIMEOUT = 60.0
-
-
-class BenchError(Exception):
-    """Something the run cannot go on without; its message says what."""
-
-
-def say(*args):
-    print(*args, flush=True)
-
-
-def quote(path):
-    """A path as one word of a sway command."""
-    if re.fullmatch(r'[A-Za-z0-9_./+=:@%-]+', path):
-        return path
-    if '"' in path or '\\' in path:
-        raise BenchError(f'cannot quote {path!r} for a command')
-    return '"' + path + '"'
+# Something the run cannot go on without; its message says what.
+BenchError = Failure
 
 
 def need(*tools):
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         raise BenchError(f'missing {", ".join(missing)} (run inside tools/devroot)')
-
-
-# --- /proc ---
-
-def read_text(path):
-    with open(path, 'rb') as f:
-        return f.read().decode('utf-8', 'replace')
-
-
-def proc_stat(pid, tid=None, children=False):
-    """
-    (comm, utime, stime, threads, starttime) of a process or thread, in clock ticks. children:
-    add the time of the children it has reaped (cutime, cstime): sway's swaybg runs that ended.
-    """
-    path = f'/proc/{pid}/stat' if tid is None else f'/proc/{pid}/task/{tid}/stat'
-    text = read_text(path)
-    lp, rp = text.index('('), text.rindex(')')
-    comm = text[lp + 1:rp]
-    f = text[rp + 2:].split()
-    # f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17,
-    # num_threads 20, starttime 22.
-    ut, st = int(f[11]), int(f[12])
-    if children:
-        ut, st = ut + int(f[13]), st + int(f[14])
-    return comm, ut, st, int(f[17]), int(f[19])
-
-
-def proc_status(pid, tid=None):
-    path = f'/proc/{pid}/status' if tid is None else f'/proc/{pid}/task/{tid}/status'
-    out = {}
-    for line in read_text(path).splitlines():
-        k, _, v = line.partition(':')
-        v = v.strip()
-        if v.endswith(' kB'):
-            v = v[:-3]
-        out[k] = v
-    return out
-
-
-def smaps_mappings(pid):
-    """
-    Each mapping of /proc/PID/smaps as (name, size, fields): its path or [heap], [stack],
-    '' (anonymous); its size and the fields' values (Rss, Pss, Anonymous, ...) in KiB.
-    """
-    out = []
-    for line in read_text(f'/proc/{pid}/smaps').splitlines():
-        head = line.split(None, 5)
-        if head and '-' in head[0] and len(head) >= 5 and ':' not in head[0]:
-            lo, _, hi = head[0].partition('-')
-            fields = {}
-            out.append((head[5].strip() if len(head) > 5 else '',
-                        (int(hi, 16) - int(lo, 16)) // 1024, fields))
-            continue
-        k, _, v = line.partition(':')
-        v = v.split()
-        if out and len(v) == 2 and v[1] == 'kB':
-            out[-1][2][k] = int(v[0])
-    return out
-
-
-def smaps(pid):
-    """
-    Resident memory by kind, from /proc/PID/smaps (KiB): 'files' (libraries and other mapped
-    files), 'heap' (glibc's main arena), 'stacks', 'anon' (other anonymous memory: glibc's
-    thread arenas and its mmap()ed large blocks, such as video frames), and 'big': the
-    anonymous mappings of 1 MiB or more as (size, rss) pairs.
-    """
-    out = {'files': 0, 'heap': 0, 'stacks': 0, 'anon': 0, 'big': []}
-    for name, size, fields in smaps_mappings(pid):
-        rss = fields.get('Rss', 0)
-        if name == '[heap]':
-            out['heap'] += rss
-        elif name.startswith('[stack'):
-            out['stacks'] += rss
-        elif name.startswith('/') or name.startswith('memfd:'):
-            out['files'] += rss
-        elif name == '' or name.startswith('[anon'):
-            out['anon'] += rss
-            if size >= 1024:
-                out['big'].append((size, rss))
-    return out
-
-
-def mapping_kind(name):
-    """
-    What a mapping of smaps is, for pss_by_kind(): 'memfd NAME' (a memfd: GStreamer's
-    gst-shm pool, veil's frames, wlroots' and clients' shm buffers), 'shm NAME' (a file of
-    /dev/shm, its random suffix dropped), 'heap', 'anon', 'stack', 'libraries' (shared
-    objects) or 'files' (other mapped files, the vdso).
-    """
-    name = name.removesuffix(' (deleted)')
-    if name.startswith('/memfd:'):
-        return 'memfd ' + name[len('/memfd:'):]
-    if name.startswith('/dev/shm/'):
-        return 'shm ' + re.sub(r'[-_.]?[A-Za-z0-9]{6}$', '', name[len('/dev/shm/'):])
-    if name == '[heap]':
-        return 'heap'
-    if name == '' or name.startswith('[anon'):
-        return 'anon'
-    if name.startswith('[stack'):
-        return 'stack'
-    if re.search(r'\.so(\.[0-9.]+)?$', name):
-        return 'libraries'
-    return 'files'
-
-
-def pss_by_kind(pid):
-    """{kind (mapping_kind()): PSS in KiB} of a process, and 'total'; {} once it has gone."""
-    out = {'total': 0}
-    try:
-        maps = smaps_mappings(pid)
-    except OSError:
-        return {}
-    for name, _, fields in maps:
-        pss = fields.get('Pss', 0)
-        if pss:
-            kind = mapping_kind(name)
-            out[kind] = out.get(kind, 0) + pss
-            out['total'] += pss
-    return out
-
-
-def pss_kib(pid):
-    """
-    Proportional set size (/proc/PID/smaps_rollup): pages shared by the compositor and a
-    helper (the frames' memfds, libraries) count half in each, so that the sum counts them once.
-    """
-    try:
-        for line in read_text(f'/proc/{pid}/smaps_rollup').splitlines():
-            if line.startswith('Pss:'):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def smaps_lines(before, after):
-    """The report's lines for what grew between two smaps() readings."""
-    def d(key):
-        return (after[key] - before[key]) / 1024.0
-    lines = [f'Memory by kind, growth over the wallpaper-less compositor (smaps, at the end): '
-             f'mapped files (libraries, plugins) {d("files"):+.1f} MiB, main heap '
-             f'{d("heap"):+.1f} MiB, other anonymous {d("anon"):+.1f} MiB']
-    sizes = {}
-    for size, rss in after['big']:
-        n, total = sizes.get(size, (0, 0))
-        sizes[size] = (n + 1, total + rss)
-    if sizes:
-        top = sorted(sizes.items(), key=lambda kv: -kv[1][1])[:8]
-        lines.append('Anonymous mappings of 1 MiB or more (count x size: resident): ' +
-                     ', '.join(f'{n} x {size / 1024:.1f} MiB: {total / 1024:.1f}'
-                               for size, (n, total) in top))
-    return lines
-
-
-def count_fds(pid):
-    try:
-        return len(os.listdir(f'/proc/{pid}/fd'))
-    except OSError:
-        return 0
-
-
-def names_diff(before, after):
-    """(appeared, gone): two samples' thread_names, each 'name' or 'name xN'."""
-    a, b = {}, {}
-    for d, text in ((a, before), (b, after)):
-        for n in filter(None, (text or '').split(';')):
-            d[n] = d.get(n, 0) + 1
-
-    def fmt_names(x, y):
-        out = []
-        for n in sorted(x):
-            k = x[n] - y.get(n, 0)
-            if k > 0:
-                out.append(n if k == 1 else f'{n} x{k}')
-        return ', '.join(out) or 'none'
-    return fmt_names(b, a), fmt_names(a, b)
-
-
-def ppid_of(pid):
-    try:
-        text = read_text(f'/proc/{pid}/stat')
-    except OSError:
-        return None
-    return int(text[text.rindex(')') + 2:].split()[1])
-
-
-def descendants(pid):
-    """Every live process below pid (not pid itself)."""
-    children = {}
-    for name in os.listdir('/proc'):
-        if not name.isdigit():
-            continue
-        p = ppid_of(int(name))
-        if p is not None:
-            children.setdefault(p, []).append(int(name))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
-
-
-def uptime_ticks():
-    return float(read_text('/proc/uptime').split()[0]) * CLK_TCK
-
-
-def machine_ticks():
-    """(busy, total) clock ticks of every CPU since boot, from /proc/stat."""
-    f = [int(x) for x in read_text('/proc/stat').splitlines()[0].split()[1:]]
-    # user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
-    # in user.
-    total = sum(f[:8])
-    idle = f[3] + f[4]
-    return total - idle, total
-
-
-def loadavg():
-    return tuple(float(x) for x in read_text('/proc/loadavg').split()[:3])
-
-
-def self_ticks():
-    t = os.times()
-    return (t.user + t.system + t.children_user + t.children_system) * CLK_TCK
 
 
 # --- statistics ---
@@ -377,62 +139,6 @@ def fmt(v, digits=1, unit=''):
     return f'{v:.{digits}f}{unit}'
 
 
-# --- sway IPC ---
-
-IPC_MAGIC = b'i3-ipc'
-RUN_COMMAND, GET_OUTPUTS, GET_TREE, GET_VERSION = 0, 3, 4, 7
-
-
-class Ipc:
-    """One connection to a sway-IPC socket (veil-tinywl's or sway's)."""
-
-    def __init__(self, path, timeout=IPC_TIMEOUT):
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.requests = 0
-
-    def _recv(self, n):
-        buf = b''
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise BenchError(f'{self.path}: the compositor closed the IPC connection')
-            buf += chunk
-        return buf
-
-    def request(self, kind, payload=''):
-        data = payload.encode()
-        self.sock.sendall(IPC_MAGIC + struct.pack('<II', len(data), kind) + data)
-        self.requests += 1
-        head = self._recv(14)
-        if head[:6] != IPC_MAGIC:
-            raise BenchError(f'{self.path}: not an i3-ipc reply')
-        n, _ = struct.unpack('<II', head[6:])
-        return json.loads(self._recv(n))
-
-    def command(self, cmd):
-        """Runs a command; returns (ok, error text)."""
-        reply = self.request(RUN_COMMAND, cmd)
-        errors = [r.get('error', 'failed') for r in reply if not r.get('success')]
-        return not errors, '; '.join(errors)
-
-    def must(self, cmd):
-        ok, err = self.command(cmd)
-        if not ok:
-            raise BenchError(f'{cmd!r} failed: {err}')
-
-    def outputs(self):
-        return {o['name']: o for o in self.request(GET_OUTPUTS)}
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-
 # --- processes ---
 
 class Runtime:
@@ -449,241 +155,19 @@ class Runtime:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def base_env():
-    env = dict(os.environ)
-    for k in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK', 'I3SOCK'):
-        env.pop(k, None)
-    return env
-
-
-def stop_process(proc, timeout=10.0, ipc=None):
-    """Asks nicely (IPC exit when given), then SIGTERM, then SIGKILL; returns the status."""
-    if proc is None:
-        return None
-    if proc.poll() is None and ipc is not None:
-        try:
-            ipc.command('exit')
-        except Exception:
-            pass
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            pass
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
-
-
-class Compositor:
+def Compositor(kind, binary, outdir, outputs=1, size=(1920, 1080), env=None, debug=False,
+               name=None, sway_config_extra=(), args=(), backend='headless',
+               parent_display=None):
     """
-    veil-tinywl (kind 'veil') or sway (kind 'sway') on the headless backend with pixman, with
-    `outputs` outputs of `size` (set before any client starts). Environment extras go in env.
-    After start(): .pid, .ipc, .client_env (for clients and grim), .log_path.
-
-    veil-tinywl only: args are more words of its command line (--renderer import); backend
-    'wayland' runs it nested in the Wayland session at parent_display (a socket's absolute
-    path), 'drm' on this seat's displays (a free VT): wlroots then picks the renderer and the
-    outputs are what the backend has (output_names, found after start()), at their own size.
+    The one veiltest.Compositor with a bench's arguments: veil-tinywl (kind 'veil') or sway
+    (kind 'sway') with `outputs` outputs of `size`, its log in outdir. After start(): .pid,
+    .ipc, .client_env (for clients and grim), .log_path, .output_names; .exit_status after
+    stop(). args are more words of veil-tinywl's command line (--renderer import).
     """
-
-    def __init__(self, kind, binary, outdir, outputs=1, size=(1920, 1080), env=None,
-                 debug=False, name=None, sway_config_extra=(), args=(), backend='headless',
-                 parent_display=None):
-        self.args = list(args)
-        self.backend = backend
-        self.parent_display = parent_display
-        self.kind = kind
-        self.binary = binary
-        self.outdir = outdir
-        self.n_outputs = outputs
-        self.size = size
-        self.extra_env = dict(env or {})
-        self.debug = debug
-        self.name = name or kind
-        self.sway_config_extra = list(sway_config_extra)
-        self.proc = None
-        self.ipc = None
-        self.rt = None
-        self.pid = None
-        self.log_path = os.path.join(outdir, f'{self.name}.log')
-        self.output_names = [f'HEADLESS-{i + 1}' for i in range(outputs)]
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def start(self):
-        self.rt = Runtime(f'veil-bench-{self.kind}')
-        env = base_env()
-        env.update({
-            'XDG_RUNTIME_DIR': self.rt.dir,
-            'WLR_BACKENDS': 'headless',
-            'WLR_RENDERER': 'pixman',
-            'WLR_HEADLESS_OUTPUTS': str(self.n_outputs),
-            'WLR_LIBINPUT_NO_DEVICES': '1',
-        })
-        if self.backend != 'headless':
-            for k in ('WLR_RENDERER', 'WLR_HEADLESS_OUTPUTS', 'WLR_LIBINPUT_NO_DEVICES'):
-                env.pop(k)
-            env['WLR_BACKENDS'] = {'wayland': 'wayland', 'drm': 'drm,libinput'}[self.backend]
-            if self.backend == 'wayland':
-                env['WAYLAND_DISPLAY'] = self.parent_display
-        env.update(self.extra_env)
-        w, h = self.size
-        log = open(self.log_path, 'wb')
-        if self.kind == 'veil':
-            env['SWAYSOCK'] = self.rt.path('veil-tinywl.sock')
-            argv = [self.binary] + self.args + (['-d'] if self.debug else [])
-            self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=log,
-                                         stdin=subprocess.DEVNULL)
-            line = self._read_ready()
-            m = re.search(r'WAYLAND_DISPLAY=(\S+) SWAYSOCK=(\S+)', line)
-            if not m:
-                raise BenchError(f'veil-tinywl said {line!r}')
-            display, sock = m.group(1), m.group(2)
-        else:
-            config = self.rt.path('sway.config')
-            with open(config, 'w') as f:
-                for name in self.output_names:
-                    f.write(f'output {name} resolution {w}x{h}\n')
-                f.write('xwayland disable\ndefault_border none\n'
-                        'default_floating_border none\nfocus_on_window_activation none\n')
-                for line in self.sway_config_extra:
-                    f.write(line + '\n')
-            sock = env['SWAYSOCK'] = self.rt.path('sway.sock')
-            argv = [self.binary, '-c', config] + (['-d'] if self.debug else [])
-            self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=log,
-                                         stdin=subprocess.DEVNULL)
-            display = self._wait_sway_display(sock)
-        self.pid = self.proc.pid
-        self.ipc = Ipc(sock)
-        self.client_env = base_env()
-        self.client_env.update({'XDG_RUNTIME_DIR': self.rt.dir, 'WAYLAND_DISPLAY': display,
-                                'SWAYSOCK': sock})
-        if self.backend != 'headless':
-            wait_until(lambda: self.ipc.outputs(), 'the backend\'s outputs', alive=self.alive)
-            self.output_names = sorted(self.ipc.outputs())
-            self.n_outputs = len(self.output_names)
-            return self
-        if self.kind == 'veil':
-            for name in self.output_names:
-                self.ipc.must(f'output {name} resolution {w}x{h}')
-        self.wait_modes()
-        return self
-
-    def _read_ready(self):
-        deadline = time.monotonic() + READY_TIMEOUT
-        fd = self.proc.stdout.fileno()
-        buf = b''
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BenchError(f'{self.binary} exited ({self.proc.returncode}) before it '
-                                 f'was ready; see {self.log_path}')
-            r, _, _ = select.select([fd], [], [], 0.2)
-            if r:
-                chunk = os.read(fd, 4096)
-                buf += chunk
-                for line in buf.decode(errors='replace').splitlines():
-                    if line.startswith('ready '):
-                        # Keep draining stdout so that the compositor never blocks on it.
-                        threading.Thread(target=self._drain, daemon=True).start()
-                        return line
-        raise BenchError(f'{self.binary} was not ready after {READY_TIMEOUT:.0f} s')
-
-    def _drain(self):
-        try:
-            for _ in self.proc.stdout:
-                pass
-        except Exception:
-            pass
-
-    def _wait_sway_display(self, sock):
-        deadline = time.monotonic() + READY_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BenchError(f'sway exited ({self.proc.returncode}); see {self.log_path}')
-            names = [n for n in os.listdir(self.rt.dir)
-                     if n.startswith('wayland-') and not n.endswith('.lock')]
-            if names and os.path.exists(sock):
-                try:
-                    Ipc(sock, timeout=5).close()
-                    return sorted(names)[0]
-                except OSError:
-                    pass
-            time.sleep(0.1)
-        raise BenchError(f'sway was not ready after {READY_TIMEOUT:.0f} s')
-
-    def wait_modes(self):
-        w, h = self.size
-
-        def ok():
-            outs = self.ipc.outputs()
-            for name in self.output_names:
-                m = (outs.get(name) or {}).get('current_mode') or {}
-                if (m.get('width'), m.get('height')) != (w, h):
-                    return False
-            return True
-        wait_until(ok, f'outputs at {w}x{h}', alive=self.alive)
-
-    def alive(self):
-        if self.proc.poll() is not None:
-            raise BenchError(f'{self.name} exited ({self.proc.returncode}); see '
-                             f'{self.log_path}')
-
-    def veil_status(self):
-        """{output name: veil status dict} (veil-tinywl only)."""
-        return {n: o.get('veil') or {} for n, o in self.ipc.outputs().items()}
-
-    def tree_pids(self):
-        """The compositor and everything it started (swaybg and its loaders)."""
-        return [self.pid] + descendants(self.pid)
-
-    def stop(self):
-        if self.proc is not None:
-            kids = descendants(self.pid) if self.proc.poll() is None else []
-            rc = stop_process(self.proc, ipc=self.ipc)
-            # What the compositor started and left behind (swaybg): only those pids.
-            for pid in kids:
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except OSError:
-                    pass
-            self.exit_status = rc
-            self.proc = None
-        if self.ipc is not None:
-            self.ipc.close()
-            self.ipc = None
-        if self.rt is not None:
-            self.rt.remove()
-            self.rt = None
-
-
-def wait_until(pred, what, timeout=READY_TIMEOUT, interval=0.05, alive=None):
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        try:
-            v = pred()
-        except BenchError:
-            raise
-        except Exception as e:
-            v, last = None, e
-        if v:
-            return v
-        if alive is not None:
-            alive()
-        if time.monotonic() > deadline:
-            raise BenchError(f'waited {timeout:.0f} s for {what}' +
-                             (f' (last error: {last})' if last else ''))
-        time.sleep(interval)
+    return _Compositor(None, outputs=outputs, name=name or kind, env=env, args=args,
+                       binary=binary, outdir=outdir, kind=kind, size=size, debug=debug,
+                       sway_config_extra=sway_config_extra, backend=backend,
+                       parent_display=parent_display)
 
 
 def wait_veil_shown(comp, outputs=None, path=None, timeout=READY_TIMEOUT):
@@ -702,7 +186,7 @@ def wait_veil_shown(comp, outputs=None, path=None, timeout=READY_TIMEOUT):
                 return None
         return st
     return wait_until(pred, f'the wallpaper on {", ".join(names)}', timeout=timeout,
-                      alive=comp.alive)
+                      alive=comp.require_alive)
 
 
 class GstClient:

@@ -1,5 +1,5 @@
 """
-wslib: a wallpaper per workspace, measured frame by frame (test-ws-atomic.py, the sway and
+veiltest.ws: a wallpaper per workspace, measured frame by frame (test-ws-atomic.py, the sway and
 labwc suites through atomicity(), and tests/bench/ws-atomic.py which compares veil with a
 script around swaybg).
 
@@ -26,16 +26,13 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
-import benchlib as bl  # noqa: E402
-import veiltest as vt  # noqa: E402
+import veiltest as vt
+from veiltest import bench as bl
 
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
@@ -154,21 +151,10 @@ class Recorder:
             return len(self.frames)
 
     def stop(self):
-        end_process(self.proc)
+        vt.stop_process(self.proc)
         self.thread.join(timeout=10)
         self.log.close()
         return self.end
-
-
-def end_process(proc):
-    """SIGTERM, then SIGKILL after 10 s: a test client that ends is waited for."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 class Window:
@@ -193,7 +179,7 @@ class Window:
                              + vt._tail(self.log.name))
 
     def stop(self):
-        end_process(self.proc)
+        vt.stop_process(self.proc)
         self.log.close()
 
 

@@ -1,5 +1,22 @@
 """
-veiltest: a small harness for veil's integration tests.
+veiltest: the one test library of veil's Python tests and benches (integration, fault, bench,
+conformance, protocol, valgrind and the sway and labwc suites). This module holds Test, the one
+Compositor and the picture helpers; beside it:
+
+    veiltest.ipc       one sway-IPC connection (the benches' kept one, the fault tests' raw one)
+    veiltest.proc      what is read of a process from /proc: CPU, RSS, PSS and smaps by kind,
+                       threads, descriptors, wake-ups, the process tree with veil-decoder's
+    veiltest.bench     the benches' sampling, statistics and reports (bench.Compositor())
+    veiltest.fault     the fault tests' bounds on a compositor's resources, the raw IPC client
+    veiltest.ws        a wallpaper per workspace, recorded frame by frame
+    veiltest.load      the media and screens of the tests of wallpapers slow to load
+    veiltest.anim      GIF and APNG written byte by byte
+    veiltest.debfiles  files of Debian packages, fetched at test time
+    veiltest.decode_still  veil's still decoders run on a file (tests/tools/decode-still)
+    veiltest.patched   the sway and labwc suites' build of a compositor with veil's series
+
+meson's test setups put tests/ on PYTHONPATH; a test run by hand wants PYTHONPATH=tests (the
+benches in tests/bench add it themselves).
 
 Everything here drives real programs: veil-tinywl on wlroots' headless backend with the pixman
 renderer, sway's `swaymsg` for IPC, `grim` for screenshots (read as PPM from a pipe), ffmpeg for
@@ -42,31 +59,13 @@ import zlib
 
 import numpy as np
 
+from .base import (EXIT_TIMEOUT, IPC_TIMEOUT, READY_TIMEOUT, WAIT_TIMEOUT, Failure,  # noqa: F401
+                   describe_status, say as _say, tail as _tail)
+from .ipc import Ipc
+from .proc import (children, decoding_pids, descendants, fd_count, fd_targets,  # noqa: F401
+                   other_threads_cpu, pidfd_count, proc_threads, thread_count)
+
 SKIP = 77
-
-# Generous bounds: a loaded 2-core CI machine must never turn a slow start into a failure.
-READY_TIMEOUT = 90.0
-IPC_TIMEOUT = 60.0
-WAIT_TIMEOUT = 60.0
-EXIT_TIMEOUT = 30.0
-
-
-class Failure(Exception):
-    """A check that cannot go on (its message says why)."""
-
-
-def _say(*args):
-    print(*args, flush=True)
-
-
-def _tail(path, lines=40):
-    try:
-        with open(path, 'rb') as f:
-            data = f.read()
-    except OSError as e:
-        return f'(cannot read {path}: {e})'
-    text = data.decode('utf-8', 'replace').splitlines()
-    return '\n'.join(text[-lines:])
 
 
 class Test:
@@ -390,33 +389,114 @@ class Test:
                                 f'{heights})')
 
 
+def base_env():
+    """This process's environment without the session's display and IPC sockets."""
+    env = dict(os.environ)
+    for k in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK', 'I3SOCK'):
+        env.pop(k, None)
+    return env
+
+
+def wait_until(predicate, what, timeout=WAIT_TIMEOUT, interval=0.05, alive=None):
+    """
+    Polls predicate() until it returns a true value, which is returned; an exception other than
+    Failure counts as "not yet". alive(), when given, raises once what is waited on is gone.
+    """
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            value = predicate()
+            last = value
+        except Failure:
+            raise
+        except Exception as e:  # a status not there yet
+            value = None
+            last = e
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise Failure(f'waited {timeout:.0f} s for {what}; last: {last!r}'[:2000])
+        if alive is not None:
+            alive()
+        time.sleep(interval)
+
+
+def stop_process(proc, timeout=10.0, ipc=None):
+    """Asks nicely (IPC exit when given), then SIGTERM, then SIGKILL; returns the status."""
+    if proc is None:
+        return None
+    if proc.poll() is None and ipc is not None:
+        try:
+            ipc.command('exit')
+        except Exception:
+            pass
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 class Compositor:
     """
-    veil-tinywl (or, to develop the harness, sway) on the headless backend with pixman, in a
-    private XDG_RUNTIME_DIR. Its stderr goes to <outdir>/<name>.log. Leaving the context stops
-    it with SIGTERM and fails the test if it had died before, or exits with a bad status.
+    veil-tinywl (or sway) on wlroots' headless backend with the pixman renderer, in a private
+    XDG_RUNTIME_DIR with its own XDG_STATE_HOME: the one compositor of the tests and benches.
+    Its stderr goes to <outdir>/<name>.log.
+
+    With a test (Test.compositor()): the binary is the test's --compositor; leaving the context
+    stops it with SIGTERM and fails the test if it had died before, or exits with a bad status.
+
+    Without (the benches: bench.Compositor()): binary and outdir are given; size sets each
+    output's mode before any client starts (sway: in the config it writes, with
+    sway_config_extra); one IPC connection stays open (.ipc); stop() asks for `exit` through it,
+    then ends what the compositor left behind (swaybg). backend 'wayland' runs it nested in the
+    session at parent_display, 'drm' on this seat's displays: the outputs are then the backend's
+    (output_names, found after start()).
     """
 
-    def __init__(self, test, outputs=1, config=None, user=None, name='compositor', env=None,
-                 renderer=None, args=None):
+    def __init__(self, test=None, outputs=1, config=None, user=None, name='compositor', env=None,
+                 renderer=None, args=None, *, binary=None, outdir=None, kind=None, size=None,
+                 debug=False, sway_config_extra=(), backend='headless', parent_display=None):
         self.test = test
+        self.binary = binary or test.compositor_path
+        # 'sway' or 'veil' (veil-tinywl); sway is also known by its file's name.
+        self.is_sway = kind == 'sway' if kind else os.path.basename(self.binary) == 'sway'
         # More of veil-tinywl's options (--decoder-timeout MS, --power-supply DIR, ...).
         self.args = list(args or [])
         # veil-tinywl's --renderer: 'import' (the importing test renderer) or 'pixman'.
         self.renderer = renderer
         self.outputs_count = outputs
+        self.size = size
+        self.debug = debug
+        self.sway_config_extra = list(sway_config_extra)
+        self.backend = backend
+        self.parent_display = parent_display
         self.config = config
         self.user = user  # (uid, gid) to run as, or None
         self.name = name
-        self.extra_env = env or {}
+        self.extra_env = dict(env or {})
         self.proc = None
+        self.pid = None
+        self.ipc = None
         self.runtime = None
-        self.log_path = test.path(f'{name}.log')
+        self.log = None
+        self.log_path = (test.path(f'{name}.log') if test is not None
+                         else os.path.join(outdir, f'{name}.log'))
+        self.output_names = [f'HEADLESS-{i + 1}' for i in range(outputs)]
         self.stdout_lines = []
         self.client_env = None
         self.swaysock = None
         self.wayland_display = None
         self.stopped = False
+        self.exit_status = None
 
     def __enter__(self):
         try:
@@ -427,13 +507,17 @@ class Compositor:
                 self.proc.kill()
                 self.proc.wait()
             self.stopped = True
-            if self.proc is not None:
-                self._cleanup()
+            self._cleanup()
+            if self.test is None:
+                raise
             self.test.fail(f'{self.name} starts', str(e))
             self.test.finish()
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        if self.test is None:
+            self.stop()
+            return False
         if exc is not None and not isinstance(exc, (Failure, AssertionError)):
             self.test.fail('test body raised', ''.join(
                 traceback.format_exception(exc_type, exc, tb)))
@@ -444,14 +528,39 @@ class Compositor:
 
     # --- life ---
 
+    def _argv(self):
+        argv = [self.binary]
+        if self.is_sway:
+            if self.config is None and self.size is not None:
+                self.config = os.path.join(self.runtime, 'sway.config')
+                w, h = self.size
+                with open(self.config, 'w') as f:
+                    for name in self.output_names:
+                        f.write(f'output {name} resolution {w}x{h}\n')
+                    f.write('xwayland disable\ndefault_border none\n'
+                            'default_floating_border none\nfocus_on_window_activation none\n')
+                    for line in self.sway_config_extra:
+                        f.write(line + '\n')
+            argv += ['-c', self.config or '/dev/null']
+        else:
+            if self.config:
+                argv += ['-c', self.config]
+            if self.renderer:
+                argv += ['--renderer', self.renderer]
+            argv += self.args
+        if self.debug:
+            argv += ['-d']
+        if self.user is not None:
+            argv = ['setpriv', f'--reuid={self.user[0]}', f'--regid={self.user[1]}',
+                    '--clear-groups', '--'] + argv
+        return argv
+
     def start(self):
-        self.runtime = tempfile.mkdtemp(prefix='veil-it-')  # 0700, ours alone
+        self.runtime = tempfile.mkdtemp(prefix='veil-it-' if self.test else 'veil-bench-')
         if self.user is not None:
             os.chown(self.runtime, self.user[0], self.user[1])
         self.swaysock = os.path.join(self.runtime, 'ipc.sock')
-        env = {k: v for k, v in os.environ.items()
-               if k not in ('WAYLAND_DISPLAY', 'WAYLAND_SOCKET', 'DISPLAY', 'SWAYSOCK',
-                            'I3SOCK', 'XDG_RUNTIME_DIR')}
+        env = base_env()
         env.update({
             'XDG_RUNTIME_DIR': self.runtime,
             'SWAYSOCK': self.swaysock,
@@ -460,6 +569,12 @@ class Compositor:
             'WLR_HEADLESS_OUTPUTS': str(self.outputs_count),
             'WLR_LIBINPUT_NO_DEVICES': '1',
         })
+        if self.backend != 'headless':
+            for k in ('WLR_RENDERER', 'WLR_HEADLESS_OUTPUTS', 'WLR_LIBINPUT_NO_DEVICES'):
+                env.pop(k)
+            env['WLR_BACKENDS'] = {'wayland': 'wayland', 'drm': 'drm,libinput'}[self.backend]
+            if self.backend == 'wayland':
+                env['WAYLAND_DISPLAY'] = self.parent_display
         # veil-tinywl keeps what is set in $XDG_STATE_HOME/veil: this compositor's own, not
         # the home of whoever runs the tests (test-state.py gives one that outlives a run).
         env['XDG_STATE_HOME'] = os.path.join(self.runtime, 'state')
@@ -469,41 +584,41 @@ class Compositor:
                 env.pop(key, None)
             else:
                 env[key] = value
-        self.is_sway = os.path.basename(self.test.compositor_path) == 'sway'
-        argv = [self.test.compositor_path]
-        if self.is_sway:
-            argv += ['-c', self.config or '/dev/null']
-        elif self.config:
-            argv += ['-c', self.config]
-        if self.renderer and not self.is_sway:
-            argv += ['--renderer', self.renderer]
-        if not self.is_sway:
-            argv += self.args
         if self.user is not None:
             env['HOME'] = self.runtime
-            argv = ['setpriv', f'--reuid={self.user[0]}', f'--regid={self.user[1]}',
-                    '--clear-groups', '--'] + argv
+        argv = self._argv()
         self.log = open(self.log_path, 'wb')
         _say(f'# starting {shlex.join(argv)} (log {self.log_path})')
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=self.log, env=env,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL,
+                stdout=self.log if self.is_sway else subprocess.PIPE, stderr=self.log,
+                env=env, start_new_session=True)
         except OSError as e:
-            self.log.close()
-            shutil.rmtree(self.runtime, ignore_errors=True)
             raise Failure(f'cannot run {argv[0]}: {e}')
+        self.pid = self.proc.pid
         if self.is_sway:
             self._wait_sway()
         else:
             self._wait_ready()
-        self.client_env = dict(os.environ)
-        for k in ('WAYLAND_SOCKET', 'DISPLAY', 'I3SOCK'):
-            self.client_env.pop(k, None)
+        self.client_env = base_env()
         self.client_env.update({'XDG_RUNTIME_DIR': self.runtime,
                                 'WAYLAND_DISPLAY': self.wayland_display,
                                 'SWAYSOCK': self.swaysock})
         _say(f'# ready: WAYLAND_DISPLAY={self.wayland_display} SWAYSOCK={self.swaysock}')
+        if self.test is not None:
+            return self
+        self.ipc = Ipc(self.swaysock)
+        if self.backend != 'headless':
+            self.wait_until(lambda: self.ipc.outputs(), 'the backend\'s outputs')
+            self.output_names = sorted(self.ipc.outputs())
+            self.outputs_count = len(self.output_names)
+        elif self.size is not None:
+            if not self.is_sway:
+                for name in self.output_names:
+                    self.ipc.must(f'output {name} resolution {self.size[0]}x{self.size[1]}')
+            self.wait_modes()
+        return self
 
     def _wait_ready(self):
         sel = selectors.DefaultSelector()
@@ -543,51 +658,82 @@ class Compositor:
                       + _tail(self.log_path))
 
     def _wait_sway(self):
+        """Until sway has its Wayland socket and answers on its IPC socket."""
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise Failure(f'sway exited ({describe_status(self.proc.returncode)}); log:\n'
                               + _tail(self.log_path))
-            names = [n for n in os.listdir(self.runtime) if re.fullmatch(r'wayland-\d+', n)]
+            names = sorted(n for n in os.listdir(self.runtime)
+                           if re.fullmatch(r'wayland-\d+', n))
             socks = [n for n in os.listdir(self.runtime) if n.startswith('sway-ipc')]
-            if names and (socks or os.path.exists(self.swaysock)):
+            if names and not os.path.exists(self.swaysock) and socks:
+                self.swaysock = os.path.join(self.runtime, socks[0])
+            if names and os.path.exists(self.swaysock):
+                try:
+                    Ipc(self.swaysock, timeout=5).close()
+                except OSError:
+                    time.sleep(0.1)
+                    continue
                 self.wayland_display = names[0]
-                if not os.path.exists(self.swaysock):
-                    self.swaysock = os.path.join(self.runtime, socks[0])
-                threading.Thread(target=self._drain, args=(b'',), daemon=True).start()
-                time.sleep(0.5)
+                if self.test is not None:
+                    time.sleep(0.5)  # as the tests' sway always had: its outputs come next
                 return
             time.sleep(0.1)
-        raise Failure('sway did not start')
+        raise Failure(f'sway was not ready after {READY_TIMEOUT:.0f} s; log:\n'
+                      + _tail(self.log_path))
 
     def _drain(self, pending):
         """Keeps reading stdout after the ready line so that the compositor never blocks on it."""
         if pending:
             self.stdout_lines.append(pending.decode('utf-8', 'replace'))
-        for line in self.proc.stdout:
-            self.stdout_lines.append(line.decode('utf-8', 'replace').rstrip('\n'))
+        try:
+            for line in self.proc.stdout:
+                self.stdout_lines.append(line.decode('utf-8', 'replace').rstrip('\n'))
+        except (OSError, ValueError):
+            pass
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
-    def stop(self, method='term'):
+    def require_alive(self, what='running'):
+        """Raises Failure, with the log's tail, once the compositor has gone."""
+        if not self.alive():
+            status = describe_status(self.proc.returncode if self.proc else None)
+            raise Failure(f'{what}: {self.name} is gone ({status}); log tail:\n'
+                          + _tail(self.log_path))
+
+    def _ask_exit(self):
+        try:
+            if self.ipc is not None:
+                self.ipc.command('exit')
+            else:
+                subprocess.run(['swaymsg', '-s', self.swaysock, 'exit'], env=self.client_env,
+                               capture_output=True, timeout=IPC_TIMEOUT)
+        except (subprocess.TimeoutExpired, OSError, Failure):
+            pass
+
+    def stop(self, method=None):
         """
-        Stops the compositor (SIGTERM, or the IPC `exit` command) and records whether it had
-        stayed up and exited cleanly. Returns its exit status.
+        Stops the compositor: SIGTERM (method 'term', a test's default) or the IPC `exit`
+        command ('exit', a bench's default; a bench then sends SIGTERM after 10 s). A test
+        records whether it had stayed up and exited cleanly. Returns its exit status.
         """
         if self.stopped or self.proc is None:
             return self.proc.returncode if self.proc else None
         self.stopped = True
         t = self.test
+        method = method or ('term' if t is not None else 'exit')
         died_early = self.proc.poll() is not None
+        kids = [] if died_early or t is not None else descendants(self.pid)
         if not died_early:
             if method == 'exit':
-                try:
-                    subprocess.run(['swaymsg', '-s', self.swaysock, 'exit'],
-                                   env=self.client_env, capture_output=True,
-                                   timeout=IPC_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    pass
+                self._ask_exit()
+                if t is None:
+                    try:
+                        self.proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        self.proc.send_signal(signal.SIGTERM)
             else:
                 self.proc.send_signal(signal.SIGTERM)
             try:
@@ -595,13 +741,22 @@ class Compositor:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-                t.fail(f'{self.name} exits when asked ({method})',
-                       f'still running after {EXIT_TIMEOUT:.0f} s, killed; log tail:\n'
-                       + _tail(self.log_path))
-                self._cleanup()
-                return self.proc.returncode
-        rc = self.proc.returncode
-        if died_early:
+                if t is not None:
+                    t.fail(f'{self.name} exits when asked ({method})',
+                           f'still running after {EXIT_TIMEOUT:.0f} s, killed; log tail:\n'
+                           + _tail(self.log_path))
+                    self._cleanup()
+                    return self.proc.returncode
+        rc = self.exit_status = self.proc.returncode
+        # What a bench's compositor started and left behind (swaybg): only those pids.
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+        if t is None:
+            pass
+        elif died_early:
             t.fail(f'{self.name} stayed up during the test',
                    f'it exited on its own: {describe_status(rc)}; log tail:\n'
                    + _tail(self.log_path))
@@ -614,25 +769,38 @@ class Compositor:
         return rc
 
     def _cleanup(self):
-        try:
-            self.log.close()
-        except Exception:
-            pass
-        if self.proc.stdout:
-            try:
-                self.proc.stdout.close()
-            except Exception:
-                pass
+        for f in (self.log, self.proc.stdout if self.proc else None, self.ipc):
+            if f is not None:
+                try:
+                    f.close()
+                except Exception:
+                    pass
+        self.ipc = None
         if self.runtime:
             shutil.rmtree(self.runtime, ignore_errors=True)
 
     # --- clients ---
 
-    def _require_alive(self, what):
-        if not self.alive():
-            status = describe_status(self.proc.returncode)
-            raise Failure(f'{what}: the compositor is gone ({status}); log tail:\n'
-                          + _tail(self.log_path))
+    def tree_pids(self):
+        """The compositor and everything it started (veil-decoder, swaybg and its loaders)."""
+        return [self.pid] + descendants(self.pid)
+
+    def wait_modes(self):
+        """Until every output has the mode of size."""
+        w, h = self.size
+
+        def ok():
+            outs = self.outputs()
+            for name in self.output_names:
+                m = (outs.get(name) or {}).get('current_mode') or {}
+                if (m.get('width'), m.get('height')) != (w, h):
+                    return False
+            return True
+        self.wait_until(ok, f'outputs at {w}x{h}')
+
+    def veil_status(self):
+        """{output name: veil status dict} (veil-tinywl only)."""
+        return {n: o.get('veil') or {} for n, o in self.outputs().items()}
 
     def environ(self):
         """The compositor's environment as the kernel has it (/proc/PID/environ)."""
@@ -645,7 +813,7 @@ class Compositor:
         Sends one command with the real swaymsg. Returns (ok, error text): ok is True only when
         swaymsg exited 0 and every command in the reply succeeded.
         """
-        self._require_alive(f'swaymsg {command!r}')
+        self.require_alive(f'swaymsg {command!r}')
         try:
             r = subprocess.run(['swaymsg', '-s', self.swaysock, '-r', '--', command],
                                env=self.client_env, capture_output=True, timeout=timeout)
@@ -679,7 +847,7 @@ class Compositor:
         """
         if not self.test.veilctl or not os.access(self.test.veilctl, os.X_OK):
             raise Failure(f'veilctl is not built ({self.test.veilctl})')
-        self._require_alive(f'veilctl {" ".join(words)}')
+        self.require_alive(f'veilctl {" ".join(words)}')
         try:
             r = subprocess.run([self.test.veilctl, *words], env=env or self.client_env,
                                capture_output=True, timeout=timeout)
@@ -688,7 +856,7 @@ class Compositor:
         return r.returncode, r.stderr.decode('utf-8', 'replace').strip()
 
     def query(self, kind):
-        self._require_alive(f'swaymsg -t {kind}')
+        self.require_alive(f'swaymsg -t {kind}')
         try:
             r = subprocess.run(['swaymsg', '-s', self.swaysock, '-r', '-t', kind],
                                env=self.client_env, capture_output=True, timeout=IPC_TIMEOUT)
@@ -700,7 +868,9 @@ class Compositor:
         return json.loads(r.stdout)
 
     def outputs(self):
-        """{name: output} from swaymsg -t get_outputs."""
+        """{name: output}: swaymsg -t get_outputs (a bench: through its open connection)."""
+        if self.ipc is not None:
+            return self.ipc.outputs()
         return {o['name']: o for o in self.query('get_outputs')}
 
     def veil(self, output):
@@ -729,24 +899,9 @@ class Compositor:
             return False
 
     def wait_until(self, predicate, what, timeout=WAIT_TIMEOUT, interval=0.05):
-        """Polls predicate() until it returns a true value, which is returned."""
-        deadline = time.monotonic() + timeout
-        last = None
-        while True:
-            try:
-                value = predicate()
-                last = value
-            except Failure:
-                raise
-            except Exception as e:  # a status not there yet
-                value = None
-                last = e
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise Failure(f'waited {timeout:.0f} s for {what}; last: {last!r}'[:2000])
-            self._require_alive(f'waiting for {what}')
-            time.sleep(interval)
+        """wait_until() while the compositor is up."""
+        return wait_until(predicate, what, timeout, interval,
+                          alive=lambda: self.require_alive(f'waiting for {what}'))
 
     def refused_file(self, output, words, path, parts, label):
         """
@@ -778,7 +933,7 @@ class Compositor:
         try:
             value = self.wait_until(predicate, what, timeout, interval)
         except Failure as e:
-            self._require_alive(what)
+            self.require_alive(what)
             self.test.fail(what, str(e))
             return None
         return value if self.test.check(value, what) else None
@@ -850,17 +1005,6 @@ class Compositor:
 def px(value):
     """A pixel as a plain tuple of ints, for messages."""
     return tuple(int(v) for v in value)
-
-
-def describe_status(rc):
-    if rc is None:
-        return 'still running'
-    if rc < 0:
-        try:
-            return f'killed by {signal.Signals(-rc).name}'
-        except ValueError:
-            return f'killed by signal {-rc}'
-    return f'exit status {rc}'
 
 
 # --- images through ffmpeg ---
@@ -1302,98 +1446,11 @@ def quote(path):
     return '"' + path + '"'
 
 
-# --- a process's threads and descriptors (/proc), fast screenshots ---
-
-def children(pid, state=None):
-    """(pid, command name) of the processes whose parent is pid (in state, 'Z' say, if given)."""
-    out = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/stat') as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(')') + 2:].split()
-        if int(fields[1]) == pid and state in (None, fields[0]):
-            out.append((int(entry), stat[stat.index('(') + 1:stat.rindex(')')]))
-    return out
-
-
-def decoding_pids(pid):
-    """
-    The processes that decode for the compositor pid in veil-decoder: the children of the
-    veil-decoder monitors it started (a spare waiting for a request has none).
-    """
-    return [d for m, name in children(pid) if name == 'veil-decoder'
-            for d, dname in children(m) if dname == 'veil-decoder']
-
-
-def proc_threads(pid, decoders=False):
-    """
-    {tid: (name, CPU ticks: utime + stime)} of a process's threads (vanished ones left out);
-    with decoders, also those of its veil-decoder decoding processes (a video played there).
-    """
-    if decoders:
-        out = proc_threads(pid)
-        for d in decoding_pids(pid):
-            out.update(proc_threads(d))
-        return out
-    out = {}
-    try:
-        tids = os.listdir(f'/proc/{pid}/task')
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f'/proc/{pid}/task/{tid}/comm') as f:
-                name = f.read().strip()
-            with open(f'/proc/{pid}/task/{tid}/stat') as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(')') + 2:].split()  # fields from the 3rd (state) on
-        out[int(tid)] = (name, int(fields[11]) + int(fields[12]))
-    return out
-
-
-def thread_count(pid, decoders=False):
-    """A process's threads; with decoders, and those of its decoding processes."""
-    if decoders:
-        return len(proc_threads(pid, decoders=True))
-    return len(os.listdir(f'/proc/{pid}/task'))
-
-
-def fd_count(pid):
-    return len(os.listdir(f'/proc/{pid}/fd'))
-
-
-def fd_targets(pid):
-    """What each of a process's descriptors is, by number: a file's path, socket:[inode], ..."""
-    out = {}
-    for fd in os.listdir(f'/proc/{pid}/fd'):
-        try:
-            out[int(fd)] = os.readlink(f'/proc/{pid}/fd/{fd}')
-        except OSError:
-            pass
-    return out
-
-
-def pidfd_count(pid):
-    """The pidfds a process holds: the compositor holds one for each veil-decoder not reaped."""
-    return sum(1 for target in fd_targets(pid).values() if target == 'anon_inode:[pidfd]')
-
-
-def other_threads_cpu(pid, before, after):
-    """CPU ticks the threads other than the main one used from snapshot before to after."""
-    return sum(ticks - before.get(tid, (None, 0))[1]
-               for tid, (_, ticks) in after.items() if tid != pid)
-
+# --- fast screenshots ---
 
 def grim_ppm(c, output=None):
     """grim's capture of an output (None: the whole layout) through `grim -t ppm` on a pipe."""
-    c._require_alive('grim')
+    c.require_alive('grim')
     argv = ['grim', '-t', 'ppm'] + (['-o', output] if output else []) + ['-']
     try:
         r = subprocess.run(argv, env=c.client_env, capture_output=True, timeout=IPC_TIMEOUT)
@@ -1521,12 +1578,7 @@ class StatusWatch:
         return None
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
     def __enter__(self):
         return self
@@ -1570,12 +1622,13 @@ def socket_open_to_others(c):
 
 # --- a GPU reset on demand, for the sway and labwc tests ---
 
-LOSE_RENDERER_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'lose-renderer.c')
+LOSE_RENDERER_SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                 'integration', 'lose-renderer.c')
 
 
 def build_lose_renderer(t, wlroots_pc='wlroots-0.20'):
     """
-    Builds lose-renderer.c (next to this file) into the output directory: a library that a
+    Builds tests/integration/lose-renderer.c into the output directory: a library that a
     compositor preloads so that SIGUSR2 makes its renderer emit "lost" (see the file). Returns
     its path, or None after a failed check.
     """

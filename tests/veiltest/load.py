@@ -1,12 +1,12 @@
 """
-loadlib: what the tests of wallpapers that take long to load share (test-no-stall.py,
+veiltest.load: what the tests of wallpapers that take long to load share (test-no-stall.py,
 test-supersede.py, test-late-errors.py).
 
 - Media: the bench's noisy photos and HEVC clip (tests/bench/clips.py, set 'stall'), made
   once in <builddir>/tests/integration/stall-media and kept for the next run. Each photo is
   uniform noise around a colour of its own (clips.NOISE_BASE), so what the screen shows is
   told from the colour of blocks of it, computed without veil's scaler.
-- The compositor's IPC on a raw connection (benchlib.Ipc): a command's own round trip, and
+- The compositor's IPC on a raw connection (veiltest.ipc.Ipc): a command's own round trip, and
   the GET_VERSION probe of stall.py (stall.Probe).
 - Screens told apart: the solid colour shown before ('old'), a noisy photo ('new'), anything
   else ('other': black, empty, half drawn).
@@ -17,9 +17,11 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
-import benchlib as bl  # noqa: E402
+from veiltest import bench as bl
+
+# The bench's media and its probe: programs of tests/bench, imported as modules.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'bench'))
 import clips  # noqa: E402
 import stall  # noqa: E402
 

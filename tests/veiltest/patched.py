@@ -1,5 +1,6 @@
 """
-compositor: what the sway and labwc tests share to build a compositor with veil's patch series.
+veiltest.patched: what the sway and labwc tests share to build a compositor with veil's patch
+series.
 
 Both unpack an upstream source (../shared/sources), apply a series with `patch -p1`, build it
 with meson against the libveil of this build directory (its uninstalled pkg-config file) with
@@ -16,8 +17,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'integration'))
-import veiltest as vt  # noqa: E402
+import veiltest as vt
 
 BUILD_TIMEOUT = 1800
 
