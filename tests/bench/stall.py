@@ -86,8 +86,7 @@ from veiltest import bench as bl  # noqa: E402
 import clips
 import compare
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
-import debfiles  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 
 SCENARIOS = ['png-6000', 'jpeg-6000', 'jpeg-2160', 'png-1080', 'hevc', 'burst']
 FILES = {'png-6000': 'noise-6000x4000.png', 'jpeg-6000': 'noise-6000x4000.jpg',

@@ -14,10 +14,9 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                                'integration'))
-import debfiles  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import veiltest as vt  # noqa: E402
+from veiltest import debfiles  # noqa: E402
 
 # (package, member): small files from packages that ship them for their own use.
 TIFF = ('r-cran-tiff', 'usr/lib/R/site-library/tiff/img/Rlogo.tiff')
