@@ -8,74 +8,8 @@
 #include "module/command.h"
 #include "module/package.h"
 #include "module/scene.h"
-#include "module/timed_xml.h"
 #include "util/fit.h"
 #include "util/message.h"
-
-/* A list's <filename> that is a list again would be shown by a loop: refused. */
-static int check_listed(const struct veil_gnome_wallpaper *wallpaper, const char *path,
-		char **message) {
-	if (wallpaper->file == NULL || !veil_timed_xml_name(wallpaper->file)) {
-		return 0;
-	}
-	struct veil_package *package = NULL;
-	struct veil_gnome_wallpaper again;
-	char *unused = NULL;
-	int ret = veil_package_xml_read(wallpaper->file, &package, &again, &unused);
-	bool loop = ret > 0 && package == NULL;
-	veil_package_unref(package);
-	veil_gnome_wallpaper_finish(&again);
-	free(unused);
-	return loop ? veil_message_fail(message, -EINVAL, "'%s' names another wallpaper list, "
-		"'%s': veil shows a picture or a background, not a list of lists", path,
-		wallpaper->file) : 0;
-}
-
-int veil_package_check(const struct veil_command *cmd, struct veil_package **package,
-		struct veil_gnome_wallpaper *wallpaper, char **message) {
-	*package = NULL;
-	memset(wallpaper, 0, sizeof(*wallpaper));
-	if (cmd->kind != VEIL_COMMAND_SET || cmd->path == NULL ||
-			cmd->mode == VEIL_MODE_SOLID_COLOR) {
-		return 0;
-	}
-	if (veil_timed_xml_name(cmd->path)) {
-		/* GNOME's XML: a list (1), <size> choices (a package), or a timed background. */
-		int ret = veil_package_xml_read(cmd->path, package, wallpaper, message);
-		if (ret > 0 && *package == NULL) {
-			ret = (cmd->dark_path != NULL || cmd->has_dark_color) && wallpaper->dark != NULL ?
-				veil_message_fail(message, -EINVAL, "'%s' names its own dark picture "
-				"(<filename-dark>): dark is not for it", cmd->path) :
-				check_listed(wallpaper, cmd->path, message);
-			if (ret < 0) {
-				veil_gnome_wallpaper_finish(wallpaper);
-			}
-			return ret < 0 ? ret : 1;
-		}
-		if (ret <= 0) {
-			return ret;
-		}
-	} else if (!veil_package_detect(cmd->path)) {
-		return 0;
-	}
-	/* A slideshow's step carries the show's words: a package there is one of its pictures. */
-	bool show_words = cmd->has_slideshow && !cmd->from_slideshow;
-	const char *refused = cmd->dark_path != NULL || cmd->has_dark_color ? "dark (its "
-		"contents/images_dark/ is its dark picture)" : show_words ? "every, order or "
-		"recursive (a package is one wallpaper)" : cmd->workspace != NULL ? "a workspace "
-		"(packages are for whole outputs)" : NULL;
-	if (refused != NULL) {
-		veil_message_set(message, "'%s' is a wallpaper package: not for %s", cmd->path,
-			refused);
-		veil_package_unref(*package);
-		*package = NULL;
-		return -EINVAL;
-	}
-	if (*package == NULL) {
-		*package = veil_package_read(cmd->path, message);
-	}
-	return *package != NULL ? 0 : -EINVAL;
-}
 
 /* A choice: the parent's words, showing one picture. */
 static struct veil_setting *choice_create(const struct veil_setting *parent,

@@ -22,15 +22,29 @@ struct veil_setting;
 struct veil_command;
 
 /*
- * Whether the command's path is a wallpaper package (a Plasma package's directory, or GNOME's
- * XML of <size> choices): 0 and *package NULL when it is not, 0 and the package read (one
- * reference) when it is; 1 for a gnome-background-properties list, whose wallpaper (to finish)
- * the caller shows instead; or a negative errno and *message (one sentence naming the file) when
- * it cannot be shown: its metadata.json is not JSON, it has no pictures, or the words are not
- * for a package (dark, every, order, recursive, a workspace).
+ * veil_scene_check()'s look at a command (stat() only): *package when its path is a wallpaper
+ * package's directory, *xml for GNOME's XML (read when the command runs). A negative errno and
+ * *message (one sentence naming the file) when the words are not for a package (dark, every,
+ * order, recursive, a workspace) or the XML cannot be opened.
  */
-int veil_package_check(const struct veil_command *cmd, struct veil_package **package,
-	struct veil_gnome_wallpaper *wallpaper, char **message);
+int veil_package_check(const struct veil_command *cmd, bool *package, bool *xml,
+	char **message);
+/*
+ * Runs first for a command (module/package_load.c). 1 when its path is a package or GNOME's
+ * XML, now read on a worker: the command runs again when it is read (cmd->package the package,
+ * or cmd->package_read for a timed background; a list's file in its place), or its error goes
+ * to the status. 0 and *package (one reference) for a command carrying a package read, or a
+ * slideshow's step naming one; 0 and *package NULL for anything else; a negative errno and
+ * *message when the words are not for a package.
+ */
+int veil_package_load(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
+	struct veil_package **package, char **message);
+/*
+ * The reads cmd (a SET or OFF for name) supersedes are dropped: their results never come. cmd
+ * NULL: every read (the scene goes).
+ */
+void veil_package_load_cancel(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd);
 
 /*
  * Gives setting (a new one, without a source) a choice for each of the n pictures (of package,

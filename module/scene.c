@@ -196,6 +196,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_span_finish(scene);
 	veil_slideshow_destroy_all(scene);
 	veil_timed_destroy_all(scene);
+	veil_package_load_cancel(scene, NULL, NULL);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -394,6 +395,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_list_init(&scene->transition_defaults);
 	wl_list_init(&scene->slideshows);
 	wl_list_init(&scene->timed_shows);
+	wl_list_init(&scene->package_loads);
 	wl_signal_init(&scene->events.changed);
 	wl_signal_init(&scene->events.clock_jump);
 	wl_list_init(&scene->layout_change.link);
@@ -489,6 +491,10 @@ static void record_error(struct veil_scene *scene, const char *name, const char 
 			veil_output_set_error(output, message);
 		}
 	}
+}
+
+void veil_scene_record_error(struct veil_scene *scene, const char *name, const char *message) {
+	record_error(scene, name, message);
 }
 
 static bool setting_is_wildcard_off(const struct veil_setting *setting) {
@@ -735,7 +741,6 @@ static int run(struct veil_scene *scene, const char *output_name,
 	int ret = 0;
 	struct veil_source *source = NULL, *dark = NULL;
 	struct veil_package *package = NULL;
-	struct veil_gnome_wallpaper listed;
 	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene->output_layout == NULL) {
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
 			"not given veil (veil_scene_set_output_layout)");
@@ -772,23 +777,18 @@ static int run(struct veil_scene *scene, const char *output_name,
 	case VEIL_COMMAND_OFF:
 		break;
 	case VEIL_COMMAND_SET:
-		/* A wallpaper package (module/package.c): one picture chosen per output. */
-		ret = fd < 0 ? veil_package_check(cmd, &package, &listed, message) : 0;
+		/*
+		 * A wallpaper package (module/package.c): one picture chosen per output. It and
+		 * GNOME's XML are read on a worker first (module/package_load.c): 1.
+		 */
+		ret = fd < 0 ? veil_package_load(scene, output_name, cmd, &package, message) : 0;
 		if (ret < 0) {
 			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name, *message);
 			record_error(scene, output_name, *message);
 			return ret;
 		}
 		if (ret > 0) {
-			/* GNOME's list: its light and dark files in its mode, as `dark <file>`. */
-			struct veil_command shown = *cmd;
-			shown.path = listed.file;
-			shown.dark_path = listed.dark;
-			shown.mode = cmd->has_mode ? cmd->mode : listed.mode;
-			shown.color = !cmd->has_color && listed.has_color ? listed.color : cmd->color;
-			ret = run(scene, output_name, &shown, fd, label, message);
-			veil_gnome_wallpaper_finish(&listed);
-			return ret;
+			return 0;
 		}
 		if (package != NULL) {
 			break;
@@ -887,6 +887,11 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	if (scene != NULL && scene->display != NULL && output_name != NULL) {
 		veil_state_supersede(scene, output_name, cmd);
+		if (!cmd->from_slideshow && (cmd->kind == VEIL_COMMAND_SET ||
+				cmd->kind == VEIL_COMMAND_OFF || cmd->kind == VEIL_COMMAND_RESTORE)) {
+			/* A package or XML still being read for the name is superseded. */
+			veil_package_load_cancel(scene, output_name, cmd);
+		}
 	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
 	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
@@ -944,28 +949,14 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 		ret = -EINVAL;
 	}
 	bool directory = false, timed = false;
-	struct veil_package *package = NULL;
 	if (ret == 0) {
-		struct veil_gnome_wallpaper listed;
-		ret = veil_package_check(&cmd, &package, &listed, message);
 		/*
-		 * A package is shown as it is: its pictures are checked when an output picks one. A
-		 * list's files are checked as its command's would be.
+		 * A package or GNOME's XML is only stat()ed here: it is read on a worker when the
+		 * command runs, and its pictures are checked when an output picks one.
 		 */
-		bool list = ret > 0;
-		if (list) {
-			/* Its <filename> may be GNOME's XML again (desktop-base's <size> choices). */
-			ret = listed.file != NULL && !veil_timed_xml_name(listed.file) ?
-				veil_source_check(listed.file, message) : 0;
-			if (ret == 0 && listed.dark != NULL) {
-				ret = veil_source_check(listed.dark, message);
-			}
-			veil_gnome_wallpaper_finish(&listed);
-		}
-		directory = package != NULL || list;
-		veil_package_unref(package);
+		ret = veil_package_check(&cmd, &directory, &timed, message);
 	}
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory) {
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory && !timed) {
 		ret = veil_timed_check(&cmd, &timed, message);
 	}
 	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !timed && !directory) {

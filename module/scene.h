@@ -114,6 +114,7 @@ struct veil_scene {
 	 */
 	int workspace_pictures;
 	struct wl_list timed_shows; /* veil_timed_show.link (module/timed.c) */
+	struct wl_list package_loads; /* package_load.link (module/package_load.c) */
 	/*
 	 * The wall clock that timed slideshows follow (module/timed.c): CLOCK_REALTIME when NULL.
 	 * A test build of veil-tinywl sets its own (--fake-clock), which must run at the real
@@ -298,6 +299,8 @@ void veil_output_update(struct veil_output *output);
 void veil_output_update_switch(struct veil_output *output,
 	const struct veil_transition_spec *spec);
 void veil_output_set_error(struct veil_output *output, const char *error);
+/* The error of every output name addresses ("*": all); NULL clears it. */
+void veil_scene_record_error(struct veil_scene *scene, const char *name, const char *message);
 
 struct veil_command;
 /*

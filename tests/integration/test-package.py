@@ -10,13 +10,18 @@ gnome-background-properties list: light and dark PNGs, its options the mode) and
 emerald gnome-background.xml (<size> choices of SVGs), their absolute paths rebased to where the
 test extracted them. Then packages made here (small PNGs): a slideshow of
 a directory of packages steps through the packages, and bad packages (metadata.json not JSON,
-no pictures, only dark ones, a picture whose name lies about its size) are refused or shown
-with one sentence naming the file, the wallpaper on screen unchanged.
+no pictures, only dark ones, a picture whose name lies about its size, a metadata.json of
+300 KiB or nested 100000 deep, a truncated XML) are refused or shown with one sentence naming the
+file, the wallpaper on screen unchanged. A package or XML is read on a worker: the compositor runs
+under strace, and no package's metadata.json or XML named by a command is opened by its own
+thread; a command given after a package's (in the same IPC message, before the read is done)
+wins, the package's late result dropped.
 """
 import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -84,6 +89,9 @@ def check_output(c, out, dark, label):
                str(shot.shape)):
         t.compare(shot, magick_fill(picture, w, h), f'{label}-{out}', **PHOTO)
 
+
+# The compositor under strace: which thread opens each file.
+trace = t.trace_opens()
 
 with t.compositor(outputs=3) as c:
     with t.case('setup'):
@@ -205,6 +213,20 @@ with t.compositor(outputs=3) as c:
         t.compare(shot, np.broadcast_to(np.array(grey, np.uint8), shot.shape),
                   f'{label}-unchanged', **EXACT)
 
+    def refused_all(words, path, parts, label):
+        """`output * veil WORDS` fails naming path: in the reply, or in every output's status."""
+        ok, err = c.msg(f'output * veil {words}')
+        for out in SHAPES:
+            said = err or ''
+            if ok:
+                said = c.check_until(lambda: (lambda e: path in e and e)(
+                    c.veil(out).get('error') or ''), f'{label}: {out}: the error names '
+                    f'{os.path.basename(path)}', timeout=20) or ''
+            else:
+                t.check(path in said, f'{label}: refused, naming the file', said)
+            for part in parts:
+                t.check(part in said, f'{label}: {out}: the error says "{part}"', said)
+
     with t.case('bad packages'):
         ok, err = c.msg(f'output * veil {vt.quote(flat)} fill')
         t.check(ok, 'a flat picture first', err)
@@ -213,19 +235,35 @@ with t.compositor(outputs=3) as c:
 
         notjson = make_package(os.path.join(media, 'notjson'), 'x',
                                [('1920x1080.png', (64, 36), red)], metadata='{"KPlugin": ')
-        c.refused_file('*', f'{vt.quote(notjson)} fill',
+        refused_all(f'{vt.quote(notjson)} fill',
                        os.path.join(notjson, 'metadata.json'), ['is not JSON'],
                        'metadata.json not JSON')
         shows_flat('not JSON')
 
         empty = make_package(os.path.join(media, 'empty'), 'Empty', [])
-        c.refused_file('*', f'{vt.quote(empty)} fill', empty, ['has no picture'],
+        refused_all(f'{vt.quote(empty)} fill', empty, ['has no picture'],
                        'no pictures')
         darkonly = make_package(os.path.join(media, 'darkonly'), 'DarkOnly', [],
                                 dark=[('1920x1080.png', (64, 36), blue)])
-        c.refused_file('*', f'{vt.quote(darkonly)} fill', darkonly, ['only dark ones'],
+        refused_all(f'{vt.quote(darkonly)} fill', darkonly, ['only dark ones'],
                        'only dark pictures')
         shows_flat('no pictures')
+
+        huge = make_package(os.path.join(media, 'huge'), 'Huge',
+                            [('1920x1080.png', (64, 36), red)],
+                            metadata='{"KPlugin": {"Name": "' + 'x' * (300 * 1024) + '"}}')
+        refused_all(f'{vt.quote(huge)} fill', os.path.join(huge, 'metadata.json'),
+                       ['more than the 262144'], 'metadata.json of 300 KiB')
+        deep = make_package(os.path.join(media, 'deep'), 'Deep',
+                            [('1920x1080.png', (64, 36), red)],
+                            metadata='[' * 100000 + ']' * 100000)
+        refused_all(f'{vt.quote(deep)} fill', os.path.join(deep, 'metadata.json'),
+                       ['is not JSON'], 'metadata.json nested 100000 deep')
+        truncated = os.path.join(media, 'truncated.xml')
+        with open(truncated, 'w') as f:
+            f.write('<?xml version="1.0"?>\n<wallpapers>\n <wallpaper>\n  <filename>/usr/sh')
+        refused_all(f'{vt.quote(truncated)} fill', truncated, [], 'a truncated XML')
+        shows_flat('bad metadata or XML')
 
         # A picture named 1920x1080.png that is 640x480: chosen by its name, as Plasma does,
         # shown at its own size, and the status says so in one sentence naming the file.
@@ -264,6 +302,20 @@ with t.compositor(outputs=3) as c:
         t.check(not ok and 'wallpaper package' in (err or ''),
                 'a package refused for a workspace', err)
 
+    with t.case('the last command wins over a package being read'):
+        # One IPC message: the package's read cannot be done before the next command runs.
+        for first in (liar, vnc):
+            ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(first)} fill; '
+                            f'output HEADLESS-1 veil {vt.quote(flat)} fill')
+            t.check(ok, f'{os.path.basename(first)} then flat.png, in one message', err)
+            c.wait_veil('HEADLESS-1', 'shown', file=flat)
+            time.sleep(1)
+            v = c.veil('HEADLESS-1')
+            t.check(v.get('file') == flat and v.get('package') is None and
+                    not v.get('error'),
+                    f'{os.path.basename(first)}: its late result dropped, flat.png stays',
+                    json.dumps(v))
+
     with t.case('a slideshow of packages'):
         show = os.path.join(media, 'show')
         make_package(os.path.join(show, 'a-Red'), 'Red',
@@ -289,5 +341,20 @@ with t.compositor(outputs=3) as c:
                   'slideshow-green', **EXACT)
 
     t.check(c.responsive(), 'the compositor is alive')
+    # Through IPC: strace, which the signal would reach, waits for its tracees to end.
+    c.stop(method='exit')
+
+with t.case('packages and XML are read off the compositor\'s thread'):
+    with open(trace, errors='replace') as f:
+        lines = f.read().splitlines()
+    main = lines[0].split()[0] if lines else None
+    # The slideshow's steps still read their package on the compositor's thread (to move to
+    # the scan's result): its directory is left out.
+    read = [line for line in lines if 'openat(' in line and ('metadata.json' in line or
+            '.xml"' in line) and (media in line or coast in line) and '/show/' not in line]
+    t.check(any(os.path.join(coast, 'metadata.json') in line for line in read),
+            'the trace has Coast\'s metadata.json opened', f'{len(lines)} lines')
+    on_main = [line for line in read if line.split()[0] == main]
+    t.check(not on_main, 'none opened by the compositor\'s own thread', '\n'.join(on_main[:5]))
 
 t.finish()
