@@ -207,7 +207,7 @@ static bool copy_command(struct veil_command *copy, const struct veil_command *c
 int veil_package_load(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
 		struct veil_package **package, char **message) {
 	*package = NULL;
-	if (!names_file(cmd) || cmd->package_read) {
+	if (!names_file(cmd)) {
 		return 0;
 	}
 	if (cmd->package != NULL) {
@@ -217,6 +217,9 @@ int veil_package_load(struct veil_scene *scene, const char *name, const struct v
 			*package = veil_package_ref(cmd->package);
 		}
 		return ret;
+	}
+	if (cmd->package_read) {
+		return 0;
 	}
 	bool xml = veil_timed_xml_name(cmd->path);
 	if (!xml && !veil_package_detect(cmd->path)) {
