@@ -1,9 +1,13 @@
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/util/box.h>
 #include <wlr/util/log.h>
 #include "module/command.h"
 #include "module/package.h"
@@ -60,6 +64,41 @@ static void output_size(struct veil_output *output, int *width, int *height) {
 	wlr_output_transformed_resolution(output->output, width, height);
 }
 
+/*
+ * The size setting's picture must fit on output: the output's; with span, the canvas of the
+ * outputs that show setting (module/span.c), at the largest of their scales.
+ */
+static void fit_size(const struct veil_setting *setting, struct veil_output *output,
+		int *width, int *height) {
+	output_size(output, width, height);
+	struct veil_scene *scene = output->scene;
+	if (!setting->span || scene->output_layout == NULL) {
+		return;
+	}
+	int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+	float scale = 0;
+	struct veil_output *other;
+	wl_list_for_each(other, &scene->outputs, link) {
+		struct wlr_box box;
+		if (veil_scene_resolve(scene, other->output->name, other->workspace) != setting) {
+			continue;
+		}
+		wlr_output_layout_get_box(scene->output_layout, other->output, &box);
+		if (wlr_box_empty(&box)) {
+			continue;
+		}
+		x0 = box.x < x0 ? box.x : x0;
+		y0 = box.y < y0 ? box.y : y0;
+		x1 = box.x + box.width > x1 ? box.x + box.width : x1;
+		y1 = box.y + box.height > y1 ? box.y + box.height : y1;
+		scale = other->output->scale > scale ? other->output->scale : scale;
+	}
+	if (x1 > x0 && y1 > y0) {
+		*width = (int)lroundf((float)(x1 - x0) * scale);
+		*height = (int)lroundf((float)(y1 - y0) * scale);
+	}
+}
+
 /* The choice of setting that fits the output (choices that failed passed over), or -1. */
 static int index_for(const struct veil_setting *setting, struct veil_output *output) {
 	struct veil_fit_size sizes[VEIL_PACKAGE_PICTURES_MAX];
@@ -71,7 +110,7 @@ static int index_for(const struct veil_setting *setting, struct veil_output *out
 		sizes[i] = choice->failed ? (struct veil_fit_size){ 0, 0 } : choice->picture->size;
 	}
 	int width, height;
-	output_size(output, &width, &height);
+	fit_size(setting, output, &width, &height);
 	return veil_fit_choose(sizes, n, width, height);
 }
 
@@ -91,7 +130,7 @@ static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, 
 			continue;
 		}
 		int width, height;
-		output_size(other, &width, &height);
+		fit_size(setting, other, &width, &height);
 		max_width = width > max_width ? width : max_width;
 		max_height = height > max_height ? height : max_height;
 	}
@@ -211,8 +250,10 @@ struct json_object *veil_package_status(struct veil_output *output) {
 		return NULL;
 	}
 	const struct veil_package_picture *picture = choice->picture;
+	struct veil_setting *parent = veil_scene_resolve(output->scene, output->output->name,
+		output->workspace);
 	int width, height;
-	output_size(output, &width, &height);
+	fit_size(parent != NULL ? parent : choice, output, &width, &height);
 	char why[96];
 	veil_fit_why(&picture->size, width, height, why, sizeof(why));
 	struct json_object *obj = json_object_new_object();

@@ -25,7 +25,7 @@ struct veil_command;
  * veil_scene_check()'s look at a command (stat() only): *package when its path is a wallpaper
  * package's directory, *xml for GNOME's XML (read when the command runs). A negative errno and
  * *message (one sentence naming the file) when the words are not for a package (dark, every,
- * order, recursive, a workspace) or the XML cannot be opened.
+ * order, recursive) or the XML cannot be opened.
  */
 int veil_package_check(const struct veil_command *cmd, bool *package, bool *xml,
 	char **message);

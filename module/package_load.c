@@ -146,8 +146,7 @@ static const char *refused_words(const struct veil_command *cmd) {
 	bool show_words = cmd->has_slideshow && !cmd->from_slideshow;
 	return cmd->dark_path != NULL || cmd->has_dark_color ? "dark (its "
 		"contents/images_dark/ is its dark picture)" : show_words ? "every, order or "
-		"recursive (a package is one wallpaper)" : cmd->workspace != NULL ? "a workspace "
-		"(packages are for whole outputs)" : NULL;
+		"recursive (a package is one wallpaper)" : NULL;
 }
 
 static int check_words(const struct veil_command *cmd, const char *path, char **message) {

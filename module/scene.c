@@ -511,6 +511,12 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 			return false;
 		}
 		s->full_size = full_size;
+		/* A package's pictures: what the output shows is of the workspace too. */
+		for (size_t i = 0; i < s->n_choices; i++) {
+			if ((s->choices[i]->workspace = strdup(cmd->workspace)) == NULL) {
+				return false;
+			}
+		}
 	}
 	if (setting->source == NULL) {
 		return true;

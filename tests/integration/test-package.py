@@ -91,6 +91,7 @@ def check_output(c, out, dark, label):
 
 
 # The compositor under strace: which thread opens each file.
+plain = t.compositor_path
 trace = t.trace_opens()
 
 with t.compositor(outputs=3) as c:
@@ -298,9 +299,49 @@ with t.compositor(outputs=3) as c:
         ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(liar)} fill dark #000000')
         t.check(not ok and 'wallpaper package' in (err or ''), '`dark` refused for a package',
                 err)
-        ok, err = c.msg(f'output HEADLESS-1 veil workspace 1 {vt.quote(liar)} fill')
-        t.check(not ok and 'wallpaper package' in (err or ''),
-                'a package refused for a workspace', err)
+
+    # A package with a 16:9, a 64:9 (four bands) and a portrait picture, each named by its size.
+    bands = [(200, 40, 40), (40, 200, 40), (40, 40, 200), (200, 200, 40)]
+    shapes = os.path.join(media, 'shapes')
+    make_package(shapes, 'Shapes', [('1920x1080.png', (64, 36), red),
+                                    ('1080x1920.png', (36, 64), blue)])
+    vt.make_png(os.path.join(shapes, 'contents', 'images', '7680x1080.png'),
+                np.repeat(np.array(bands, np.uint8), 192, axis=0)[None].repeat(108, axis=0))
+    shapes_16x9 = os.path.join(shapes, 'contents', 'images', '1920x1080.png')
+    shapes_64x9 = os.path.join(shapes, 'contents', 'images', '7680x1080.png')
+
+    with t.case('a package for a workspace'):
+        # Every output is 1920x1080 now; HEADLESS-1 is on workspace 1.
+        ok, err = c.msg(f'output * veil workspace 1 {vt.quote(shapes)} fill')
+        t.check(ok, '`output * veil workspace 1 <package> fill` accepted', err)
+        v = c.wait_veil('HEADLESS-1', 'shown', file=shapes_16x9)
+        t.check((v.get('package') or {}).get('name') == 'Shapes' and
+                v.get('setting_workspace') == '1',
+                'workspace 1 shows the package\'s 16:9 picture', json.dumps(v))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(red, np.uint8), shot.shape), 'workspace-1',
+                  **EXACT)
+        ok, err = c.msg('output * veil workspace 1 off')
+        t.check(ok, 'workspace 1 off', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=good)
+
+    with t.case('a package across the outputs (span)'):
+        # The canvas: HEADLESS-1 at 0, HEADLESS-2 at 1920, HEADLESS-3 at 5760, each 1920x1080:
+        # 7680x1080, whose picture is the 64:9 one, one frame across the three.
+        ok, err = c.msg(f'output * veil off; output * veil {vt.quote(shapes)} fill span')
+        t.check(ok, '`output * veil <package> fill span` accepted', err)
+        for out, band in (('HEADLESS-1', 0), ('HEADLESS-2', 1), ('HEADLESS-3', 3)):
+            v = c.wait_veil(out, 'shown', file=shapes_64x9)
+            span = v.get('span') or {}
+            t.check(span.get('width') == 7680 and span.get('height') == 1080,
+                    f'{out}: the canvas is 7680x1080', json.dumps(span))
+            t.check(((v.get('package') or {}).get('why') or '').endswith('7680x1080'),
+                    f'{out}: chosen for the canvas', json.dumps(v.get('package')))
+            shot = c.settled_screenshot(out)
+            t.compare(shot, np.broadcast_to(np.array(bands[band], np.uint8), shot.shape),
+                      f'span-{out}', tolerance=0, ignore_border=12)
+        ok, err = c.msg(f'output * veil {vt.quote(flat)} fill')
+        t.check(ok, 'flat.png again', err)
 
     with t.case('the last command wins over a package being read'):
         # One IPC message: the package's read cannot be done before the next command runs.
@@ -343,6 +384,33 @@ with t.compositor(outputs=3) as c:
     t.check(c.responsive(), 'the compositor is alive')
     # Through IPC: strace, which the signal would reach, waits for its tracees to end.
     c.stop(method='exit')
+t.compositor_path = plain
+
+# Restored after a restart: the state file names the package; each output chooses again.
+state_home = t.path('state-home')
+with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='kept') as c:
+    with t.case('the state file keeps the package'):
+        ok, err = c.msg('output HEADLESS-1 resolution 1920x1080')
+        t.check(ok, 'HEADLESS-1 1920x1080', err)
+        c.wait_mode('HEADLESS-1', 1920, 1080)
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(shapes)} fill')
+        t.check(ok, 'a package on HEADLESS-1', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=shapes_16x9)
+restore = t.path('restore.conf')
+with open(restore, 'w') as f:
+    f.write('output HEADLESS-1 resolution 1080x1920\n'
+            f'output HEADLESS-1 veil restore {vt.quote(flat)} fill\n')
+with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='restored',
+                  config=restore) as c:
+    with t.case('restored: the package, its picture chosen for the output now'):
+        c.wait_mode('HEADLESS-1', 1080, 1920)
+        portrait = os.path.join(shapes, 'contents', 'images', '1080x1920.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=portrait)
+        t.check((v.get('package') or {}).get('name') == 'Shapes',
+                'the restored package\'s portrait picture on a portrait output', json.dumps(v))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(blue, np.uint8), shot.shape), 'restored',
+                  **EXACT)
 
 with t.case('packages and XML are read off the compositor\'s thread'):
     with open(trace, errors='replace') as f:
