@@ -1,13 +1,9 @@
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include <wlr/types/wlr_output.h>
-#include <wlr/types/wlr_output_layout.h>
-#include <wlr/util/box.h>
 #include <wlr/util/log.h>
 #include "module/command.h"
 #include "module/package.h"
@@ -70,32 +66,8 @@ static void output_size(struct veil_output *output, int *width, int *height) {
  */
 static void fit_size(const struct veil_setting *setting, struct veil_output *output,
 		int *width, int *height) {
-	output_size(output, width, height);
-	struct veil_scene *scene = output->scene;
-	if (!setting->span || scene->output_layout == NULL) {
-		return;
-	}
-	int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
-	float scale = 0;
-	struct veil_output *other;
-	wl_list_for_each(other, &scene->outputs, link) {
-		struct wlr_box box;
-		if (veil_scene_resolve(scene, other->output->name, other->workspace) != setting) {
-			continue;
-		}
-		wlr_output_layout_get_box(scene->output_layout, other->output, &box);
-		if (wlr_box_empty(&box)) {
-			continue;
-		}
-		x0 = box.x < x0 ? box.x : x0;
-		y0 = box.y < y0 ? box.y : y0;
-		x1 = box.x + box.width > x1 ? box.x + box.width : x1;
-		y1 = box.y + box.height > y1 ? box.y + box.height : y1;
-		scale = other->output->scale > scale ? other->output->scale : scale;
-	}
-	if (x1 > x0 && y1 > y0) {
-		*width = (int)lroundf((float)(x1 - x0) * scale);
-		*height = (int)lroundf((float)(y1 - y0) * scale);
+	if (!setting->span || !veil_span_size(output->scene, setting, width, height)) {
+		output_size(output, width, height);
 	}
 }
 

@@ -284,6 +284,12 @@ const struct veil_transition_spec *veil_transition_get_spec(
  * whose setting it is; false when the output does not span (no layout, not in it, no span).
  */
 bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas);
+/*
+ * The canvas of the outputs that use setting, in buffer pixels at the largest of their scales
+ * (a spanning package's picture is chosen for it); false when none is in the layout.
+ */
+bool veil_span_size(struct veil_scene *scene, const struct veil_setting *setting, int *width,
+	int *height);
 /* Lays out again every output that shows a spanning setting (the canvas may have changed). */
 void veil_span_refresh(struct veil_scene *scene);
 /* The size, in physical pixels, a still shown across the whole layout is decoded for. */
