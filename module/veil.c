@@ -15,6 +15,7 @@
 #include <wlr/util/log.h>
 #include <veil/veil.h>
 #include "decode/gst.h"
+#include "module/commands/package_load.h"
 #include "module/control/control.h"
 #include "module/core/decoders.h"
 #include "module/core/scene.h"
@@ -41,6 +42,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_span_finish(scene);
 	veil_slideshow_destroy_all(scene);
 	veil_timed_destroy_all(scene);
+	veil_package_load_cancel(scene, NULL, NULL);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
 		veil_output_destroy(output);
@@ -211,6 +213,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_list_init(&scene->transition_defaults);
 	wl_list_init(&scene->slideshows);
 	wl_list_init(&scene->timed_shows);
+	wl_list_init(&scene->package_loads);
 	wl_signal_init(&scene->events.changed);
 	wl_signal_init(&scene->clock.jump);
 	wl_list_init(&scene->layout_change.link);

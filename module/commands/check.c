@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <veil/veil.h>
+#include "module/commands/package_load.h"
 #include "module/core/package.h"
 #include "module/core/scene.h"
 #include "module/show/show.h"
@@ -28,28 +29,14 @@ int veil_scene_check(struct veil_scene *scene, int argc, char *argv[], char **me
 		ret = -EINVAL;
 	}
 	bool directory = false, timed = false;
-	struct veil_package *package = NULL;
 	if (ret == 0) {
-		struct veil_gnome_wallpaper listed;
-		ret = veil_package_check(&cmd, &package, &listed, message);
 		/*
-		 * A package is shown as it is: its pictures are checked when an output picks one. A
-		 * list's files are checked as its command's would be.
+		 * A package or GNOME's XML is only stat()ed here: it is read on a worker when the
+		 * command runs, and its pictures are checked when an output picks one.
 		 */
-		bool list = ret > 0;
-		if (list) {
-			/* Its <filename> may be GNOME's XML again (desktop-base's <size> choices). */
-			ret = listed.file != NULL && !veil_package_xml_name(listed.file) ?
-				veil_source_check(listed.file, message) : 0;
-			if (ret == 0 && listed.dark != NULL) {
-				ret = veil_source_check(listed.dark, message);
-			}
-			veil_gnome_wallpaper_finish(&listed);
-		}
-		directory = package != NULL || list;
-		veil_package_unref(package);
+		ret = veil_package_check(&cmd, &directory, &timed, message);
 	}
-	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory) {
+	if (ret == 0 && cmd.kind == VEIL_COMMAND_SET && !directory && !timed) {
 		/* A show's path: a directory (no dark for it), or a timed background. */
 		const struct veil_show_impl *show = NULL;
 		ret = veil_show_claim(&cmd, &show, message);

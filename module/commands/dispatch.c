@@ -16,6 +16,7 @@
 #include "module/show/show.h"
 #include "module/state/state.h"
 #include "module/commands/commands.h"
+#include "module/commands/package_load.h"
 #include "module/words/command.h"
 #include "util/message.h"
 
@@ -121,25 +122,24 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 	int ret = 0;
 	struct veil_source *source = NULL, *dark = NULL;
 	struct veil_package *package = NULL;
-	struct veil_gnome_wallpaper listed;
 	ret = veil_scene_check_span(scene, output_name, cmd, message);
 	if (ret < 0) {
 		return ret;
 	}
 	if (cmd->kind == VEIL_COMMAND_SET) {
-		/* A wallpaper package (module/core/package.c): one picture chosen per output. */
-		ret = fd < 0 ? veil_package_check(cmd, &package, &listed, message) : 0;
+		/*
+		 * A wallpaper package (module/core/package.c): one picture chosen per output. It and
+		 * GNOME's XML are read on a worker first (package_load.c): 1, the command runs again
+		 * when they are read.
+		 */
+		ret = fd < 0 ? veil_package_load(scene, output_name, cmd, &package, message) : 0;
 		if (ret < 0) {
 			wlr_log(WLR_ERROR, "veil: output %s: %s", output_name, *message);
 			veil_scene_record_error(scene, output_name, *message);
 			return ret;
 		}
 		if (ret > 0) {
-			/* GNOME's list: its light and dark files in its mode, as `dark <file>`. */
-			struct veil_command shown = veil_package_list_command(cmd, &listed);
-			ret = run(scene, output_name, &shown, fd, label, message);
-			veil_gnome_wallpaper_finish(&listed);
-			return ret;
+			return 0;
 		}
 	}
 	if (cmd->kind == VEIL_COMMAND_SET && package == NULL) {
@@ -214,6 +214,11 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	if (scene != NULL && scene->display != NULL && output_name != NULL) {
 		veil_state_supersede(scene, output_name, cmd);
+		if (!cmd->from_slideshow && (cmd->kind == VEIL_COMMAND_SET ||
+				cmd->kind == VEIL_COMMAND_OFF || cmd->kind == VEIL_COMMAND_RESTORE)) {
+			/* A package or XML still being read for the name is superseded. */
+			veil_package_load_cancel(scene, output_name, cmd);
+		}
 	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
 	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {

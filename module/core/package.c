@@ -30,13 +30,34 @@ static int check_listed(const struct veil_gnome_wallpaper *wallpaper, const char
 		wallpaper->file) : 0;
 }
 
-int veil_package_check(const struct veil_command *cmd, struct veil_package **package,
+int veil_package_words_check(const struct veil_command *cmd, char **message) {
+	/* A slideshow's step carries the show's words: a package there is one of its pictures. */
+	bool show_words = cmd->has_slideshow && !cmd->from_slideshow;
+	const char *refused = cmd->dark_path != NULL || cmd->has_dark_color ? "dark (its "
+		"contents/images_dark/ is its dark picture)" : show_words ? "every, order or "
+		"recursive (a package is one wallpaper)" : NULL;
+	if (refused == NULL) {
+		return 0;
+	}
+	return veil_message_fail(message, -EINVAL, "'%s' is a wallpaper package: not for %s",
+		cmd->path, refused);
+}
+
+int veil_package_open(const struct veil_command *cmd, struct veil_package **package,
 		struct veil_gnome_wallpaper *wallpaper, char **message) {
 	*package = NULL;
 	memset(wallpaper, 0, sizeof(*wallpaper));
 	if (cmd->kind != VEIL_COMMAND_SET || cmd->path == NULL ||
-			cmd->mode == VEIL_MODE_SOLID_COLOR) {
+			cmd->mode == VEIL_MODE_SOLID_COLOR || cmd->package_read) {
 		return 0;
+	}
+	if (cmd->package != NULL) {
+		/* Read on a worker already (the <size> choices of an XML too). */
+		int ret = veil_package_words_check(cmd, message);
+		if (ret == 0) {
+			*package = veil_package_ref(cmd->package);
+		}
+		return ret;
 	}
 	if (veil_package_xml_name(cmd->path)) {
 		/* GNOME's XML: a list (1), <size> choices (a package), or a timed background. */
@@ -57,18 +78,11 @@ int veil_package_check(const struct veil_command *cmd, struct veil_package **pac
 	} else if (!veil_package_detect(cmd->path)) {
 		return 0;
 	}
-	/* A slideshow's step carries the show's words: a package there is one of its pictures. */
-	bool show_words = cmd->has_slideshow && !cmd->from_slideshow;
-	const char *refused = cmd->dark_path != NULL || cmd->has_dark_color ? "dark (its "
-		"contents/images_dark/ is its dark picture)" : show_words ? "every, order or "
-		"recursive (a package is one wallpaper)" : cmd->workspace != NULL ? "a workspace "
-		"(packages are for whole outputs)" : NULL;
-	if (refused != NULL) {
-		veil_message_set(message, "'%s' is a wallpaper package: not for %s", cmd->path,
-			refused);
+	int ret = veil_package_words_check(cmd, message);
+	if (ret < 0) {
 		veil_package_unref(*package);
 		*package = NULL;
-		return -EINVAL;
+		return ret;
 	}
 	if (*package == NULL) {
 		*package = veil_package_read(cmd->path, message);
@@ -135,6 +149,17 @@ static void output_size(struct veil_output *output, int *width, int *height) {
 	wlr_output_transformed_resolution(output->output, width, height);
 }
 
+/*
+ * The size setting's picture must fit on output: the output's; with span, the canvas of the
+ * outputs that show setting (module/core/span.c), at the largest of their scales.
+ */
+static void fit_size(const struct veil_setting *setting, struct veil_output *output,
+		int *width, int *height) {
+	if (!setting->span || !veil_span_size(output->scene, setting, width, height)) {
+		output_size(output, width, height);
+	}
+}
+
 /* The choice of setting that fits the output (choices that failed passed over), or -1. */
 static int index_for(const struct veil_setting *setting, struct veil_output *output) {
 	struct veil_fit_size sizes[VEIL_PACKAGE_PICTURES_MAX];
@@ -146,7 +171,7 @@ static int index_for(const struct veil_setting *setting, struct veil_output *out
 		sizes[i] = choice->failed ? (struct veil_fit_size){ 0, 0 } : choice->picture->size;
 	}
 	int width, height;
-	output_size(output, &width, &height);
+	fit_size(setting, output, &width, &height);
 	return veil_fit_choose(sizes, n, width, height);
 }
 
@@ -166,7 +191,7 @@ static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, 
 			continue;
 		}
 		int width, height;
-		output_size(other, &width, &height);
+		fit_size(setting, other, &width, &height);
 		max_width = width > max_width ? width : max_width;
 		max_height = height > max_height ? height : max_height;
 	}
@@ -286,8 +311,10 @@ struct json_object *veil_package_status(struct veil_output *output) {
 		return NULL;
 	}
 	const struct veil_package_picture *picture = choice->picture;
+	struct veil_setting *parent = veil_scene_resolve(output->scene, output->output->name,
+		output->workspace);
 	int width, height;
-	output_size(output, &width, &height);
+	fit_size(parent != NULL ? parent : choice, output, &width, &height);
 	char why[96];
 	veil_fit_why(&picture->size, width, height, why, sizeof(why));
 	struct json_object *obj = json_object_new_object();

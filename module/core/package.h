@@ -23,15 +23,21 @@ struct veil_setting;
 struct veil_command;
 
 /*
- * Whether the command's path is a wallpaper package (a Plasma package's directory, or GNOME's
- * XML of <size> choices): 0 and *package NULL when it is not, 0 and the package read (one
- * reference) when it is; 1 for a gnome-background-properties list, whose wallpaper (to finish)
- * the caller shows instead; or a negative errno and *message (one sentence naming the file) when
- * it cannot be shown: its metadata.json is not JSON, it has no pictures, or the words are not
- * for a package (dark, every, order, recursive, a workspace).
+ * Reads what the command's path is (files: on a worker, module/commands/package_load.c; on the
+ * compositor's thread only for a slideshow's step): 0 and *package NULL when it is not a package,
+ * 0 and the package (one reference) when it is a Plasma package's directory, GNOME's XML of
+ * <size> choices, or cmd->package (read before); 1 for a gnome-background-properties list, whose
+ * wallpaper (to finish) the caller shows instead; or a negative errno and *message (one sentence
+ * naming the file) when it cannot be shown: its metadata.json is not JSON, it has no pictures, or
+ * the words are not for a package.
  */
-int veil_package_check(const struct veil_command *cmd, struct veil_package **package,
+int veil_package_open(const struct veil_command *cmd, struct veil_package **package,
 	struct veil_gnome_wallpaper *wallpaper, char **message);
+/*
+ * The words a package cannot take (dark, every, order, recursive): a negative errno and
+ * *message naming cmd's path, else 0.
+ */
+int veil_package_words_check(const struct veil_command *cmd, char **message);
 
 /*
  * Gives setting (a new one, without a source) a choice for each of the n pictures (of package,

@@ -54,6 +54,32 @@ void veil_package_unref(struct veil_package *package) {
 	free(package);
 }
 
+struct veil_package *veil_package_create(const char *dir,
+		const struct veil_package_picture *pictures, size_t n) {
+	struct veil_package *package = calloc(1, sizeof(*package));
+	if (package == NULL) {
+		return NULL;
+	}
+	package->refs = 1;
+	const char *slash = strrchr(dir, '/');
+	package->dir = strdup(dir);
+	package->name = strdup(slash != NULL ? slash + 1 : dir);
+	package->light = calloc(n, sizeof(*package->light));
+	if (package->dir == NULL || package->name == NULL || package->light == NULL) {
+		veil_package_unref(package);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		package->light[i].size = pictures[i].size;
+		if ((package->light[i].path = strdup(pictures[i].path)) == NULL) {
+			veil_package_unref(package);
+			return NULL;
+		}
+		package->n_light++;
+	}
+	return package;
+}
+
 static int by_name(const void *a, const void *b) {
 	return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }

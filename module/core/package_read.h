@@ -53,6 +53,12 @@ struct veil_package *veil_package_parse(const char *dir, const char *metadata, s
 	const char *const *light, size_t n_light, const char *const *dark, size_t n_dark,
 	char **message);
 struct veil_package *veil_package_ref(struct veil_package *package);
+/*
+ * A package of the n pictures given (copied), named after the file dir: a timed background's
+ * <size> choices (module/show/timed.c). NULL when memory is short.
+ */
+struct veil_package *veil_package_create(const char *dir,
+	const struct veil_package_picture *pictures, size_t n);
 
 /* GNOME's lists are a kilobyte or two: larger XML is left to the timed show. */
 #define VEIL_PACKAGE_XML_MAX (64 * 1024)

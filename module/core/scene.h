@@ -124,6 +124,7 @@ struct veil_scene {
 	 */
 	int workspace_pictures;
 	struct wl_list timed_shows; /* veil_timed_show.link (module/show/timed.c) */
+	struct wl_list package_loads; /* package_load.link (module/commands/package_load.c) */
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
@@ -287,6 +288,12 @@ const struct veil_transition_spec *veil_transition_get_spec(
  * whose setting it is; false when the output does not span (no layout, not in it, no span).
  */
 bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas);
+/*
+ * The canvas of the outputs that use setting, in buffer pixels at the largest of their scales
+ * (a spanning package's picture is chosen for it); false when none is in the layout.
+ */
+bool veil_span_size(struct veil_scene *scene, const struct veil_setting *setting, int *width,
+	int *height);
 /* Lays out again every output that shows a spanning setting (the canvas may have changed). */
 void veil_span_refresh(struct veil_scene *scene);
 /* The size, in physical pixels, a still shown across the whole layout is decoded for. */
@@ -302,6 +309,8 @@ void veil_output_update(struct veil_output *output);
 void veil_output_update_switch(struct veil_output *output,
 	const struct veil_transition_spec *spec);
 void veil_output_set_error(struct veil_output *output, const char *error);
+/* The error of every output name addresses ("*": all); NULL clears it. */
+void veil_scene_record_error(struct veil_scene *scene, const char *name, const char *message);
 
 struct veil_command;
 /*

@@ -4,6 +4,8 @@
  * shows its part of the same frame (scene/canvas.c places it). veil follows the layout's change
  * signal: an output added, moved, resized or removed changes the canvas of the others.
  */
+#include <limits.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <veil/veil.h>
 #include <wlr/types/wlr_output.h>
@@ -30,6 +32,44 @@ static bool uses(struct veil_scene *scene, struct wlr_output *wlr_output,
 	return output != NULL && output->setting == setting;
 }
 
+/* Extends a box to the outputs that use setting; *scale: the largest of theirs (0: none). */
+static void extend(struct veil_scene *scene, const struct veil_setting *setting, int *x0, int *y0,
+		int *x1, int *y1, float *scale) {
+	*scale = 0;
+	struct wlr_output_layout_output *l_output;
+	wl_list_for_each(l_output, &scene->output_layout->outputs, link) {
+		if (!uses(scene, l_output->output, setting)) {
+			continue;
+		}
+		struct wlr_box box;
+		wlr_output_layout_get_box(scene->output_layout, l_output->output, &box);
+		if (wlr_box_empty(&box)) {
+			continue;
+		}
+		*x0 = box.x < *x0 ? box.x : *x0;
+		*y0 = box.y < *y0 ? box.y : *y0;
+		*x1 = box.x + box.width > *x1 ? box.x + box.width : *x1;
+		*y1 = box.y + box.height > *y1 ? box.y + box.height : *y1;
+		*scale = l_output->output->scale > *scale ? l_output->output->scale : *scale;
+	}
+}
+
+bool veil_span_size(struct veil_scene *scene, const struct veil_setting *setting, int *width,
+		int *height) {
+	if (scene->output_layout == NULL) {
+		return false;
+	}
+	int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+	float scale;
+	extend(scene, setting, &x0, &y0, &x1, &y1, &scale);
+	if (x1 <= x0 || y1 <= y0) {
+		return false;
+	}
+	*width = (int)lroundf((float)(x1 - x0) * scale);
+	*height = (int)lroundf((float)(y1 - y0) * scale);
+	return true;
+}
+
 bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas) {
 	struct veil_scene *scene = output->scene;
 	const struct veil_setting *setting = output->setting;
@@ -43,21 +83,8 @@ bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas) {
 		return false;
 	}
 	int x0 = own.x, y0 = own.y, x1 = own.x + own.width, y1 = own.y + own.height;
-	struct wlr_output_layout_output *l_output;
-	wl_list_for_each(l_output, &scene->output_layout->outputs, link) {
-		if (!uses(scene, l_output->output, setting)) {
-			continue;
-		}
-		struct wlr_box box;
-		wlr_output_layout_get_box(scene->output_layout, l_output->output, &box);
-		if (wlr_box_empty(&box)) {
-			continue;
-		}
-		x0 = box.x < x0 ? box.x : x0;
-		y0 = box.y < y0 ? box.y : y0;
-		x1 = box.x + box.width > x1 ? box.x + box.width : x1;
-		y1 = box.y + box.height > y1 ? box.y + box.height : y1;
-	}
+	float scale;
+	extend(scene, setting, &x0, &y0, &x1, &y1, &scale);
 	*canvas = (struct veil_canvas){
 		.x = x0, .y = y0, .width = x1 - x0, .height = y1 - y0,
 		.output_x = own.x, .output_y = own.y,

@@ -67,6 +67,12 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 			return false;
 		}
 		s->full_size = full_size;
+		/* A package's pictures: what the output shows is of the workspace too. */
+		for (size_t i = 0; i < s->n_choices; i++) {
+			if ((s->choices[i]->workspace = strdup(cmd->workspace)) == NULL) {
+				return false;
+			}
+		}
 	}
 	if (setting->source == NULL) {
 		return true;
@@ -274,7 +280,7 @@ int veil_scene_apply(struct veil_scene *scene, const char *name, const struct ve
 	int ret = veil_scene_check_span(scene, name, cmd, message);
 	if (ret == 0 && cmd->kind == VEIL_COMMAND_SET) {
 		/* A wallpaper package (module/core/package.c): one picture chosen per output. */
-		ret = veil_package_check(cmd, &package, &listed, message);
+		ret = veil_package_open(cmd, &package, &listed, message);
 		if (ret < 0) {
 			wlr_log(WLR_ERROR, "veil: output %s: %s", name, *message);
 			veil_scene_record_error(scene, name, *message);

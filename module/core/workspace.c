@@ -22,6 +22,10 @@ bool veil_workspace_load(struct veil_scene *scene, struct veil_setting *setting)
 	if (setting->failed) {
 		return false;
 	}
+	if (setting->n_choices > 0) {
+		/* A wallpaper package: the output opens the picture it picks (module/core/package.c). */
+		return true;
+	}
 	for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
 		if (s->source != NULL || (s->path == NULL && s->fd < 0)) {
 			/* Loaded, or a colour (no file). */

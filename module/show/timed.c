@@ -263,11 +263,13 @@ static void arm_timer(struct veil_timed_show *show, int64_t due_ms, int64_t now)
 
 /*
  * Sets path (its item-th image) for the show's name, with dark_item of path as its dark picture
- * when not 0; spec NULL: the command's own transition.
+ * when not 0; spec NULL: the command's own transition. sizes: the <size> choices path is the
+ * largest of, each output showing the one that fits it (module/core/package.c); or NULL.
  */
 static bool set_picture(struct veil_timed_show *show, const char *path, int item,
-		int dark_item, const struct veil_transition_spec *spec) {
+		int dark_item, const struct veil_transition_spec *spec, struct veil_package *sizes) {
 	struct veil_command cmd = show->step;
+	cmd.package = sizes;
 	cmd.path = (char *)path;
 	cmd.item = item;
 	cmd.dark_path = dark_item != 0 ? (char *)path : NULL;
@@ -303,6 +305,14 @@ static void end_fades(struct veil_timed_show *show) {
 	}
 }
 
+/*
+ * The slot's picture decoded ahead of its change: none for <size> choices, which each output
+ * opens as it picks one.
+ */
+static const char *held_to(const struct veil_timed_slot *slot) {
+	return slot->n_sizes > 0 ? NULL : slot->to;
+}
+
 /* Puts the slot due on screen (its pictures decoded). */
 static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *slot,
 		const struct veil_timed_point *point) {
@@ -313,13 +323,21 @@ static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *sl
 			end_fades(show);
 			return true;
 		}
-		return set_picture(show, slot->to, slot->to_item, 0, NULL);
+		struct veil_package *sizes = slot->n_sizes > 0 ?
+			veil_package_create(show->path, slot->sizes, slot->n_sizes) : NULL;
+		if (slot->n_sizes > 0 && sizes == NULL) {
+			fail(show, "out of memory");
+			return false;
+		}
+		bool ok = set_picture(show, slot->to, slot->to_item, 0, NULL, sizes);
+		veil_package_unref(sizes);
+		return ok;
 	}
 	if (show->shown == NULL || strcmp(show->shown, slot->from) != 0 ||
 			show->shown_item != slot->from_item) {
 		/* Joined during the fade (or the clock jumped into it): from whole first. */
 		struct veil_transition_spec cut = { .kind = VEIL_TRANSITION_NONE };
-		if (!set_picture(show, slot->from, slot->from_item, 0, &cut)) {
+		if (!set_picture(show, slot->from, slot->from_item, 0, &cut, NULL)) {
 			return false;
 		}
 	}
@@ -331,7 +349,7 @@ static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *sl
 	if (show->step.has_transition) {
 		fade.ease = show->step.transition.ease;
 	}
-	return set_picture(show, slot->to, slot->to_item, 0, &fade);
+	return set_picture(show, slot->to, slot->to_item, 0, &fade, NULL);
 }
 
 /* The place a dynamic wallpaper follows: the setting's `location`, else the compositor's. */
@@ -358,7 +376,7 @@ static void apply_appearance(struct veil_timed_show *show) {
 	if (!hold_both(show, show->path, light, show->path, dark, &failed)) {
 		return;
 	}
-	if (!failed && set_picture(show, show->path, light, dark, NULL) && show->error != NULL) {
+	if (!failed && set_picture(show, show->path, light, dark, NULL, NULL) && show->error != NULL) {
 		set_error(show, NULL);
 	}
 	show->applied = true;
@@ -456,7 +474,7 @@ static void update(struct veil_timed_show *show) {
 		show->applied_start_ms == slot_start;
 	if (!done) {
 		bool failed;
-		if (!hold_both(show, slot->from, slot->from_item, slot->to, slot->to_item,
+		if (!hold_both(show, slot->from, slot->from_item, held_to(slot), slot->to_item,
 				&failed)) {
 			return;
 		}
@@ -478,7 +496,7 @@ static void update(struct veil_timed_show *show) {
 	release(&show->held[0]);
 	release(&show->held[1]);
 	hold(show, &show->held[2], next->from, next->from_item);
-	hold(show, &show->held[3], next->to, next->to_item);
+	hold(show, &show->held[3], held_to(next), next->to_item);
 	veil_scene_changed(show->scene);
 }
 
@@ -647,6 +665,8 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 	show->step.dark_path = NULL;
 	show->step.fallback = NULL;
 	show->step.workspace = NULL;
+	show->step.package = NULL;
+	show->step.package_read = false;
 	show->name = strdup(name);
 	show->path = realpath(cmd->path, NULL);
 	show->timer_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);

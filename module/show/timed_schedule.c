@@ -41,6 +41,10 @@ void veil_timed_schedule_finish(struct veil_timed_schedule *schedule) {
 	for (size_t i = 0; i < schedule->n_slots; i++) {
 		free(schedule->slots[i].from);
 		free(schedule->slots[i].to);
+		for (size_t k = 0; k < schedule->slots[i].n_sizes; k++) {
+			free(schedule->slots[i].sizes[k].path);
+		}
+		free(schedule->slots[i].sizes);
 	}
 	free(schedule->slots);
 	schedule->slots = NULL;

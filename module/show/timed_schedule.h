@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include "module/core/package_read.h"
 
 enum veil_timed_slot_kind {
 	VEIL_TIMED_STATIC,
@@ -28,6 +29,12 @@ struct veil_timed_slot {
 	 * (module/show/dynamic.c); 0: the file's own picture.
 	 */
 	int from_item, to_item;
+	/*
+	 * STATIC: its <file>'s <size> choices (to is the largest), of which each output shows the
+	 * one that fits it, as a package's (module/core/package.c); NULL and 0 when it has none.
+	 */
+	struct veil_package_picture *sizes;
+	size_t n_sizes;
 };
 
 /* A cycle is at most this long, and a slot at least 1 ms. */

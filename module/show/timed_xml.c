@@ -200,6 +200,25 @@ static int parse_duration(struct parse *p, const xmlNode *slot, int index, int64
 	return 0;
 }
 
+/* A name the XML gives (text, taken): relative to the XML's directory unless absolute. */
+static int resolve(struct parse *p, char *text, char **path) {
+	if (text[0] == '/' || p->dir == NULL) {
+		*path = text;
+		return 0;
+	}
+	*path = veil_message("%s/%s", p->dir, text);
+	free(text);
+	return *path != NULL ? 0 : veil_message_fail(p->message, -ENOMEM, "Out of memory");
+}
+
+/* A <size>'s width or height: pixels from 1, else 0. */
+static int size_attr(const xmlNode *size, const char *name) {
+	xmlChar *value = xmlGetNoNsProp(size, (const xmlChar *)name);
+	double pixels = value != NULL ? atof((const char *)value) : 0;
+	xmlFree(value);
+	return pixels >= 1 && pixels <= 1 << 20 ? (int)pixels : 0;
+}
+
 /* A picture's path from <file>, <from> or <to>: its text, or its largest <size>. */
 static int parse_file(struct parse *p, const xmlNode *slot, const char *part, int index,
 		char **path) {
@@ -208,15 +227,8 @@ static int parse_file(struct parse *p, const xmlNode *slot, const char *part, in
 	if (node != NULL && child(node, "size") != NULL) {
 		double best_area = -1;
 		for (const xmlNode *n = node->children; n != NULL; n = n->next) {
-			if (!is(n, "size")) {
-				continue;
-			}
-			xmlChar *w = xmlGetNoNsProp(n, (const xmlChar *)"width");
-			xmlChar *h = xmlGetNoNsProp(n, (const xmlChar *)"height");
-			double area = (w != NULL ? atof((const char *)w) : 0) *
-				(h != NULL ? atof((const char *)h) : 0);
-			xmlFree(w);
-			xmlFree(h);
+			double area = is(n, "size") ?
+				(double)size_attr(n, "width") * size_attr(n, "height") : -1;
 			if (area > best_area) {
 				best_area = area;
 				best = n;
@@ -232,13 +244,51 @@ static int parse_file(struct parse *p, const xmlNode *slot, const char *part, in
 		return veil_message_fail(p->message, -EINVAL, "'%s': <%s> %d has no <%s>", p->name,
 			(const char *)slot->name, index, part);
 	}
-	if (text[0] == '/' || p->dir == NULL) {
-		*path = text;
+	return resolve(p, text, path);
+}
+
+/* A static's <size> choices, each kept for the outputs to choose from (util/fit.c). */
+static int parse_sizes(struct parse *p, const xmlNode *slot, int index,
+		struct veil_timed_slot *out) {
+	const xmlNode *file = child(slot, "file");
+	size_t n = 0;
+	for (const xmlNode *c = file != NULL ? file->children : NULL; c != NULL; c = c->next) {
+		n += is(c, "size");
+	}
+	if (n == 0) {
 		return 0;
 	}
-	*path = veil_message("%s/%s", p->dir, text);
-	free(text);
-	return *path != NULL ? 0 : veil_message_fail(p->message, -ENOMEM, "Out of memory");
+	if (n > VEIL_PACKAGE_PICTURES_MAX) {
+		return veil_message_fail(p->message, -EINVAL, "'%s': <static> %d has more than %d "
+			"<size> choices", p->name, index, VEIL_PACKAGE_PICTURES_MAX);
+	}
+	out->sizes = calloc(n, sizeof(*out->sizes));
+	if (out->sizes == NULL) {
+		return veil_message_fail(p->message, -ENOMEM, "Out of memory");
+	}
+	for (const xmlNode *c = file->children; c != NULL; c = c->next) {
+		if (!is(c, "size")) {
+			continue;
+		}
+		struct veil_package_picture *picture = &out->sizes[out->n_sizes];
+		picture->size = (struct veil_fit_size){ size_attr(c, "width"),
+			size_attr(c, "height") };
+		char *text = element_text(c);
+		if (text == NULL) {
+			return veil_message_fail(p->message, -ENOMEM, "Out of memory");
+		}
+		if (text[0] == '\0' || picture->size.width == 0 || picture->size.height == 0) {
+			free(text);
+			return veil_message_fail(p->message, -EINVAL, "'%s': <static> %d: a <size> "
+				"needs a width, a height and a file", p->name, index);
+		}
+		int ret = resolve(p, text, &picture->path);
+		if (ret < 0) {
+			return ret;
+		}
+		out->n_sizes++;
+	}
+	return 0;
 }
 
 static int parse_slot(struct parse *p, const xmlNode *node, int index,
@@ -250,7 +300,8 @@ static int parse_slot(struct parse *p, const xmlNode *node, int index,
 	}
 	if (is(node, "static")) {
 		slot->kind = VEIL_TIMED_STATIC;
-		return parse_file(p, node, "file", index, &slot->to);
+		ret = parse_file(p, node, "file", index, &slot->to);
+		return ret < 0 ? ret : parse_sizes(p, node, index, slot);
 	}
 	slot->kind = VEIL_TIMED_TRANSITION;
 	ret = parse_file(p, node, "from", index, &slot->from);
@@ -334,28 +385,38 @@ int veil_timed_xml_parse(const char *data, size_t size, const char *name, const 
 	return ret;
 }
 
-/* Each picture named must be a file veil can open: named in the message when it is not. */
-static int check_files(const char *name, const struct veil_timed_schedule *schedule,
-		char **message) {
-	for (size_t i = 0; i < schedule->n_slots; i++) {
-		const char *paths[] = { schedule->slots[i].from, schedule->slots[i].to };
-		for (size_t k = 0; k < 2; k++) {
-			if (paths[k] == NULL) {
-				continue;
-			}
-			struct stat st;
-			if (stat(paths[k], &st) != 0 || access(paths[k], R_OK) != 0) {
-				int err = errno;
-				return veil_message_fail(message, -err, "'%s' names '%s', which cannot be "
-					"opened: %s", name, paths[k], strerror(err));
-			}
-			if (!S_ISREG(st.st_mode)) {
-				return veil_message_fail(message, -EINVAL, "'%s' names '%s', which is not "
-					"a file", name, paths[k]);
-			}
-		}
+/* A picture named must be a file veil can open: named in the message when it is not. */
+static int check_file(const char *name, const char *path, char **message) {
+	struct stat st;
+	if (path == NULL) {
+		return 0;
+	}
+	if (stat(path, &st) != 0 || access(path, R_OK) != 0) {
+		int err = errno;
+		return veil_message_fail(message, -err, "'%s' names '%s', which cannot be opened: %s",
+			name, path, strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		return veil_message_fail(message, -EINVAL, "'%s' names '%s', which is not a file",
+			name, path);
 	}
 	return 0;
+}
+
+static int check_files(const char *name, const struct veil_timed_schedule *schedule,
+		char **message) {
+	int ret = 0;
+	for (size_t i = 0; i < schedule->n_slots && ret == 0; i++) {
+		const struct veil_timed_slot *slot = &schedule->slots[i];
+		ret = check_file(name, slot->from, message);
+		if (ret == 0) {
+			ret = check_file(name, slot->to, message);
+		}
+		for (size_t k = 0; k < slot->n_sizes && ret == 0; k++) {
+			ret = check_file(name, slot->sizes[k].path, message);
+		}
+	}
+	return ret;
 }
 
 int veil_timed_xml_load(const char *path, struct veil_timed_schedule *schedule,

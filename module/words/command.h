@@ -8,6 +8,8 @@
 #include "util/image.h"
 #include "util/mode.h"
 
+struct veil_package;
+
 enum veil_command_kind {
 	VEIL_COMMAND_SET, /* a file, or a solid colour (mode VEIL_MODE_SOLID_COLOR) */
 	VEIL_COMMAND_OFF,
@@ -173,6 +175,12 @@ struct veil_command {
 	 * (malloc()ed); NULL for the outputs themselves.
 	 */
 	char *workspace;
+	/*
+	 * SET, never parsed: what a worker read for the command (module/commands/package_load.c), the
+	 * package borrowed; package_read alone for GNOME's XML that is a timed background.
+	 */
+	struct veil_package *package;
+	bool package_read;
 };
 
 /* A workspace's name in `veil workspace <ws>`: at most this many bytes. */

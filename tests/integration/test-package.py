@@ -10,13 +10,18 @@ gnome-background-properties list: light and dark PNGs, its options the mode) and
 emerald gnome-background.xml (<size> choices of SVGs), their absolute paths rebased to where the
 test extracted them. Then packages made here (small PNGs): a slideshow of
 a directory of packages steps through the packages, and bad packages (metadata.json not JSON,
-no pictures, only dark ones, a picture whose name lies about its size) are refused or shown
-with one sentence naming the file, the wallpaper on screen unchanged.
+no pictures, only dark ones, a picture whose name lies about its size, a metadata.json of
+300 KiB or nested 100000 deep, a truncated XML) are refused or shown with one sentence naming the
+file, the wallpaper on screen unchanged. A package or XML is read on a worker: the compositor runs
+under strace, and no package's metadata.json or XML named by a command is opened by its own
+thread; a command given after a package's (in the same IPC message, before the read is done)
+wins, the package's late result dropped.
 """
 import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -84,6 +89,10 @@ def check_output(c, out, dark, label):
                str(shot.shape)):
         t.compare(shot, magick_fill(picture, w, h), f'{label}-{out}', **PHOTO)
 
+
+# The compositor under strace: which thread opens each file.
+plain = t.compositor_path
+trace = t.trace_opens()
 
 with t.compositor(outputs=3) as c:
     with t.case('setup'):
@@ -205,6 +214,20 @@ with t.compositor(outputs=3) as c:
         t.compare(shot, np.broadcast_to(np.array(grey, np.uint8), shot.shape),
                   f'{label}-unchanged', **EXACT)
 
+    def refused_all(words, path, parts, label):
+        """`output * veil WORDS` fails naming path: in the reply, or in every output's status."""
+        ok, err = c.msg(f'output * veil {words}')
+        for out in SHAPES:
+            said = err or ''
+            if ok:
+                said = c.check_until(lambda: (lambda e: path in e and e)(
+                    c.veil(out).get('error') or ''), f'{label}: {out}: the error names '
+                    f'{os.path.basename(path)}', timeout=20) or ''
+            else:
+                t.check(path in said, f'{label}: refused, naming the file', said)
+            for part in parts:
+                t.check(part in said, f'{label}: {out}: the error says "{part}"', said)
+
     with t.case('bad packages'):
         ok, err = c.msg(f'output * veil {vt.quote(flat)} fill')
         t.check(ok, 'a flat picture first', err)
@@ -213,19 +236,35 @@ with t.compositor(outputs=3) as c:
 
         notjson = make_package(os.path.join(media, 'notjson'), 'x',
                                [('1920x1080.png', (64, 36), red)], metadata='{"KPlugin": ')
-        c.refused_file('*', f'{vt.quote(notjson)} fill',
+        refused_all(f'{vt.quote(notjson)} fill',
                        os.path.join(notjson, 'metadata.json'), ['is not JSON'],
                        'metadata.json not JSON')
         shows_flat('not JSON')
 
         empty = make_package(os.path.join(media, 'empty'), 'Empty', [])
-        c.refused_file('*', f'{vt.quote(empty)} fill', empty, ['has no picture'],
+        refused_all(f'{vt.quote(empty)} fill', empty, ['has no picture'],
                        'no pictures')
         darkonly = make_package(os.path.join(media, 'darkonly'), 'DarkOnly', [],
                                 dark=[('1920x1080.png', (64, 36), blue)])
-        c.refused_file('*', f'{vt.quote(darkonly)} fill', darkonly, ['only dark ones'],
+        refused_all(f'{vt.quote(darkonly)} fill', darkonly, ['only dark ones'],
                        'only dark pictures')
         shows_flat('no pictures')
+
+        huge = make_package(os.path.join(media, 'huge'), 'Huge',
+                            [('1920x1080.png', (64, 36), red)],
+                            metadata='{"KPlugin": {"Name": "' + 'x' * (300 * 1024) + '"}}')
+        refused_all(f'{vt.quote(huge)} fill', os.path.join(huge, 'metadata.json'),
+                       ['more than the 262144'], 'metadata.json of 300 KiB')
+        deep = make_package(os.path.join(media, 'deep'), 'Deep',
+                            [('1920x1080.png', (64, 36), red)],
+                            metadata='[' * 100000 + ']' * 100000)
+        refused_all(f'{vt.quote(deep)} fill', os.path.join(deep, 'metadata.json'),
+                       ['is not JSON'], 'metadata.json nested 100000 deep')
+        truncated = os.path.join(media, 'truncated.xml')
+        with open(truncated, 'w') as f:
+            f.write('<?xml version="1.0"?>\n<wallpapers>\n <wallpaper>\n  <filename>/usr/sh')
+        refused_all(f'{vt.quote(truncated)} fill', truncated, [], 'a truncated XML')
+        shows_flat('bad metadata or XML')
 
         # A picture named 1920x1080.png that is 640x480: chosen by its name, as Plasma does,
         # shown at its own size, and the status says so in one sentence naming the file.
@@ -260,9 +299,63 @@ with t.compositor(outputs=3) as c:
         ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(liar)} fill dark #000000')
         t.check(not ok and 'wallpaper package' in (err or ''), '`dark` refused for a package',
                 err)
-        ok, err = c.msg(f'output HEADLESS-1 veil workspace 1 {vt.quote(liar)} fill')
-        t.check(not ok and 'wallpaper package' in (err or ''),
-                'a package refused for a workspace', err)
+
+    # A package with a 16:9, a 64:9 (four bands) and a portrait picture, each named by its size.
+    bands = [(200, 40, 40), (40, 200, 40), (40, 40, 200), (200, 200, 40)]
+    shapes = os.path.join(media, 'shapes')
+    make_package(shapes, 'Shapes', [('1920x1080.png', (64, 36), red),
+                                    ('1080x1920.png', (36, 64), blue)])
+    vt.make_png(os.path.join(shapes, 'contents', 'images', '7680x1080.png'),
+                np.repeat(np.array(bands, np.uint8), 192, axis=0)[None].repeat(108, axis=0))
+    shapes_16x9 = os.path.join(shapes, 'contents', 'images', '1920x1080.png')
+    shapes_64x9 = os.path.join(shapes, 'contents', 'images', '7680x1080.png')
+
+    with t.case('a package for a workspace'):
+        # Every output is 1920x1080 now; HEADLESS-1 is on workspace 1.
+        ok, err = c.msg(f'output * veil workspace 1 {vt.quote(shapes)} fill')
+        t.check(ok, '`output * veil workspace 1 <package> fill` accepted', err)
+        v = c.wait_veil('HEADLESS-1', 'shown', file=shapes_16x9)
+        t.check((v.get('package') or {}).get('name') == 'Shapes' and
+                v.get('setting_workspace') == '1',
+                'workspace 1 shows the package\'s 16:9 picture', json.dumps(v))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(red, np.uint8), shot.shape), 'workspace-1',
+                  **EXACT)
+        ok, err = c.msg('output * veil workspace 1 off')
+        t.check(ok, 'workspace 1 off', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=good)
+
+    with t.case('a package across the outputs (span)'):
+        # The canvas: HEADLESS-1 at 0, HEADLESS-2 at 1920, HEADLESS-3 at 5760, each 1920x1080:
+        # 7680x1080, whose picture is the 64:9 one, one frame across the three.
+        ok, err = c.msg(f'output * veil off; output * veil {vt.quote(shapes)} fill span')
+        t.check(ok, '`output * veil <package> fill span` accepted', err)
+        for out, band in (('HEADLESS-1', 0), ('HEADLESS-2', 1), ('HEADLESS-3', 3)):
+            v = c.wait_veil(out, 'shown', file=shapes_64x9)
+            span = v.get('span') or {}
+            t.check(span.get('width') == 7680 and span.get('height') == 1080,
+                    f'{out}: the canvas is 7680x1080', json.dumps(span))
+            t.check(((v.get('package') or {}).get('why') or '').endswith('7680x1080'),
+                    f'{out}: chosen for the canvas', json.dumps(v.get('package')))
+            shot = c.settled_screenshot(out)
+            t.compare(shot, np.broadcast_to(np.array(bands[band], np.uint8), shot.shape),
+                      f'span-{out}', tolerance=0, ignore_border=12)
+        ok, err = c.msg(f'output * veil {vt.quote(flat)} fill')
+        t.check(ok, 'flat.png again', err)
+
+    with t.case('the last command wins over a package being read'):
+        # One IPC message: the package's read cannot be done before the next command runs.
+        for first in (liar, vnc):
+            ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(first)} fill; '
+                            f'output HEADLESS-1 veil {vt.quote(flat)} fill')
+            t.check(ok, f'{os.path.basename(first)} then flat.png, in one message', err)
+            c.wait_veil('HEADLESS-1', 'shown', file=flat)
+            time.sleep(1)
+            v = c.veil('HEADLESS-1')
+            t.check(v.get('file') == flat and v.get('package') is None and
+                    not v.get('error'),
+                    f'{os.path.basename(first)}: its late result dropped, flat.png stays',
+                    json.dumps(v))
 
     with t.case('a slideshow of packages'):
         show = os.path.join(media, 'show')
@@ -289,5 +382,47 @@ with t.compositor(outputs=3) as c:
                   'slideshow-green', **EXACT)
 
     t.check(c.responsive(), 'the compositor is alive')
+    # Through IPC: strace, which the signal would reach, waits for its tracees to end.
+    c.stop(method='exit')
+t.compositor_path = plain
+
+# Restored after a restart: the state file names the package; each output chooses again.
+state_home = t.path('state-home')
+with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='kept') as c:
+    with t.case('the state file keeps the package'):
+        ok, err = c.msg('output HEADLESS-1 resolution 1920x1080')
+        t.check(ok, 'HEADLESS-1 1920x1080', err)
+        c.wait_mode('HEADLESS-1', 1920, 1080)
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(shapes)} fill')
+        t.check(ok, 'a package on HEADLESS-1', err)
+        c.wait_veil('HEADLESS-1', 'shown', file=shapes_16x9)
+restore = t.path('restore.conf')
+with open(restore, 'w') as f:
+    f.write('output HEADLESS-1 resolution 1080x1920\n'
+            f'output HEADLESS-1 veil restore {vt.quote(flat)} fill\n')
+with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='restored',
+                  config=restore) as c:
+    with t.case('restored: the package, its picture chosen for the output now'):
+        c.wait_mode('HEADLESS-1', 1080, 1920)
+        portrait = os.path.join(shapes, 'contents', 'images', '1080x1920.png')
+        v = c.wait_veil('HEADLESS-1', 'shown', file=portrait)
+        t.check((v.get('package') or {}).get('name') == 'Shapes',
+                'the restored package\'s portrait picture on a portrait output', json.dumps(v))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(blue, np.uint8), shot.shape), 'restored',
+                  **EXACT)
+
+with t.case('packages and XML are read off the compositor\'s thread'):
+    with open(trace, errors='replace') as f:
+        lines = f.read().splitlines()
+    main = lines[0].split()[0] if lines else None
+    # The slideshow's steps still read their package on the compositor's thread (to move to
+    # the scan's result): its directory is left out.
+    read = [line for line in lines if 'openat(' in line and ('metadata.json' in line or
+            '.xml"' in line) and (media in line or coast in line) and '/show/' not in line]
+    t.check(any(os.path.join(coast, 'metadata.json') in line for line in read),
+            'the trace has Coast\'s metadata.json opened', f'{len(lines)} lines')
+    on_main = [line for line in read if line.split()[0] == main]
+    t.check(not on_main, 'none opened by the compositor\'s own thread', '\n'.join(on_main[:5]))
 
 t.finish()

@@ -148,20 +148,7 @@ slow = write('slow.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="4096" h
                      f'filter="url(#b)"/>' for i in range(2000)) + '</svg>\n')
 
 # The compositor under strace: every file it and its decoders open or try to open.
-# LeakSanitizer cannot run under ptrace (in a sanitizer build it ends the traced compositor with
-# a fatal error at exit): its leak check is left out for this compositor alone; every other
-# test's compositor keeps it.
-trace = t.path('open.trace')
-wrapper = t.path('veil-tinywl-traced')
-asan = os.environ.get('ASAN_OPTIONS')
-no_leak_check = (f'ASAN_OPTIONS={vt.quote(asan + ":detect_leaks=0")} ' if asan is not None
-                 else '')
-with open(wrapper, 'w') as f:
-    f.write(f'#!/bin/sh\n{no_leak_check}exec strace -f -qq --seccomp-bpf '
-            f'-e trace=open,openat,openat2,execve '
-            f'-o {vt.quote(trace)} {vt.quote(t.compositor_path)} "$@"\n')
-os.chmod(wrapper, 0o755)
-t.compositor_path = wrapper
+trace = t.trace_opens()
 
 with t.compositor(outputs=2, args=['--decoder-timeout', str(TIMEOUT_MS)]) as c:
     with t.case('setup'):

@@ -185,6 +185,8 @@ with t.compositor(args=['--fake-clock', str(START)], env={'TZ': 'UTC0'}) as c:
         refused(c, bad, ['not well-formed'], 'not-xml')
 
     with t.case('the start: the first picture'):
+        # The clock back at the start: the refusals above took seconds of it.
+        set_clock(c, START)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(good_xml)} fill')
         t.check(ok, '`veil timed.xml fill` accepted', err)
         v = wait_slot(c, 1, 'start')
@@ -275,10 +277,14 @@ with t.compositor(args=['--fake-clock', str(START)], env={'TZ': 'UTC0'}) as c:
                 str(c.veil(OUT).get('file')))
 
     with t.case('words that do not fit a timed background'):
-        for words, part in (('every 10s', 'every, order and recursive'),
-                            (f'fill dark {vt.quote(base_png)}', 'dark names one picture')):
-            ok, err = c.msg(f'output {OUT} veil {vt.quote(good_xml)} {words}')
-            t.check(not ok and part in (err or ''), f'`veil timed.xml {words}` refused', err)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(good_xml)} every 10s')
+        t.check(not ok and 'every, order and recursive' in (err or ''),
+                '`veil timed.xml every 10s` refused', err)
+        # Whether dark fits is known once the XML is read, on a worker: said in the status.
+        c.refused_file(OUT, f'{vt.quote(good_xml)} fill dark {vt.quote(base_png)}', good_xml,
+                       ['dark names one picture'], '`veil timed.xml dark <png>`')
+        t.check(c.veil(OUT).get('file') == base_png, 'the wallpaper stays',
+                str(c.veil(OUT).get('file')))
 
 # The start time is local time: an hour east of UTC (TZ for the compositor), 06:00 local is
 # 05:00 UTC, so 05:00:50 UTC is 50 s into the first slot (in UTC it would be in C to A's fade).
@@ -328,5 +334,48 @@ with t.compositor(args=['--fake-clock', str(START + 50)], env=ENV, name='restore
         v = wait_slot(c, 1, 'restored')
         t.check(v.get('file') == good_xml, 'the timed show of timed.xml', str(v))
         at_picture(c, A, 'restored', 1)
+
+# A timed background whose first <static> lists <size> choices, as gnome-backgrounds and
+# desktop-base write them, on three outputs of different shapes: each shows the size util/fit.c's
+# rule picks for it (the aspect ratio first), named in its status, as a package's would be.
+SHAPES = {'HEADLESS-1': ((640, 360), '16x9.png', (200, 60, 60)),
+          'HEADLESS-2': ((1280, 360), '32x9.png', (60, 200, 60)),
+          'HEADLESS-3': ((360, 640), '9x16.png', (60, 60, 200))}
+SIZES = {'16x9.png': (1920, 1080), '32x9.png': (3840, 1080), '9x16.png': (1080, 1920)}
+for (_, name, colour) in SHAPES.values():
+    vt.make_png(os.path.join(media, name),
+                np.broadcast_to(np.array(colour, np.uint8), (36, 64, 3)).copy())
+sized_xml = write('sized.xml', xml_text([('static', 100, None, 'SIZES'),
+                                         ('static', 100, 'b.png', 'b.png')]).replace(
+    '<file>SIZES</file>', '<file>' + ''.join(
+        f'<size width="{w}" height="{h}">{name}</size>' for name, (w, h) in SIZES.items()) +
+    '</file>'))
+with t.compositor(outputs=3, args=['--fake-clock', str(START + 50)], env={'TZ': 'UTC0'},
+                  name='sized') as c:
+    with t.case('<size> choices per output'):
+        for cmd in ('output HEADLESS-1 resolution 640x360', 'output HEADLESS-1 pos 0 0',
+                    'output HEADLESS-2 resolution 1280x360', 'output HEADLESS-2 pos 640 0',
+                    'output HEADLESS-3 resolution 640x360', 'output HEADLESS-3 transform 90',
+                    'output HEADLESS-3 pos 1920 0'):
+            ok, err = c.msg(cmd)
+            t.check(ok, cmd, err)
+        c.wait_mode('HEADLESS-3', 640, 360, transform='90')
+        ok, err = c.msg(f'output * veil {vt.quote(sized_xml)} fill')
+        t.check(ok, '`output * veil sized.xml fill` accepted', err)
+        for out, ((w, h), name, colour) in SHAPES.items():
+            picture = os.path.join(media, name)
+            v = c.wait_veil(out, 'shown', file=picture)
+            p = v.get('package') or {}
+            t.check(p.get('picture') == picture and
+                    (p.get('why') or '').endswith(f'at least {w}x{h}'),
+                    f'{out} ({w}x{h}): {name}, and why', json.dumps(p))
+            shot = c.settled_screenshot(out)
+            t.compare(shot, np.broadcast_to(np.array(colour, np.uint8), shot.shape),
+                      f'sized-{out}', **EXACT)
+    with t.case('the next slot: one picture for all'):
+        set_clock(c, START + 150)
+        for out in SHAPES:
+            v = c.wait_veil(out, 'shown', file=os.path.join(media, 'b.png'))
+            t.check(v.get('package') is None, f'{out}: no package', json.dumps(v))
 
 t.finish()

@@ -139,6 +139,27 @@ class Test:
     def compositor(self, **kwargs):
         return Compositor(self, **kwargs)
 
+    def trace_opens(self):
+        """
+        The compositors started from now on run under strace, which records every file they
+        and their decoders open or try to open, each line led by the thread's id. Returns the
+        trace's path, complete once the compositor is gone. LeakSanitizer cannot run under
+        ptrace (in a sanitizer build it ends the traced compositor with a fatal error at exit):
+        its leak check is left out for these compositors alone.
+        """
+        trace = self.path('open.trace')
+        wrapper = self.path('veil-tinywl-traced')
+        asan = os.environ.get('ASAN_OPTIONS')
+        no_leak_check = (f'ASAN_OPTIONS={quote(asan + ":detect_leaks=0")} ' if asan is not None
+                         else '')
+        with open(wrapper, 'w') as f:
+            f.write(f'#!/bin/sh\n{no_leak_check}exec strace -f -qq --seccomp-bpf '
+                    f'-e trace=open,openat,openat2,execve '
+                    f'-o {quote(trace)} {quote(self.compositor_path)} "$@"\n')
+        os.chmod(wrapper, 0o755)
+        self.compositor_path = wrapper
+        return trace
+
     def show(self, c, output, path, words, label):
         """
         `output OUTPUT veil PATH WORDS` through c, then the status once it shows path (checked
