@@ -132,7 +132,7 @@ def once(args, system, path, outdir):
             time.sleep(0.3)
             t0 = time.monotonic()
             comp.ipc.must(cmd)
-            grabs = grab_until_settled(screen, t0, args.settle, 60, comp.alive)
+            grabs = grab_until_settled(screen, t0, args.settle, args.timeout, comp.alive)
         finally:
             screen.close()
         if system != 'swaybg':
@@ -171,6 +171,7 @@ def main():
     ap.add_argument('--files', default=','.join(FILES))
     ap.add_argument('--systems', default=','.join(SYSTEMS))
     ap.add_argument('--settle', type=float, default=1.0)
+    ap.add_argument('--timeout', type=float, default=180.0)
     ap.add_argument('--decode-still', help='decode-still binary (default BUILD/tests/tools/'
                     'decode-still; "none": no step times)')
     ap.add_argument('--out')

@@ -15,6 +15,7 @@
  *   size: 32x32              (the picture written; file: the file's own size)
  *   colour: gAMA -> sRGB     (source.colour's text)
  *   cpu_ms: 12.3             (the decode's CPU time on this thread; wall_ms: its wall time)
+ *   peak_kib: 20480          (the process's peak resident memory, VmHWM)
  *   stage: check             (refused: by the sniff, the header check or the load)
  *   error: <sentence>        (refused: the decoder's sentence)
  *   errno: 22
@@ -164,6 +165,21 @@ static int decode_anim(int fd, enum veil_anim_format format, const char *out) {
 	return status;
 }
 
+/* The process's peak resident memory (VmHWM: this program's, not its parent's before exec). */
+static void print_peak(void) {
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		long kib;
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) {
+			printf("peak_kib: %ld\n", kib);
+		}
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+}
+
 /* The time of each step of veil_still_decode(), as the worker runs them one after another. */
 static void time_steps(const struct veil_still_decoder *decoder, int fd, int cover_width,
 		int cover_height) {
@@ -182,7 +198,10 @@ static void time_steps(const struct veil_still_decoder *decoder, int fd, int cov
 	cpu = now_ms(CLOCK_THREAD_CPUTIME_ID);
 	wall = now_ms(CLOCK_MONOTONIC);
 	int ret;
-	if (decoder->load_cover != NULL && cover_width > 0) {
+	if (decoder->load_shrunk != NULL && cover_width > 0) {
+		ret = decoder->load_shrunk(fd, cover_width, cover_height, &image, &width, &height,
+			&message);
+	} else if (decoder->load_cover != NULL && cover_width > 0) {
 		ret = decoder->load_cover(fd, cover_width, cover_height, &image, &width, &height,
 			&message);
 	} else {
@@ -260,6 +279,7 @@ int main(int argc, char *argv[]) {
 	struct veil_still_decoder whole = *decoder;
 	if (full) {
 		whole.load_cover = NULL;
+		whole.load_shrunk = NULL;
 	}
 	struct veil_image image = {0};
 	int width = 0, height = 0, shrink_error = 0;
@@ -278,6 +298,7 @@ int main(int argc, char *argv[]) {
 	printf("decoder: %s\nsize: %dx%d\nfile: %dx%d\ncpu_ms: %.1f\nwall_ms: %.1f\n",
 		used->name, image.width, image.height, width, height, cpu, wall);
 	print_line("colour", colour.said);
+	print_peak();
 	if (colour.space.transfer != 0) {
 		printf("hdr: kept for the renderer\n");
 	}
