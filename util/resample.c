@@ -155,6 +155,14 @@ static struct veil_resample_rows *rows_init(int src_width, int src_height, bool 
 	return rs;
 }
 
+/* acc += weight * line, over len bytes: the loop the compiler vectorises, rows apart. */
+static void accumulate(int32_t *restrict acc, const uint8_t *restrict line, int32_t weight,
+		size_t len) {
+	for (size_t i = 0; i < len; i++) {
+		acc[i] += weight * line[i];
+	}
+}
+
 /*
  * Destination row y from its source rows (rs->lines): down first, over whole source rows
  * (plain multiply-adds the compiler vectorises) into one row of src_width pixels kept with
@@ -165,35 +173,37 @@ static void shrink_row(struct veil_resample_rows *rs, int y) {
 	const int shift = WEIGHT_BITS - ROW_BITS;
 	const int bits = WEIGHT_BITS + ROW_BITS;
 	const int32_t half = 1 << (bits - 1);
-	int32_t *acc = rs->acc;
-	int16_t *row = rs->row;
+	/* restrict: no row aliases another (the compiler knew it of malloc()'s, not of a struct's). */
+	int32_t *restrict acc = rs->acc;
+	int16_t *restrict row = rs->row;
 	for (size_t i = 0; i < row_len; i++) {
 		acc[i] = 1 << (shift - 1);
 	}
-	const int32_t *w = rs->down.weights + (size_t)y * (size_t)rs->down.n;
-	for (int k = 0; k < rs->down.n; k++) {
-		const uint8_t *line = rs->lines[k];
-		int32_t wk = w[k];
-		for (size_t i = 0; i < row_len; i++) {
-			acc[i] += wk * line[i];
-		}
+	/* Locals, not rs's fields: a store through a byte pointer could change those. */
+	const int down_n = rs->down.n;
+	const int32_t *w = rs->down.weights + (size_t)y * (size_t)down_n;
+	for (int k = 0; k < down_n; k++) {
+		accumulate(acc, rs->lines[k], w[k], row_len);
 	}
 	for (size_t i = 0; i < row_len; i++) {
 		row[i] = (int16_t)(acc[i] >> shift);
 	}
-	const struct taps *across = &rs->across;
-	uint8_t *out = (uint8_t *)rs->dst.data + (size_t)y * (size_t)rs->dst.stride;
-	for (int x = 0; x < rs->dst.width; x++) {
-		const int32_t *wx = across->weights + (size_t)x * (size_t)across->n;
-		const int16_t *p = row + (size_t)across->first[x] * 4;
+	const int n = rs->across.n, width = rs->dst.width;
+	const int32_t *weights = rs->across.weights;
+	const int *first = rs->across.first;
+	const bool opaque = rs->opaque;
+	uint8_t *restrict out = (uint8_t *)rs->dst.data + (size_t)y * (size_t)rs->dst.stride;
+	for (int x = 0; x < width; x++) {
+		const int32_t *wx = weights + (size_t)x * (size_t)n;
+		const int16_t *p = row + (size_t)first[x] * 4;
 		int32_t b = half, g = half, r = half, a = half;
-		for (int k = 0; k < across->n; k++) {
+		for (int k = 0; k < n; k++) {
 			b += wx[k] * p[4 * k];
 			g += wx[k] * p[4 * k + 1];
 			r += wx[k] * p[4 * k + 2];
 			a += wx[k] * p[4 * k + 3];
 		}
-		uint8_t alpha = rs->opaque ? 0xff : clamp_u8(a >> bits);
+		uint8_t alpha = opaque ? 0xff : clamp_u8(a >> bits);
 		/* Premultiplied: no colour above its alpha (the lobes overshoot at edges). */
 		uint8_t cb = clamp_u8(b >> bits), cg = clamp_u8(g >> bits);
 		uint8_t cr = clamp_u8(r >> bits);
