@@ -205,6 +205,22 @@ static bool premultiply(uint8_t *pixels, size_t n_pixels) {
 	return opaque;
 }
 
+/* The picture made, its pixels and colour moved from *load to *image. */
+static int hand_over(struct png_load *load, int width, int height, bool opaque,
+		struct veil_image *image) {
+	*image = (struct veil_image){
+		.width = width,
+		.height = height,
+		.stride = width * 4,
+		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
+		.data = load->pixels,
+		.colour = load->colour,
+	};
+	load->pixels = NULL;
+	load->colour = (struct veil_image_colour){0};
+	return 0;
+}
+
 /*
  * The rows as libpng reads them, each premultiplied and fed to the `smooth` shrink, which keeps
  * the few rows its kernel spans: no picture of the file's size is ever allocated. The pixels are
@@ -238,17 +254,7 @@ static int decode_shrunk(struct png_load *load, int width, int height, int kept_
 		veil_resample_rows_push(load->shrink);
 	}
 	png_read_end(load->png, NULL);
-	*image = (struct veil_image){
-		.width = kept_width,
-		.height = kept_height,
-		.stride = (int)stride,
-		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
-		.data = load->pixels,
-		.colour = load->colour,
-	};
-	load->pixels = NULL;
-	load->colour = (struct veil_image_colour){0};
-	return 0;
+	return hand_over(load, kept_width, kept_height, opaque, image);
 }
 
 /*
@@ -342,17 +348,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	png_read_end(png, NULL);
 
 	bool opaque = !has_alpha || premultiply(load->pixels, (size_t)width * height);
-	*image = (struct veil_image){
-		.width = (int)width,
-		.height = (int)height,
-		.stride = (int)stride,
-		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
-		.data = load->pixels,
-		.colour = load->colour,
-	};
-	load->pixels = NULL;
-	load->colour = (struct veil_image_colour){0};
-	return 0;
+	return hand_over(load, (int)width, (int)height, opaque, image);
 }
 
 bool veil_png_sniff(const void *head, size_t len) {

@@ -23,9 +23,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
 import decode_still  # noqa: E402
-import scaling  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('shrunk-read')
@@ -52,21 +50,6 @@ def decode(path, full=False):
         raise vt.Failure(str(e))
 
 
-def photo(w, h, seed=3):
-    rng = np.random.default_rng(seed)
-    out = np.zeros((h, w, 3), np.float32)
-    size, weight = 4, 1.0
-    while size < w:
-        for c in range(3):
-            small = rng.standard_normal((max(2, size * h // w), size)).astype(np.float32)
-            out[:, :, c] += weight * scaling.upsample(small, h, w)
-        size *= 2
-        weight *= 0.6
-    out += 0.05 * rng.standard_normal((h, w, 3)).astype(np.float32)
-    lo, hi = np.percentile(out, 0.5), np.percentile(out, 99.5)
-    return np.clip((out - lo) / (hi - lo), 0, 1)
-
-
 def psnr(a, b):
     d = a.astype(np.float64) - b.astype(np.float64)
     mse = float(np.mean(d * d))
@@ -89,22 +72,17 @@ def centre(img):
     return img[y:y + h, x:x + w]
 
 
-# 1600x1000 photo-like pixels: kept at 480x300 to cover 400x300 (a third).
+# 1600x1000 photo-like pixels (ImageMagick's fractal plasma with grain, 16 bits a sample):
+# kept at 480x300 to cover 400x300 (a third).
 W, H = 1600, 1000
-pic = photo(W, H)
-rgb8 = np.rint(pic * 255).astype(np.uint8)
 files = {}
-files['rgb8'] = vt.make_png(m('rgb8.png'), rgb8)
-np16 = np.rint(pic * 65535).astype('>u2')
-with open(m('rgb16.ppm'), 'wb') as f:
-    f.write(f'P6\n{W} {H}\n65535\n'.encode() + np16.tobytes())
-run(['convert', m('rgb16.ppm'), '-depth', '16', 'PNG48:' + m('rgb16.png')])
+run(['convert', '-size', f'{W}x{H}', '-seed', '3', 'plasma:fractal', '-attenuate', '0.3',
+     '+noise', 'Gaussian', '-depth', '16', 'PNG48:' + m('rgb16.png')])
 files['rgb16'] = m('rgb16.png')
-alpha = np.clip(np.rint(np.linspace(0, 255, W))[None, :].repeat(H, 0), 0, 255).astype(np.uint8)
-with open(m('rgba.pam'), 'wb') as f:
-    f.write(f'P7\nWIDTH {W}\nHEIGHT {H}\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\n'
-            f'ENDHDR\n'.encode() + np.dstack([rgb8, alpha]).tobytes())
-run(['convert', m('rgba.pam'), 'PNG32:' + m('rgba.png')])
+run(['convert', files['rgb16'], '-depth', '8', 'PNG24:' + m('rgb8.png')])
+files['rgb8'] = m('rgb8.png')
+run(['convert', files['rgb8'], '(', '-size', f'{H}x{W}', 'gradient:', '-rotate', '90', ')',
+     '-alpha', 'off', '-compose', 'CopyOpacity', '-composite', 'PNG32:' + m('rgba.png')])
 files['rgba'] = m('rgba.png')
 run(['convert', files['rgb8'], '-colorspace', 'Gray', m('grey.png')])
 files['grey'] = m('grey.png')
@@ -135,7 +113,8 @@ def peak_kib(path, full):
 
 with t.case('no picture of the file\'s size'):
     # 6000x1500 pixels are 35 MiB decoded; the shrunk read keeps the rows its kernel spans.
-    wide = vt.make_png(m('wide.png'), np.tile(rgb8, (2, 4, 1))[:1500, :6000])
+    wide = m('wide.png')
+    run(['convert', files['rgb8'], '-resize', '6000x1500!', 'PNG24:' + wide])
     shrunk = min(peak_kib(wide, False) for _ in range(2))
     whole = min(peak_kib(wide, True) for _ in range(2))
     vt._say(f'   peak memory: {shrunk} KiB shrunk as read, {whole} KiB read whole')
@@ -162,7 +141,8 @@ for kind, argv in (('heic', ['heif-enc', '-q', '90']),
                 f'less memory at its peak ({info["peak_kib"]} against {whole["peak_kib"]} KiB)')
 
 with t.case('no larger than the output'):
-    small = vt.make_png(m('small.png'), rgb8[:250, :350])
+    small = m('small.png')
+    run(['convert', files['rgb8'], '-crop', '350x250+0+0', '+repage', small])
     info, got = decode(small)
     t.check(got is not None and got.shape[:2] == (250, 350), 'kept whole at 350x250',
             str(info))
