@@ -20,7 +20,8 @@ The systems, one headless 1920x1080 output each, pixman:
   helper     veil-tinywl, `output * veil FILE fill` (veil-decoder decodes: the default)
   inprocess  veil-tinywl --decoding inprocess, the same command
   swaybg     sway 1.12, `output * bg FILE fill` (sway starts swaybg, which decodes through
-             gdk-pixbuf: heif-gdk-pixbuf for HEIC and AVIF)
+             gdk-pixbuf: HEIC and AVIF need the package heif-gdk-pixbuf, or swaybg shows
+             nothing and the run ends at --timeout)
 
 Each run starts the compositor on a solid colour (#203040), then sends the command and grabs
 a 16x16 region at the output's centre (regioncopy.py: the compositor copies the region into one
