@@ -22,6 +22,7 @@ struct heif_track;
 #include "util/message.h"
 #include "util/pixels.h"
 #include "util/read.h"
+#include "util/resample.h"
 
 /*
  * AVIF and HEIC through libheif, which reads the file through a heif_reader over the fd (pread:
@@ -364,21 +365,56 @@ static uint8_t premultiply(unsigned c, unsigned a, bool premultiplied) {
 	return (uint8_t)((c * a + 127) / 255);
 }
 
-/* libheif's R, G, B(, A) rows to premultiplied B, G, R, A. */
-static void convert(const uint8_t *src, size_t src_stride, bool alpha, bool premultiplied,
-		uint8_t *dst, int width, int height) {
+/* A row of libheif's R, G, B(, A) to premultiplied B, G, R, A; whether it is opaque. */
+static bool convert_row(const uint8_t *s, bool alpha, bool premultiplied, uint8_t *d,
+		int width) {
 	int bpp = alpha ? 4 : 3;
-	for (int y = 0; y < height; y++) {
-		const uint8_t *s = src + (size_t)y * src_stride;
-		uint8_t *d = dst + (size_t)y * (size_t)width * 4;
-		for (int x = 0; x < width; x++, s += bpp, d += 4) {
-			unsigned a = alpha ? s[3] : 0xff;
-			d[0] = premultiply(s[2], a, premultiplied);
-			d[1] = premultiply(s[1], a, premultiplied);
-			d[2] = premultiply(s[0], a, premultiplied);
-			d[3] = (uint8_t)a;
+	unsigned all = 0xff;
+	for (int x = 0; x < width; x++, s += bpp, d += 4) {
+		unsigned a = alpha ? s[3] : 0xff;
+		all &= a;
+		d[0] = premultiply(s[2], a, premultiplied);
+		d[1] = premultiply(s[1], a, premultiplied);
+		d[2] = premultiply(s[0], a, premultiplied);
+		d[3] = (uint8_t)a;
+	}
+	return all == 0xff;
+}
+
+/*
+ * libheif's picture to premultiplied B, G, R, A pixels at dst's size: converted whole, or, when
+ * dst is smaller, each row converted into the `smooth` shrink as it goes (util/resample.h), with
+ * no picture of the file's size beside libheif's. dst's pixels are allocated here. 0, or -ENOMEM.
+ */
+static int convert(const uint8_t *src, size_t src_stride, bool alpha, bool premultiplied,
+		int width, int height, struct veil_image *dst) {
+	dst->stride = dst->width * 4;
+	dst->data = veil_pixels_alloc((size_t)dst->stride * (size_t)dst->height);
+	if (dst->data == NULL) {
+		return -ENOMEM;
+	}
+	bool opaque = true;
+	struct veil_resample_rows *shrink = NULL;
+	if (dst->width != width || dst->height != height) {
+		shrink = veil_resample_rows_create(width, height, dst);
+		if (shrink == NULL) {
+			veil_pixels_free(dst->data);
+			dst->data = NULL;
+			return -ENOMEM;
 		}
 	}
+	for (int y = 0; y < height; y++) {
+		const uint8_t *s = src + (size_t)y * src_stride;
+		uint8_t *d = shrink != NULL ? veil_resample_rows_next(shrink) :
+			(uint8_t *)dst->data + (size_t)y * (size_t)dst->stride;
+		opaque = convert_row(s, alpha, premultiplied, d, width) && opaque;
+		if (shrink != NULL) {
+			veil_resample_rows_push(shrink);
+		}
+	}
+	veil_resample_rows_destroy(shrink);
+	dst->drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888;
+	return 0;
 }
 
 /*
@@ -423,7 +459,8 @@ static bool read_colour(const struct heif_image_handle *handle, const struct hei
 	return true;
 }
 
-int veil_heif_load_item(int fd, int item, struct veil_image *image, char **message) {
+static int load_heif(int fd, int item, int cover_width, int cover_height,
+		struct veil_image *image, int *file_width, int *file_height, char **message) {
 	if (message != NULL) {
 		*message = NULL;
 	}
@@ -434,7 +471,6 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 	struct heif_decoding_options *options = NULL;
 	struct heif_image *img = NULL;
 	struct heif_track *track = NULL;
-	uint8_t *pixels = NULL;
 	int ret = open_image(fd, &reader, SIZE_MAX, format, item, &ctx, &handle, message);
 	if (ret < 0 && item == 0 && handle == NULL) {
 		int seq = open_sequence(ctx, format, &track, message);
@@ -503,23 +539,19 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 		ret = -EINVAL;
 		goto out;
 	}
-	pixels = veil_pixels_alloc((size_t)width * (size_t)height * 4);
-	if (pixels == NULL) {
-		veil_message_set(message, "out of memory for a %dx%d image", width, height);
-		ret = -ENOMEM;
+	*file_width = width;
+	*file_height = height;
+	struct veil_image kept = {0};
+	veil_image_cover_size(width, height, cover_width, cover_height, &kept.width,
+		&kept.height);
+	ret = convert(plane, stride, alpha, alpha && heif_image_is_premultiplied_alpha(img) != 0,
+		width, height, &kept);
+	if (ret < 0) {
+		veil_message_set(message, "out of memory for a %dx%d image", kept.width,
+			kept.height);
 		goto out;
 	}
-	convert(plane, stride, alpha, alpha && heif_image_is_premultiplied_alpha(img) != 0, pixels,
-		width, height);
-	bool opaque = !alpha || veil_still_opaque(pixels, width, height, width * 4);
-	*image = (struct veil_image){
-		.width = width,
-		.height = height,
-		.stride = width * 4,
-		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
-		.data = pixels,
-	};
-	pixels = NULL;
+	*image = kept;
 	if (!read_colour(handle, img, &image->colour)) {
 		veil_image_finish(image);
 		veil_message_set(message, "out of memory for the %s file's colour profile", format);
@@ -527,7 +559,6 @@ int veil_heif_load_item(int fd, int item, struct veil_image *image, char **messa
 	}
 
 out:
-	veil_pixels_free(pixels);
 	if (img != NULL) {
 		heif_image_release(img);
 	}
@@ -539,8 +570,21 @@ out:
 	return ret;
 }
 
+int veil_heif_load_item(int fd, int item, struct veil_image *image, char **message) {
+	int file_width, file_height;
+	return load_heif(fd, item, 0, 0, image, &file_width, &file_height, message);
+}
+
 int veil_heif_load(int fd, struct veil_image *image, char **message) {
 	return veil_heif_load_item(fd, 0, image, message);
+}
+
+int veil_heif_load_shrunk(int fd, int cover_width, int cover_height, struct veil_image *image,
+		int *file_width, int *file_height, char **message) {
+	*file_width = 0;
+	*file_height = 0;
+	return load_heif(fd, 0, cover_width, cover_height, image, file_width, file_height,
+		message);
 }
 
 int veil_heif_read_xmp(int fd, size_t budget, char **xmp, size_t *size, int *n_images,

@@ -27,6 +27,12 @@ bool veil_png_sniff(const void *head, size_t len);
  */
 int veil_png_check(int fd, char **message);
 int veil_png_load(int fd, struct veil_image *image, char **message);
+/*
+ * The same, shrunk by `smooth` to cover cover_width x cover_height as its rows are read, with
+ * no picture of the file's size in memory (an interlaced file is read whole, and not shrunk).
+ */
+int veil_png_load_shrunk(int fd, int cover_width, int cover_height, struct veil_image *image,
+	int *file_width, int *file_height, char **message);
 /* Any still image GStreamer can decode (JPEG, WebP, ...), through a short-lived pipeline. */
 int veil_gst_image_check(int fd, char **message);
 int veil_gst_image_load(int fd, struct veil_image *image, char **message);
@@ -38,6 +44,13 @@ int veil_heif_check(int fd, char **message);
 int veil_heif_load(int fd, struct veil_image *image, char **message);
 /* The item-th top-level image (from 1; 0 is the primary), for Apple dynamic wallpapers. */
 int veil_heif_load_item(int fd, int item, struct veil_image *image, char **message);
+/*
+ * The primary image shrunk by `smooth` to cover cover_width x cover_height as libheif's rows
+ * are converted: no converted picture of the file's size (libheif has no smaller decode of HEVC
+ * or AV1; its own planes stay whole).
+ */
+int veil_heif_load_shrunk(int fd, int cover_width, int cover_height, struct veil_image *image,
+	int *file_width, int *file_height, char **message);
 /* An XMP packet is at most this long for veil. */
 #define VEIL_HEIF_MAX_XMP (1 << 20)
 /*

@@ -16,6 +16,7 @@
 #include "util/message.h"
 #include "util/pixels.h"
 #include "util/read.h"
+#include "util/resample.h"
 
 /*
  * PNG files through libpng, into the pixels veil_image describes. libpng's own transformations
@@ -49,6 +50,9 @@ struct png_load {
 	png_infop info;
 	uint8_t *pixels;
 	png_bytep *rows;
+	struct veil_resample_rows *shrink; /* shrinking as it reads (load_shrunk) */
+	int cover_width, cover_height; /* > 0: shrunk to cover this as it is read */
+	int file_width, file_height; /* IHDR's */
 	char error[256]; /* libpng's message for the error that ended decoding */
 	struct veil_image_colour colour;
 };
@@ -201,6 +205,58 @@ static bool premultiply(uint8_t *pixels, size_t n_pixels) {
 	return opaque;
 }
 
+/* The picture made, its pixels and colour moved from *load to *image. */
+static int hand_over(struct png_load *load, int width, int height, bool opaque,
+		struct veil_image *image) {
+	*image = (struct veil_image){
+		.width = width,
+		.height = height,
+		.stride = width * 4,
+		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
+		.data = load->pixels,
+		.colour = load->colour,
+	};
+	load->pixels = NULL;
+	load->colour = (struct veil_image_colour){0};
+	return 0;
+}
+
+/*
+ * The rows as libpng reads them, each premultiplied and fed to the `smooth` shrink, which keeps
+ * the few rows its kernel spans: no picture of the file's size is ever allocated. The pixels are
+ * those of a whole read shrunk by veil_image_shrink_to_cover() after it. Called where decode()
+ * may longjmp() from, with what must be freed in *load.
+ */
+static int decode_shrunk(struct png_load *load, int width, int height, int kept_width,
+		int kept_height, bool has_alpha, struct veil_image *image, char **message) {
+	size_t stride = (size_t)kept_width * 4;
+	load->pixels = veil_pixels_alloc(stride * (size_t)kept_height);
+	struct veil_image kept = {
+		.width = kept_width,
+		.height = kept_height,
+		.stride = (int)stride,
+		.data = load->pixels,
+	};
+	load->shrink = load->pixels != NULL ?
+		veil_resample_rows_create(width, height, &kept) : NULL;
+	if (load->shrink == NULL) {
+		veil_message_set(message, "out of memory for a %dx%d image", kept_width,
+			kept_height);
+		return -ENOMEM;
+	}
+	bool opaque = true;
+	for (int y = 0; y < height; y++) {
+		uint8_t *row = veil_resample_rows_next(load->shrink);
+		png_read_row(load->png, row, NULL);
+		if (has_alpha && !premultiply(row, (size_t)width)) {
+			opaque = false;
+		}
+		veil_resample_rows_push(load->shrink);
+	}
+	png_read_end(load->png, NULL);
+	return hand_over(load, kept_width, kept_height, opaque, image);
+}
+
 /*
  * The part that libpng may longjmp() out of. Everything that must survive the jump (allocations
  * to free, libpng's message) lives in *load, never in local variables changed after setjmp().
@@ -246,6 +302,8 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	if (ret < 0) {
 		return ret;
 	}
+	load->file_width = (int)width;
+	load->file_height = (int)height;
 
 	bool has_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 ||
 		png_get_valid(png, info, PNG_INFO_tRNS) != 0;
@@ -267,6 +325,14 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 		veil_message_set(message, "PNG image has a layout veil cannot convert");
 		return -EINVAL;
 	}
+	int kept_width, kept_height;
+	/* An interlaced picture's rows are complete only at its last pass: read whole. */
+	if (load->cover_width > 0 && interlace == PNG_INTERLACE_NONE &&
+			veil_image_cover_size((int)width, (int)height, load->cover_width,
+				load->cover_height, &kept_width, &kept_height)) {
+		return decode_shrunk(load, (int)width, (int)height, kept_width, kept_height,
+			has_alpha, image, message);
+	}
 	load->pixels = veil_pixels_alloc(stride * height);
 	load->rows = malloc(height * sizeof(*load->rows));
 	if (load->pixels == NULL || load->rows == NULL) {
@@ -282,17 +348,7 @@ static int decode(struct png_load *load, struct veil_image *image, char **messag
 	png_read_end(png, NULL);
 
 	bool opaque = !has_alpha || premultiply(load->pixels, (size_t)width * height);
-	*image = (struct veil_image){
-		.width = (int)width,
-		.height = (int)height,
-		.stride = (int)stride,
-		.drm_format = opaque ? DRM_FORMAT_XRGB8888 : DRM_FORMAT_ARGB8888,
-		.data = load->pixels,
-		.colour = load->colour,
-	};
-	load->pixels = NULL;
-	load->colour = (struct veil_image_colour){0};
-	return 0;
+	return hand_over(load, (int)width, (int)height, opaque, image);
 }
 
 bool veil_png_sniff(const void *head, size_t len) {
@@ -350,7 +406,8 @@ int veil_png_check(int fd, char **message) {
 	return ret;
 }
 
-int veil_png_load(int fd, struct veil_image *image, char **message) {
+static int load_png(int fd, int cover_width, int cover_height, struct veil_image *image,
+		int *file_width, int *file_height, char **message) {
 	if (message != NULL) {
 		*message = NULL;
 	}
@@ -370,6 +427,8 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 		return -ENOMEM;
 	}
 	load->reader.fd = fd;
+	load->cover_width = cover_width;
+	load->cover_height = cover_height;
 
 	ret = check_header(&load->reader, message);
 	if (ret < 0) {
@@ -407,14 +466,29 @@ int veil_png_load(int fd, struct veil_image *image, char **message) {
 	png_set_chunk_malloc_max(load->png, 8 * 1024 * 1024);
 
 	ret = decode(load, image, message);
+	*file_width = load->file_width;
+	*file_height = load->file_height;
 
 out:
 	if (load->png != NULL) {
 		png_destroy_read_struct(&load->png, load->info != NULL ? &load->info : NULL, NULL);
 	}
 	free(load->rows);
+	veil_resample_rows_destroy(load->shrink);
 	veil_pixels_free(load->pixels);
 	free(load->colour.icc);
 	free(load);
 	return ret;
+}
+
+int veil_png_load(int fd, struct veil_image *image, char **message) {
+	int file_width, file_height;
+	return load_png(fd, 0, 0, image, &file_width, &file_height, message);
+}
+
+int veil_png_load_shrunk(int fd, int cover_width, int cover_height, struct veil_image *image,
+		int *file_width, int *file_height, char **message) {
+	*file_width = 0;
+	*file_height = 0;
+	return load_png(fd, cover_width, cover_height, image, file_width, file_height, message);
 }

@@ -16,10 +16,11 @@
  * is refused.
  */
 static const struct veil_still_decoder decoders[] = {
-	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load, .in_place = true },
+	{ VEIL_MEDIA_PNG, "libpng", veil_png_check, veil_png_load, .in_place = true,
+		.load_shrunk = veil_png_load_shrunk },
 #if VEIL_HAVE_LIBHEIF
 	{ VEIL_MEDIA_HEIF, "libheif", veil_heif_check, veil_heif_load, .in_place = false,
-		.load_item = veil_heif_load_item },
+		.load_item = veil_heif_load_item, .load_shrunk = veil_heif_load_shrunk },
 #endif
 #if VEIL_HAVE_LIBWEBP
 	{ VEIL_MEDIA_WEBP, "libwebp", veil_webp_check, veil_webp_load, .in_place = true },
@@ -94,6 +95,10 @@ int veil_still_decode_item(const struct veil_still_decoder *decoder, int fd, int
 	int ret;
 	if (item != 0) {
 		ret = decoder->load_item(fd, item, image, message);
+	} else if (decoder->load_shrunk != NULL && filter == VEIL_IMAGE_FILTER_SMOOTH &&
+			cover_width > 0 && cover_height > 0) {
+		ret = decoder->load_shrunk(fd, cover_width, cover_height, image, &file_width,
+			&file_height, message);
 	} else if (decoder->load_cover != NULL && cover_width > 0 && cover_height > 0) {
 		ret = decoder->load_cover(fd, cover_width, cover_height, image, &file_width,
 			&file_height, message);

@@ -41,6 +41,12 @@ struct veil_still_decoder {
 	 */
 	int (*load_cover)(int fd, int cover_width, int cover_height, struct veil_image *image,
 		int *file_width, int *file_height, char **message);
+	/*
+	 * Optional, for filter smooth: the decode shrunk to cover as it is read, the pixels those
+	 * of load then veil_image_shrink_to_cover(), without the file's size in memory (PNG).
+	 */
+	int (*load_shrunk)(int fd, int cover_width, int cover_height, struct veil_image *image,
+		int *file_width, int *file_height, char **message);
 };
 
 /*

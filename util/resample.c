@@ -100,79 +100,185 @@ static inline uint8_t clamp_u8(int32_t v) {
 	return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v;
 }
 
+/* What a shrink keeps between rows: the taps, and one source row's worth of sums. */
+struct veil_resample_rows {
+	struct taps down, across;
+	bool opaque;
+	int src_width, src_height;
+	struct veil_image dst;
+	int16_t *row;
+	int32_t *acc;
+	const uint8_t **lines; /* down.n pointers: the source rows of one destination row */
+	/* Fed row by row: the last down.n source rows, row i in slot i % down.n. */
+	uint8_t *ring;
+	int pushed; /* source rows pushed so far */
+	int next; /* the next destination row to make */
+};
+
+static void rows_free(struct veil_resample_rows *rs) {
+	free(rs->ring);
+	free(rs->lines);
+	free(rs->acc);
+	free(rs->row);
+	taps_finish(&rs->across);
+	taps_finish(&rs->down);
+	free(rs);
+}
+
+static struct veil_resample_rows *rows_init(int src_width, int src_height, bool opaque,
+		const struct veil_image *dst) {
+	if (dst->width > src_width || dst->height > src_height || dst->width <= 0 ||
+			dst->height <= 0) {
+		return NULL;
+	}
+	struct veil_resample_rows *rs = calloc(1, sizeof(*rs));
+	if (rs == NULL) {
+		return NULL;
+	}
+	rs->opaque = opaque;
+	rs->src_width = src_width;
+	rs->src_height = src_height;
+	rs->dst = *dst;
+	if (!taps_init(&rs->down, src_height, dst->height) ||
+			!taps_init(&rs->across, src_width, dst->width)) {
+		rows_free(rs);
+		return NULL;
+	}
+	size_t row_len = (size_t)src_width * 4;
+	rs->row = malloc(row_len * sizeof(*rs->row));
+	rs->acc = malloc(row_len * sizeof(*rs->acc));
+	rs->lines = calloc((size_t)rs->down.n, sizeof(*rs->lines));
+	if (rs->row == NULL || rs->acc == NULL || rs->lines == NULL) {
+		rows_free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+/* acc += weight * line, over len bytes: the loop the compiler vectorises, rows apart. */
+static void accumulate(int32_t *restrict acc, const uint8_t *restrict line, int32_t weight,
+		size_t len) {
+	for (size_t i = 0; i < len; i++) {
+		acc[i] += weight * line[i];
+	}
+}
+
+/*
+ * Destination row y from its source rows (rs->lines): down first, over whole source rows
+ * (plain multiply-adds the compiler vectorises) into one row of src_width pixels kept with
+ * ROW_BITS more bits (one rounding at the end, not two), then across it.
+ */
+static void shrink_row(struct veil_resample_rows *rs, int y) {
+	size_t row_len = (size_t)rs->src_width * 4;
+	const int shift = WEIGHT_BITS - ROW_BITS;
+	const int bits = WEIGHT_BITS + ROW_BITS;
+	const int32_t half = 1 << (bits - 1);
+	/* restrict: no row aliases another (the compiler knew it of malloc()'s, not of a struct's). */
+	int32_t *restrict acc = rs->acc;
+	int16_t *restrict row = rs->row;
+	for (size_t i = 0; i < row_len; i++) {
+		acc[i] = 1 << (shift - 1);
+	}
+	/* Locals, not rs's fields: a store through a byte pointer could change those. */
+	const int down_n = rs->down.n;
+	const int32_t *w = rs->down.weights + (size_t)y * (size_t)down_n;
+	for (int k = 0; k < down_n; k++) {
+		accumulate(acc, rs->lines[k], w[k], row_len);
+	}
+	for (size_t i = 0; i < row_len; i++) {
+		row[i] = (int16_t)(acc[i] >> shift);
+	}
+	const int n = rs->across.n, width = rs->dst.width;
+	const int32_t *weights = rs->across.weights;
+	const int *first = rs->across.first;
+	const bool opaque = rs->opaque;
+	uint8_t *restrict out = (uint8_t *)rs->dst.data + (size_t)y * (size_t)rs->dst.stride;
+	for (int x = 0; x < width; x++) {
+		const int32_t *wx = weights + (size_t)x * (size_t)n;
+		const int16_t *p = row + (size_t)first[x] * 4;
+		int32_t b = half, g = half, r = half, a = half;
+		for (int k = 0; k < n; k++) {
+			b += wx[k] * p[4 * k];
+			g += wx[k] * p[4 * k + 1];
+			r += wx[k] * p[4 * k + 2];
+			a += wx[k] * p[4 * k + 3];
+		}
+		uint8_t alpha = opaque ? 0xff : clamp_u8(a >> bits);
+		/* Premultiplied: no colour above its alpha (the lobes overshoot at edges). */
+		uint8_t cb = clamp_u8(b >> bits), cg = clamp_u8(g >> bits);
+		uint8_t cr = clamp_u8(r >> bits);
+		out[4 * x] = cb < alpha ? cb : alpha;
+		out[4 * x + 1] = cg < alpha ? cg : alpha;
+		out[4 * x + 2] = cr < alpha ? cr : alpha;
+		out[4 * x + 3] = alpha;
+	}
+}
+
 int veil_resample_lanczos3(const struct veil_image *src, const struct veil_image *dst) {
 	if (dst->width > src->width || dst->height > src->height || dst->width <= 0 ||
 			dst->height <= 0) {
 		return -EINVAL;
 	}
-	bool opaque = src->drm_format == DRM_FORMAT_XRGB8888;
-	int ret = -ENOMEM;
-	struct taps down = {0}, across = {0};
-	int16_t *row = NULL;
-	int32_t *acc = NULL;
-	if (!taps_init(&down, src->height, dst->height)) {
+	/* One destination row at a time, straight from src: nothing picture-sized is allocated. */
+	struct veil_resample_rows *rs = rows_init(src->width, src->height,
+		src->drm_format == DRM_FORMAT_XRGB8888, dst);
+	if (rs == NULL) {
 		return -ENOMEM;
 	}
-	if (!taps_init(&across, src->width, dst->width)) {
-		goto out;
-	}
-	/*
-	 * One destination row at a time: down first, over whole source rows (plain multiply-adds
-	 * the compiler vectorises) into one row of src->width pixels kept with ROW_BITS more bits
-	 * (one rounding at the end, not two), then across it. Nothing picture-sized is allocated.
-	 */
-	size_t row_len = (size_t)src->width * 4;
-	row = malloc(row_len * sizeof(*row));
-	acc = malloc(row_len * sizeof(*acc));
-	if (row == NULL || acc == NULL) {
-		goto out;
-	}
-	const int shift = WEIGHT_BITS - ROW_BITS;
-	const int bits = WEIGHT_BITS + ROW_BITS;
-	const int32_t half = 1 << (bits - 1);
 	for (int y = 0; y < dst->height; y++) {
-		for (size_t i = 0; i < row_len; i++) {
-			acc[i] = 1 << (shift - 1);
+		for (int k = 0; k < rs->down.n; k++) {
+			rs->lines[k] = (const uint8_t *)src->data +
+				(size_t)(rs->down.first[y] + k) * (size_t)src->stride;
 		}
-		const int32_t *w = down.weights + (size_t)y * (size_t)down.n;
-		for (int k = 0; k < down.n; k++) {
-			const uint8_t *line = (const uint8_t *)src->data +
-				(size_t)(down.first[y] + k) * (size_t)src->stride;
-			int32_t wk = w[k];
-			for (size_t i = 0; i < row_len; i++) {
-				acc[i] += wk * line[i];
-			}
-		}
-		for (size_t i = 0; i < row_len; i++) {
-			row[i] = (int16_t)(acc[i] >> shift);
-		}
-		uint8_t *out = (uint8_t *)dst->data + (size_t)y * (size_t)dst->stride;
-		for (int x = 0; x < dst->width; x++) {
-			const int32_t *wx = across.weights + (size_t)x * (size_t)across.n;
-			const int16_t *p = row + (size_t)across.first[x] * 4;
-			int32_t b = half, g = half, r = half, a = half;
-			for (int k = 0; k < across.n; k++) {
-				b += wx[k] * p[4 * k];
-				g += wx[k] * p[4 * k + 1];
-				r += wx[k] * p[4 * k + 2];
-				a += wx[k] * p[4 * k + 3];
-			}
-			uint8_t alpha = opaque ? 0xff : clamp_u8(a >> bits);
-			/* Premultiplied: no colour above its alpha (the lobes overshoot at edges). */
-			uint8_t cb = clamp_u8(b >> bits), cg = clamp_u8(g >> bits);
-			uint8_t cr = clamp_u8(r >> bits);
-			out[4 * x] = cb < alpha ? cb : alpha;
-			out[4 * x + 1] = cg < alpha ? cg : alpha;
-			out[4 * x + 2] = cr < alpha ? cr : alpha;
-			out[4 * x + 3] = alpha;
-		}
+		shrink_row(rs, y);
 	}
-	ret = 0;
+	rows_free(rs);
+	return 0;
+}
 
-out:
-	free(acc);
-	free(row);
-	taps_finish(&across);
-	taps_finish(&down);
-	return ret;
+struct veil_resample_rows *veil_resample_rows_create(int src_width, int src_height,
+		const struct veil_image *dst) {
+	struct veil_resample_rows *rs = rows_init(src_width, src_height, false, dst);
+	if (rs == NULL) {
+		return NULL;
+	}
+	rs->ring = malloc((size_t)rs->down.n * (size_t)src_width * 4);
+	if (rs->ring == NULL) {
+		rows_free(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+void veil_resample_rows_destroy(struct veil_resample_rows *rs) {
+	if (rs != NULL) {
+		rows_free(rs);
+	}
+}
+
+uint8_t *veil_resample_rows_next(struct veil_resample_rows *rs) {
+	size_t slot = (size_t)(rs->pushed % rs->down.n);
+	return rs->ring + slot * (size_t)rs->src_width * 4;
+}
+
+void veil_resample_rows_push(struct veil_resample_rows *rs) {
+	rs->pushed++;
+	/*
+	 * Every destination row whose source rows are all in: the first row of the next one is
+	 * never before this one's (taps_init), so a slot is written again only once no row left
+	 * to make needs what it held.
+	 */
+	int n = rs->down.n;
+	while (rs->next < rs->dst.height && rs->down.first[rs->next] + n <= rs->pushed) {
+		int first = rs->down.first[rs->next];
+		for (int k = 0; k < n; k++) {
+			rs->lines[k] = rs->ring + (size_t)((first + k) % n) * (size_t)rs->src_width * 4;
+		}
+		shrink_row(rs, rs->next);
+		rs->next++;
+	}
+}
+
+bool veil_resample_rows_done(const struct veil_resample_rows *rs) {
+	return rs->next == rs->dst.height;
 }

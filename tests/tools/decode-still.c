@@ -1,18 +1,21 @@
 /*
- * decode-still [--full] FILE OUT.pam [COVER_WIDTH COVER_HEIGHT]: a file through veil's own
+ * decode-still [--full|--steps] FILE OUT.pam [COVER_WIDTH COVER_HEIGHT]: a file through veil's own
  * decoding path with no compositor, as source/source.c takes it: veil_media_sniff(), the
  * decoder's header check, then veil_still_decode() with the colour conversion (at a reduced size
  * where the decoder has one, then the `smooth` shrink to cover; or, for an animated GIF, APNG,
  * WebP or JPEG XL, its decoder's first frame). --full: the whole decode even where the decoder
- * has a reduced one (the A/B of tests/bench/jpeg-cover.py). The picture is written
- * unpremultiplied as a PAM (RGB_ALPHA, 8 bits); what happened goes to stdout, one "key: value" a
- * line (tests/integration/decode_still.py reads them):
+ * has a reduced one (the A/B of tests/bench/jpeg-cover.py). --steps: before it, the same decode
+ * in its steps, each timed ("step read|decode|shrink|colour CPU_MS WALL_MS" lines; read: the
+ * file read whole once, as the decoders read it; for tests/bench/still-screen.py). The picture
+ * is written unpremultiplied as a PAM (RGB_ALPHA, 8 bits); what happened goes to stdout, one
+ * "key: value" a line (tests/integration/decode_still.py reads them):
  *
  *   kind: png|jpeg|heif|webp|tiff|jxl|svg|image|video|audio|unknown|anim
  *   decoder: libpng          (the decoder that ran)
  *   size: 32x32              (the picture written; file: the file's own size)
  *   colour: gAMA -> sRGB     (source.colour's text)
  *   cpu_ms: 12.3             (the decode's CPU time on this thread; wall_ms: its wall time)
+ *   peak_kib: 20480          (the process's peak resident memory, VmHWM)
  *   stage: check             (refused: by the sniff, the header check or the load)
  *   error: <sentence>        (refused: the decoder's sentence)
  *   errno: 22
@@ -162,12 +165,78 @@ static int decode_anim(int fd, enum veil_anim_format format, const char *out) {
 	return status;
 }
 
+/* The process's peak resident memory (VmHWM: this program's, not its parent's before exec). */
+static void print_peak(void) {
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		long kib;
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) {
+			printf("peak_kib: %ld\n", kib);
+		}
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+}
+
+/* The time of each step of veil_still_decode(), as the worker runs them one after another. */
+static void time_steps(const struct veil_still_decoder *decoder, int fd, int cover_width,
+		int cover_height) {
+	double cpu = now_ms(CLOCK_THREAD_CPUTIME_ID), wall = now_ms(CLOCK_MONOTONIC);
+	char buf[64 * 1024];
+	off_t off = 0;
+	ssize_t n;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		off += n;
+	}
+	printf("step read %.1f %.1f\n", now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu,
+		now_ms(CLOCK_MONOTONIC) - wall);
+	struct veil_image image = {0};
+	char *message = NULL;
+	int width, height;
+	cpu = now_ms(CLOCK_THREAD_CPUTIME_ID);
+	wall = now_ms(CLOCK_MONOTONIC);
+	int ret;
+	if (decoder->load_shrunk != NULL && cover_width > 0) {
+		ret = decoder->load_shrunk(fd, cover_width, cover_height, &image, &width, &height,
+			&message);
+	} else if (decoder->load_cover != NULL && cover_width > 0) {
+		ret = decoder->load_cover(fd, cover_width, cover_height, &image, &width, &height,
+			&message);
+	} else {
+		ret = decoder->load(fd, &image, &message);
+	}
+	free(message);
+	if (ret < 0) {
+		return;
+	}
+	printf("step decode %.1f %.1f\n", now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu,
+		now_ms(CLOCK_MONOTONIC) - wall);
+	cpu = now_ms(CLOCK_THREAD_CPUTIME_ID);
+	wall = now_ms(CLOCK_MONOTONIC);
+	if (cover_width > 0) {
+		veil_image_shrink_to_cover(&image, cover_width, cover_height,
+			VEIL_IMAGE_FILTER_SMOOTH);
+	}
+	printf("step shrink %.1f %.1f\n", now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu,
+		now_ms(CLOCK_MONOTONIC) - wall);
+	struct veil_colour_result colour = {0};
+	cpu = now_ms(CLOCK_THREAD_CPUTIME_ID);
+	wall = now_ms(CLOCK_MONOTONIC);
+	veil_colour_to_srgb(&image, &colour);
+	printf("step colour %.1f %.1f\n", now_ms(CLOCK_THREAD_CPUTIME_ID) - cpu,
+		now_ms(CLOCK_MONOTONIC) - wall);
+	veil_image_finish(&image);
+}
+
 int main(int argc, char *argv[]) {
 	bool full = argc > 1 && strcmp(argv[1], "--full") == 0;
-	argv += full;
-	argc -= full;
+	bool steps = argc > 1 && strcmp(argv[1], "--steps") == 0;
+	argv += full || steps;
+	argc -= full || steps;
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: decode-still [--full] FILE OUT.pam [COVER_WIDTH "
+		fprintf(stderr, "usage: decode-still [--full|--steps] FILE OUT.pam [COVER_WIDTH "
 			"COVER_HEIGHT]\n");
 		return 2;
 	}
@@ -204,9 +273,13 @@ int main(int argc, char *argv[]) {
 		status = refuse(decoder != NULL ? "check" : "sniff", ret, message);
 		goto out;
 	}
+	if (steps) {
+		time_steps(decoder, fd, cover_width, cover_height);
+	}
 	struct veil_still_decoder whole = *decoder;
 	if (full) {
 		whole.load_cover = NULL;
+		whole.load_shrunk = NULL;
 	}
 	struct veil_image image = {0};
 	int width = 0, height = 0, shrink_error = 0;
@@ -225,6 +298,7 @@ int main(int argc, char *argv[]) {
 	printf("decoder: %s\nsize: %dx%d\nfile: %dx%d\ncpu_ms: %.1f\nwall_ms: %.1f\n",
 		used->name, image.width, image.height, width, height, cpu, wall);
 	print_line("colour", colour.said);
+	print_peak();
 	if (colour.space.transfer != 0) {
 		printf("hdr: kept for the renderer\n");
 	}
