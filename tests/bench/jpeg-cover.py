@@ -26,11 +26,10 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
 from veiltest import bench as bl  # noqa: E402
-import scaling
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 from veiltest import decode_still  # noqa: E402
+import scaling  # noqa: E402
 
 
 def centre(img, w, h):

@@ -358,7 +358,7 @@ def switch(cfg, comp, screen, probe, frames, steps, system):
                 v.get('state') == 'shown' and v.get('frames') and
                 (v.get('file') or '').startswith(target)
                 for v in comp.veil_status().values()), f'{target} shown',
-                timeout=bl.READY_TIMEOUT, alive=comp.alive)
+                timeout=bl.READY_TIMEOUT, alive=comp.require_alive)
             t_screen = time.monotonic()
         else:
             t_screen = on_screen(screen, shows, alive=comp.require_alive)

@@ -47,9 +47,10 @@ import time
 
 import numpy as np
 
-import benchlib as bl
-import compare
-import scaling
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
+import compare  # noqa: E402
+import scaling  # noqa: E402
 
 BASE_TEXT = '#203040'
 REGION = 16
@@ -129,11 +130,12 @@ def once(args, system, path, outdir):
             def on_base():
                 m = screen.grab().reshape(-1, 3).mean(axis=0)
                 return float(np.abs(m - base).max()) < 2
-            bl.wait_until(on_base, 'the solid colour', alive=comp.alive)
+            bl.wait_until(on_base, 'the solid colour', alive=comp.require_alive)
             time.sleep(0.3)
             t0 = time.monotonic()
             comp.ipc.must(cmd)
-            grabs = grab_until_settled(screen, t0, args.settle, args.timeout, comp.alive)
+            grabs = grab_until_settled(screen, t0, args.settle, args.timeout,
+                                       comp.require_alive)
         finally:
             screen.close()
         if system != 'swaybg':

@@ -34,6 +34,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'bench'))
 from veiltest import decode_still  # noqa: E402
 import scaling  # noqa: E402
 import veiltest as vt  # noqa: E402

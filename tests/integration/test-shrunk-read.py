@@ -23,7 +23,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import decode_still  # noqa: E402
+from veiltest import decode_still  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('shrunk-read')
