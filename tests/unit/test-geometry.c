@@ -19,6 +19,7 @@ static char context[200];
 
 #define check(ok, fmt, ...) CHECK(ok, "(%s) " fmt, context, ##__VA_ARGS__)
 
+__attribute__((format(printf, 1, 2)))
 static void begin_case(const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
