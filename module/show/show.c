@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include "module/core/package_read.h"
 #include "module/show/dynamic.h"
 #include "module/show/show.h"
 #include "module/show/slideshow.h"
@@ -12,7 +13,7 @@
 
 /* A GNOME timed background's XML, or an Apple dynamic wallpaper (a timed show of its images). */
 static bool timed_plays_path(const char *path) {
-	return veil_timed_xml_name(path) || veil_dynamic_probe(path);
+	return veil_package_xml_name(path) || veil_dynamic_probe(path);
 }
 
 static const struct veil_show_impl timed_impl = {

@@ -38,6 +38,7 @@
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
 #include "module/show/dynamic.h"
+#include "module/core/package_read.h"
 #include "module/core/scene.h"
 #include "module/show/timed.h"
 #include "module/show/timed_schedule.h"
@@ -614,7 +615,7 @@ static bool is_dynamic(const struct veil_command *cmd) {
 }
 
 int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message) {
-	*timed = cmd->path != NULL && veil_timed_xml_name(cmd->path);
+	*timed = cmd->path != NULL && veil_package_xml_name(cmd->path);
 	if (!*timed && is_dynamic(cmd)) {
 		*timed = true;
 		if (cmd->dark_path != NULL || cmd->has_dark_color) {
@@ -677,7 +678,7 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 	}
 	load->show = show;
 	load->path = show->path != NULL ? strdup(show->path) : NULL;
-	show->is_dynamic = !veil_timed_xml_name(cmd->path);
+	show->is_dynamic = !veil_package_xml_name(cmd->path);
 	load->is_dynamic = show->is_dynamic;
 	if (show->name == NULL || show->path == NULL || show->timer == NULL || load->path == NULL) {
 		free(load->path);

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "veil-config.h"
@@ -33,11 +32,6 @@
 #include <glib.h>
 #include <libxml/tree.h>
 #endif
-
-bool veil_timed_xml_name(const char *path) {
-	size_t len = path != NULL ? strlen(path) : 0;
-	return len > 4 && strcasecmp(path + len - 4, ".xml") == 0;
-}
 
 #if VEIL_HAVE_LIBXML2
 

@@ -13,8 +13,6 @@
 /* GNOME's files are a few kilobytes. */
 #define VEIL_TIMED_XML_MAX_BYTES (1 << 20)
 
-/* Whether a path names a timed slideshow (it ends in .xml, any case). */
-bool veil_timed_xml_name(const char *path);
 /*
  * Parses size bytes of data, which name (the file, for messages) holds, into *schedule: file
  * names not starting with '/' are taken relative to dir. Checks the times, not the files.

@@ -287,9 +287,9 @@ static void test_xml(void) {
 	}
 	veil_timed_schedule_finish(&s);
 
-	CHECK(veil_timed_xml_name("/x/adwaita-timed.XML"));
-	CHECK(!veil_timed_xml_name("/x/a.png"));
-	CHECK(!veil_timed_xml_name(".xml"));
+	CHECK(veil_package_xml_name("/x/adwaita-timed.XML"));
+	CHECK(!veil_package_xml_name("/x/a.png"));
+	CHECK(!veil_package_xml_name(".xml"));
 
 	const char *slot = "<static><duration>10</duration><file>a.png</file></static>";
 	const char *date = "<year>2020</year><month>1</month><day>1</day>";
