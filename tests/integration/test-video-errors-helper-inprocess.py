@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """
 A video's errors read the same wherever it plays: one compositor on the default path (pixman:
-videos play in veil-decoder) and one that chooses the compositor's own process
+videos play in veil-decoder; named in its environment, VEIL_DECODER(_VIDEO)=process, so that
+`meson test --setup inprocess` leaves it there) and one that chooses the compositor's own process
 (VEIL_DECODER_VIDEO=inprocess, the non-default path), both through the real swaymsg. The two
 bus handlers (helper/serve_video.c, source/video/bus.c) share veil_player_handle_message().
 
@@ -84,7 +85,10 @@ if os.environ.get('ASAN_OPTIONS') is not None:
     # compositor that plays it in process has the leak check off; every other compositor,
     # and the other in-process video tests, keep it.
     INPROCESS['ASAN_OPTIONS'] = os.environ['ASAN_OPTIONS'] + ':detect_leaks=0'
-PATHS = [('veil-decoder', {}), ('inprocess', INPROCESS)]
+# Each path named, so that `meson test --setup inprocess` (VEIL_DECODER=inprocess in the
+# environment, CI's sanitizer run) still plays the first compositor's videos in veil-decoder.
+HELPER = {'VEIL_DECODER': 'process', 'VEIL_DECODER_VIDEO': 'process'}
+PATHS = [('veil-decoder', HELPER), ('inprocess', INPROCESS)]
 for place, env in PATHS:
     with t.compositor(outputs=1, name=f'compositor-{place}', env=env) as c:
         with t.case(f'{place}: a codec no decoder takes'):
