@@ -40,6 +40,7 @@
 #include "module/show/dynamic.h"
 #include "module/core/package_read.h"
 #include "module/core/scene.h"
+#include "module/show/show.h"
 #include "module/show/timed.h"
 #include "module/show/timed_schedule.h"
 #include "module/show/timed_xml.h"
@@ -107,16 +108,6 @@ struct veil_timed_show {
 	int64_t next_ms; /* when the next change is due (scene clock, ms) */
 	char *error;
 };
-
-void veil_scene_now(const struct veil_scene *scene, struct timespec *now) {
-	veil_wall_clock_read(&scene->clock, now);
-}
-
-static int64_t now_ms(const struct veil_scene *scene) {
-	struct timespec now;
-	veil_scene_now(scene, &now);
-	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
 
 static struct veil_timed_show *find_show(struct veil_scene *scene, const char *name) {
 	struct veil_timed_show *show;
@@ -246,20 +237,6 @@ static bool hold_both(struct veil_timed_show *show, const char *a, int a_item, c
 	}
 	show->waiting = false;
 	return true;
-}
-
-static void arm_timer(struct veil_timed_show *show, int64_t due_ms, int64_t now) {
-	struct timespec real;
-	clock_gettime(CLOCK_REALTIME, &real);
-	/* The scene's clock may be a test's, running at the real pace from elsewhere. */
-	int64_t at = (int64_t)real.tv_sec * 1000 + real.tv_nsec / 1000000 + (due_ms - now) + 1;
-	struct itimerspec spec = {
-		.it_value = { .tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000 },
-	};
-	if (timerfd_settime(show->timer_fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec,
-			NULL) != 0) {
-		wlr_log_errno(WLR_ERROR, "veil: timed %s: cannot set the timer", show->name);
-	}
 }
 
 /*
@@ -451,7 +428,7 @@ static void update(struct veil_timed_show *show) {
 	if (!show->loaded) {
 		return;
 	}
-	int64_t now = now_ms(show->scene);
+	int64_t now = veil_show_now_ms(show->scene);
 	if (show->is_dynamic && !dynamic_schedule(show, now)) {
 		return;
 	}
@@ -469,7 +446,9 @@ static void update(struct veil_timed_show *show) {
 	const struct veil_timed_slot *slot = &schedule->slots[point.slot];
 	int64_t slot_start = point.next_ms - slot->duration_ms;
 	show->next_ms = point.next_ms;
-	arm_timer(show, point.next_ms, now);
+	if (!veil_show_arm_timer(show->timer_fd, point.next_ms, now)) {
+		wlr_log_errno(WLR_ERROR, "veil: timed %s: cannot set the timer", show->name);
+	}
 
 	bool done = show->applied && show->applied_slot == point.slot &&
 		show->applied_start_ms == slot_start;
@@ -661,13 +640,7 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 		wl_list_init(&show->held[i].frame.link);
 	}
 	show->scene = scene;
-	show->step = *cmd;
-	show->step.path = NULL;
-	show->step.dark_path = NULL;
-	show->step.fallback = NULL;
-	show->step.workspace = NULL;
-	show->step.package = NULL;
-	show->step.package_read = false;
+	veil_show_step_init(&show->step, cmd);
 	show->name = strdup(name);
 	show->path = realpath(cmd->path, NULL);
 	show->timer_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -710,14 +683,13 @@ void veil_timed_stop(struct veil_scene *scene, const char *name, bool all) {
 	}
 }
 
-bool veil_timed_state(struct veil_scene *scene, const char *name, const char **path,
-		const struct veil_command **step) {
+bool veil_timed_state(struct veil_scene *scene, const char *name, struct veil_show_state *state) {
 	struct veil_timed_show *show = find_show(scene, name);
 	if (show == NULL) {
 		return false;
 	}
-	*path = show->path;
-	*step = &show->step;
+	state->path = show->path;
+	state->words = &show->step;
 	return true;
 }
 
@@ -759,7 +731,7 @@ struct json_object *veil_timed_status(struct veil_output *output) {
 	json_object_object_add(obj, "slots", json_object_new_int((int)schedule->n_slots));
 	json_object_object_add(obj, "cycle_s",
 		json_object_new_double((double)schedule->cycle_ms / 1000.0));
-	int64_t start, now = now_ms(show->scene);
+	int64_t start, now = veil_show_now_ms(show->scene);
 	if (veil_timed_start_ms(schedule, &start)) {
 		struct veil_timed_point point;
 		veil_timed_at(schedule, start, now, &point);
@@ -786,8 +758,4 @@ void veil_timed_location_changed(struct veil_scene *scene) {
 			schedule_update(show);
 		}
 	}
-}
-
-void veil_timed_destroy_all(struct veil_scene *scene) {
-	veil_timed_stop(scene, NULL, true);
 }
