@@ -21,8 +21,7 @@
 #include "module/core/scene.h"
 #include "module/core/wlr_check.h"
 #include "module/policy/policy.h"
-#include "module/show/slideshow.h"
-#include "module/show/timed.h"
+#include "module/show/show.h"
 #include "module/state/state.h"
 #include "util/worker.h"
 
@@ -40,8 +39,7 @@ static void scene_finish(struct veil_scene *scene) {
 	veil_control_destroy(scene->control);
 	veil_state_destroy(scene);
 	veil_span_finish(scene);
-	veil_slideshow_destroy_all(scene);
-	veil_timed_destroy_all(scene);
+	veil_show_stop(scene, NULL, true, NULL);
 	veil_package_load_cancel(scene, NULL, NULL);
 	struct veil_output *output, *tmp_output;
 	wl_list_for_each_safe(output, tmp_output, &scene->outputs, link) {
@@ -213,6 +211,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_list_init(&scene->transition_defaults);
 	wl_list_init(&scene->slideshows);
 	wl_list_init(&scene->timed_shows);
+	wl_list_init(&scene->shows);
 	wl_list_init(&scene->package_loads);
 	wl_signal_init(&scene->events.changed);
 	wl_signal_init(&scene->clock.jump);
@@ -293,6 +292,6 @@ void veil_scene_set_location(struct veil_scene *scene, double latitude, double l
 	scene->latitude = latitude;
 	scene->longitude = longitude;
 	wlr_log(WLR_INFO, "veil: the compositor's location is %.4f, %.4f", latitude, longitude);
-	veil_timed_location_changed(scene);
+	veil_show_location_changed(scene);
 	veil_scene_changed(scene);
 }

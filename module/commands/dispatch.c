@@ -221,24 +221,29 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		}
 	}
 	int ret = run(scene, output_name, cmd, fd, label, message);
-	if (ret < 0 && cmd->workspace != NULL && *message != NULL) {
-		/* Which setting failed: the workspace keeps what it had (or the output's). */
-		char *said = veil_message("Workspace '%s': %s", cmd->workspace, *message);
-		if (said != NULL) {
-			free(*message);
-			*message = said;
-			if (scene != NULL && scene->display != NULL) {
-				veil_scene_record_error(scene, output_name, said);
-			}
-		}
+	/* Which setting failed: the workspace keeps what it had (or the output's). */
+	if (ret < 0 && veil_scene_name_workspace(cmd, message) && scene != NULL &&
+			scene->display != NULL) {
+		veil_scene_record_error(scene, output_name, *message);
 	}
 	/* Messages name files, whose names need not be UTF-8; replies are JSON. */
 	veil_message_sanitize(*message);
 	return ret;
 }
 
-int veil_scene_command(struct veil_scene *scene, const char *output_name,
-		int argc, char *argv[], char **message) {
+bool veil_scene_name_workspace(const struct veil_command *cmd, char **message) {
+	char *said = cmd->workspace != NULL && *message != NULL ?
+		veil_message("Workspace '%s': %s", cmd->workspace, *message) : NULL;
+	if (said == NULL) {
+		return false;
+	}
+	free(*message);
+	*message = said;
+	return true;
+}
+
+int veil_scene_parsed(struct veil_scene *scene, const char *output_name, int argc,
+		char *argv[], char **message, veil_scene_parsed_func then) {
 	veil_scene_assert_thread(scene);
 	char *unused = NULL;
 	if (message == NULL) {
@@ -248,13 +253,25 @@ int veil_scene_command(struct veil_scene *scene, const char *output_name,
 	struct veil_command cmd = {0};
 	int ret = veil_command_parse(argc, argv, &cmd, message);
 	if (ret == 0) {
-		ret = veil_scene_run(scene, output_name, &cmd, -1, NULL, message);
-		/* A NULL scene (veil_scene_create() failed) answers "veil is not running". */
-		if (scene != NULL) {
-			veil_scene_changed(scene);
-		}
+		ret = then(scene, output_name, &cmd, message);
 	}
 	veil_command_finish(&cmd);
+	veil_message_sanitize(*message);
 	free(unused);
 	return ret;
+}
+
+static int run_parsed(struct veil_scene *scene, const char *output_name,
+		const struct veil_command *cmd, char **message) {
+	int ret = veil_scene_run(scene, output_name, cmd, -1, NULL, message);
+	/* A NULL scene (veil_scene_create() failed) answers "veil is not running". */
+	if (scene != NULL) {
+		veil_scene_changed(scene);
+	}
+	return ret;
+}
+
+int veil_scene_command(struct veil_scene *scene, const char *output_name,
+		int argc, char *argv[], char **message) {
+	return veil_scene_parsed(scene, output_name, argc, argv, message, run_parsed);
 }

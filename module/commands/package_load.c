@@ -64,8 +64,8 @@ static void load_done(struct veil_job *job) {
 	char *message = NULL;
 	if (load->ret < 0) {
 		const char *why = load->message != NULL ? load->message : "Out of memory";
-		message = cmd.workspace != NULL ? veil_message("Workspace '%s': %s",
-			cmd.workspace, why) : strdup(why);
+		message = strdup(why);
+		veil_scene_name_workspace(&cmd, &message);
 		veil_message_sanitize(message);
 		wlr_log(WLR_ERROR, "veil: output %s: %s", load->name,
 			message != NULL ? message : why);

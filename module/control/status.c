@@ -17,8 +17,7 @@
 #include "scene/pixel_buffer.h"
 #include "scene/sample_buffer.h"
 #include "veil-config.h"
-#include "module/show/slideshow.h"
-#include "module/show/timed.h"
+#include "module/show/show.h"
 #include "module/state/state.h"
 #include "util/colour_space.h"
 #include "util/message.h"
@@ -368,9 +367,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	if (span != NULL) {
 		json_object_object_add(obj, "span", span);
 	}
-	json_object_object_add(obj, "slideshow", veil_slideshow_status(output));
 	json_object_object_add(obj, "package", veil_package_status(output));
-	json_object_object_add(obj, "timed", veil_timed_status(output));
+	veil_show_status(output, obj);
 	veil_state_status(output, obj);
 	json_object_object_add(obj, "filter",
 		json_object_new_string(veil_image_filter_name(state.filter)));

@@ -124,6 +124,7 @@ struct veil_scene {
 	 */
 	int workspace_pictures;
 	struct wl_list timed_shows; /* veil_timed_show.link (module/show/timed.c) */
+	struct wl_list shows; /* veil_show.link: the other kinds of module/show/show.h */
 	struct wl_list package_loads; /* package_load.link (module/commands/package_load.c) */
 
 	struct {

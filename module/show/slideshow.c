@@ -625,10 +625,6 @@ struct json_object *veil_slideshow_status(struct veil_output *output) {
 	return obj;
 }
 
-void veil_slideshow_destroy_all(struct veil_scene *scene) {
-	veil_slideshow_stop(scene, NULL, true);
-}
-
 int veil_slideshow_resume(struct veil_scene *scene, const char *name, const char *file,
 		const char *const *shown, size_t n_shown) {
 	struct veil_slideshow *show = find_show(scene, name);

@@ -39,7 +39,5 @@ int veil_slideshow_resume(struct veil_scene *scene, const char *name, const char
 	const char *const *shown, size_t n_shown);
 /* What the state file keeps of name's show (module/state/state.c); NULL when it has none. */
 struct json_object *veil_slideshow_state(struct veil_scene *scene, const char *name);
-/* When the scene goes. */
-void veil_slideshow_destroy_all(struct veil_scene *scene);
 
 #endif

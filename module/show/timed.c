@@ -23,10 +23,13 @@
  * the worker, then a schedule of its images made for each local day (solar with a place, else
  * its h24 table), again when the day or the place changes; or, with neither, its light and dark
  * images set as a setting with `dark` would be, following the scheme.
+ *
+ * Here: the show's lifecycle, its load on a worker, the slot due and the timer, its status. Its
+ * pictures are module/show/timed_pictures.c's, a dynamic wallpaper's days timed_dynamic.c's;
+ * module/show/timed_show.h is what the three share.
  */
 #define _GNU_SOURCE /* realpath */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +43,13 @@
 #include "module/show/dynamic.h"
 #include "module/core/package_read.h"
 #include "module/core/scene.h"
+#include "module/show/show.h"
 #include "module/show/timed.h"
+#include "module/show/timed_show.h"
 #include "module/show/timed_schedule.h"
 #include "module/show/timed_xml.h"
 #include "util/message.h"
 #include "util/worker.h"
-
-struct veil_timed_show;
 
 /* The file read and parsed on a worker. */
 struct timed_load {
@@ -60,64 +63,6 @@ struct timed_load {
 	char *error;
 };
 
-/* Without a `transition`, a dynamic wallpaper's images fade into each other over a minute. */
-#define DYNAMIC_FADE_MS 60000
-
-/* A picture a change needs, kept open (decoding, then decoded) until the change. */
-struct held {
-	struct veil_timed_show *show;
-	struct veil_source *source; /* one reference, NULL when none */
-	char *path;
-	int item;
-	struct wl_listener frame;
-};
-
-struct veil_timed_show {
-	struct wl_list link; /* veil_scene.timed_shows */
-	struct veil_scene *scene;
-	char *name; /* an output name or "*" */
-	char *path; /* the XML, resolved */
-	/* What each change sets: mode, colour, the command's transition (path NULL). */
-	struct veil_command step;
-	struct veil_timed_schedule schedule;
-	/* An Apple dynamic wallpaper: its metadata, and what it plays now (module/show/dynamic.c). */
-	bool is_dynamic;
-	struct veil_dynamic dynamic;
-	enum veil_dynamic_mode mode;
-	bool has_place;
-	double latitude, longitude;
-	int64_t day_start_ms; /* the day schedule is for; 0 when none is made */
-	bool loaded;
-	struct timed_load *load; /* running, NULL when none */
-
-	int timer_fd;
-	struct wl_event_source *timer;
-	struct wl_event_source *idle;
-	struct wl_listener clock_jump;
-	/* The change due and the next one: from and to of each. */
-	struct held held[4];
-
-	/* The slot last put on screen, and the time it started (scene clock, ms). */
-	bool applied;
-	size_t applied_slot;
-	int64_t applied_start_ms;
-	char *shown; /* the picture last set, NULL before the first */
-	int shown_item;
-	bool waiting; /* the change due waits for its pictures */
-	int64_t next_ms; /* when the next change is due (scene clock, ms) */
-	char *error;
-};
-
-void veil_scene_now(const struct veil_scene *scene, struct timespec *now) {
-	veil_wall_clock_read(&scene->clock, now);
-}
-
-static int64_t now_ms(const struct veil_scene *scene) {
-	struct timespec now;
-	veil_scene_now(scene, &now);
-	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 static struct veil_timed_show *find_show(struct veil_scene *scene, const char *name) {
 	struct veil_timed_show *show;
 	wl_list_for_each(show, &scene->timed_shows, link) {
@@ -128,38 +73,6 @@ static struct veil_timed_show *find_show(struct veil_scene *scene, const char *n
 	return NULL;
 }
 
-static void set_error(struct veil_timed_show *show, const char *error) {
-	free(show->error);
-	show->error = error != NULL ? strdup(error) : NULL;
-	struct veil_output *output;
-	wl_list_for_each(output, &show->scene->outputs, link) {
-		if (strcmp(show->name, "*") == 0 || strcmp(show->name, output->output->name) == 0) {
-			veil_output_set_error(output, error);
-		}
-	}
-	veil_scene_changed(show->scene);
-}
-
-/* A failure of one of the show's pictures: said in the log and on the show's outputs. */
-static void fail(struct veil_timed_show *show, const char *why) {
-	char *said = veil_message("'%s': %s", show->path, why);
-	wlr_log(WLR_ERROR, "veil: timed %s: %s", show->name, said != NULL ? said : "");
-	set_error(show, said);
-	free(said);
-}
-
-static void release(struct held *held) {
-	if (held->source != NULL) {
-		wl_list_remove(&held->frame.link);
-		wl_list_init(&held->frame.link);
-		veil_source_unref(held->source);
-		held->source = NULL;
-	}
-	free(held->path);
-	held->path = NULL;
-	held->item = 0;
-}
-
 static void update(struct veil_timed_show *show);
 
 static void handle_idle(void *data) {
@@ -168,282 +81,11 @@ static void handle_idle(void *data) {
 	update(show);
 }
 
-static void schedule_update(struct veil_timed_show *show) {
+void veil_timed_update_soon(struct veil_timed_show *show) {
 	if (show->idle == NULL) {
 		struct wl_event_loop *loop = wl_display_get_event_loop(show->scene->display);
 		show->idle = wl_event_loop_add_idle(loop, handle_idle, show);
 	}
-}
-
-static void handle_held_frame(struct wl_listener *listener, void *data) {
-	struct held *held = wl_container_of(listener, held, frame);
-	/* In the source's emission: the change waiting for it runs once that is over. */
-	if (held->show->waiting) {
-		schedule_update(held->show);
-	}
-}
-
-static bool full_size(const struct veil_timed_show *show) {
-	return show->step.mode == VEIL_MODE_CENTER || show->step.mode == VEIL_MODE_TILE ||
-		show->step.mode == VEIL_MODE_INTEGER;
-}
-
-/* Keeps path open in held (already, or now); false with the error when it cannot be. */
-static bool hold(struct veil_timed_show *show, struct held *held, const char *path, int item) {
-	if (path == NULL) {
-		release(held);
-		return true;
-	}
-	if (held->path != NULL && strcmp(held->path, path) == 0 && held->item == item) {
-		return true;
-	}
-	release(held);
-	int err = 0;
-	char *message = NULL;
-	struct veil_source *source = veil_source_open_item(&show->scene->ctx, path, item,
-		full_size(show), show->step.filter, &err, &message);
-	if (source == NULL) {
-		fail(show, message != NULL ? message : "out of memory");
-		free(message);
-		return false;
-	}
-	held->path = strdup(path);
-	held->item = item;
-	held->source = source;
-	held->show = show;
-	held->frame.notify = handle_held_frame;
-	wl_signal_add(&source->events.frame, &held->frame);
-	return true;
-}
-
-/* Whether a held picture is decoded; an error is said (the change is passed over). */
-static bool ready(struct veil_timed_show *show, struct held *held, bool *failed) {
-	if (held->source == NULL) {
-		return true;
-	}
-	if (held->source->error != NULL) {
-		fail(show, held->source->error);
-		*failed = true;
-		return false;
-	}
-	return held->source->frame != NULL;
-}
-
-/*
- * Holds two pictures (a path NULL for none) until both are decoded: true once they are, or
- * once one failed (*failed, said); false while they decode (the show waits, and their first
- * frames come back through handle_held_frame).
- */
-static bool hold_both(struct veil_timed_show *show, const char *a, int a_item, const char *b,
-		int b_item, bool *failed) {
-	*failed = !hold(show, &show->held[0], a, a_item) || !hold(show, &show->held[1], b, b_item);
-	bool ok = !*failed && ready(show, &show->held[0], failed) &&
-		ready(show, &show->held[1], failed);
-	if (!ok && !*failed) {
-		show->waiting = true;
-		veil_scene_changed(show->scene);
-		return false;
-	}
-	show->waiting = false;
-	return true;
-}
-
-static void arm_timer(struct veil_timed_show *show, int64_t due_ms, int64_t now) {
-	struct timespec real;
-	clock_gettime(CLOCK_REALTIME, &real);
-	/* The scene's clock may be a test's, running at the real pace from elsewhere. */
-	int64_t at = (int64_t)real.tv_sec * 1000 + real.tv_nsec / 1000000 + (due_ms - now) + 1;
-	struct itimerspec spec = {
-		.it_value = { .tv_sec = at / 1000, .tv_nsec = (at % 1000) * 1000000 },
-	};
-	if (timerfd_settime(show->timer_fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec,
-			NULL) != 0) {
-		wlr_log_errno(WLR_ERROR, "veil: timed %s: cannot set the timer", show->name);
-	}
-}
-
-/*
- * Sets path (its item-th image) for the show's name, with dark_item of path as its dark picture
- * when not 0; spec NULL: the command's own transition. sizes: the <size> choices path is the
- * largest of, each output showing the one that fits it (module/core/package.c); or NULL.
- */
-static bool set_picture(struct veil_timed_show *show, const char *path, int item,
-		int dark_item, const struct veil_transition_spec *spec, struct veil_package *sizes) {
-	struct veil_command cmd = show->step;
-	cmd.package = sizes;
-	cmd.path = (char *)path;
-	cmd.item = item;
-	cmd.dark_path = dark_item != 0 ? (char *)path : NULL;
-	cmd.dark_item = dark_item;
-	cmd.from_slideshow = true;
-	if (spec != NULL) {
-		cmd.has_transition = true;
-		cmd.transition = *spec;
-	}
-	char *message = NULL;
-	int ret = veil_scene_apply(show->scene, show->name, &cmd, &message);
-	if (ret < 0) {
-		fail(show, message != NULL ? message : "failed");
-		free(message);
-		return false;
-	}
-	free(message);
-	free(show->shown);
-	show->shown = strdup(path);
-	show->shown_item = item;
-	return true;
-}
-
-/* A static slot's picture already shows: a fade towards it that still runs ends now. */
-static void end_fades(struct veil_timed_show *show) {
-	struct veil_output *output;
-	wl_list_for_each(output, &show->scene->outputs, link) {
-		const struct veil_setting *setting = output->setting;
-		if (output->transition != NULL && setting != NULL && setting->workspace == NULL &&
-				strcmp(setting->name, show->name) == 0) {
-			veil_output_end_transition(output);
-		}
-	}
-}
-
-/*
- * The slot's picture decoded ahead of its change: none for <size> choices, which each output
- * opens as it picks one.
- */
-static const char *held_to(const struct veil_timed_slot *slot) {
-	return slot->n_sizes > 0 ? NULL : slot->to;
-}
-
-/* Puts the slot due on screen (its pictures decoded). */
-static bool apply(struct veil_timed_show *show, const struct veil_timed_slot *slot,
-		const struct veil_timed_point *point) {
-	bool same = show->shown != NULL && strcmp(show->shown, slot->to) == 0 &&
-		show->shown_item == slot->to_item;
-	if (slot->kind == VEIL_TIMED_STATIC) {
-		if (same) {
-			end_fades(show);
-			return true;
-		}
-		struct veil_package *sizes = slot->n_sizes > 0 ?
-			veil_package_create(show->path, slot->sizes, slot->n_sizes) : NULL;
-		if (slot->n_sizes > 0 && sizes == NULL) {
-			fail(show, "out of memory");
-			return false;
-		}
-		bool ok = set_picture(show, slot->to, slot->to_item, 0, NULL, sizes);
-		veil_package_unref(sizes);
-		return ok;
-	}
-	if (show->shown == NULL || strcmp(show->shown, slot->from) != 0 ||
-			show->shown_item != slot->from_item) {
-		/* Joined during the fade (or the clock jumped into it): from whole first. */
-		struct veil_transition_spec cut = { .kind = VEIL_TRANSITION_NONE };
-		if (!set_picture(show, slot->from, slot->from_item, 0, &cut, NULL)) {
-			return false;
-		}
-	}
-	struct veil_transition_spec fade = {
-		.kind = VEIL_TRANSITION_FADE,
-		.ms = slot->duration_ms > INT_MAX ? INT_MAX : (int)slot->duration_ms,
-		.skip_ms = point->into_ms > INT_MAX ? INT_MAX : (int)point->into_ms,
-	};
-	if (show->step.has_transition) {
-		fade.ease = show->step.transition.ease;
-	}
-	return set_picture(show, slot->to, slot->to_item, 0, &fade, NULL);
-}
-
-/* The place a dynamic wallpaper follows: the setting's `location`, else the compositor's. */
-static void find_place(struct veil_timed_show *show) {
-	show->has_place = show->step.has_location || show->scene->has_location;
-	show->latitude = show->step.has_location ? show->step.latitude : show->scene->latitude;
-	show->longitude = show->step.has_location ? show->step.longitude :
-		show->scene->longitude;
-}
-
-/* A dynamic wallpaper's light and dark images, set once (the scheme switches them). */
-static void apply_appearance(struct veil_timed_show *show) {
-	struct itimerspec off = {0};
-	timerfd_settime(show->timer_fd, 0, &off, NULL);
-	show->next_ms = 0;
-	int light = show->dynamic.light + 1, dark = show->dynamic.dark + 1;
-	/* A clock set or a day gone by changes nothing here: the scheme picks the picture. */
-	if (show->applied || (show->shown != NULL && show->shown_item == light &&
-			show->error == NULL)) {
-		show->applied = true;
-		return;
-	}
-	bool failed;
-	if (!hold_both(show, show->path, light, show->path, dark, &failed)) {
-		return;
-	}
-	if (!failed && set_picture(show, show->path, light, dark, NULL, NULL) && show->error != NULL) {
-		set_error(show, NULL);
-	}
-	show->applied = true;
-	release(&show->held[0]);
-	release(&show->held[1]);
-	veil_scene_changed(show->scene);
-}
-
-/*
- * A dynamic wallpaper's schedule for the local day of now (made again when the day, the place
- * or the mode changed). false when it plays none: its appearance, or an error.
- */
-static bool dynamic_schedule(struct veil_timed_show *show, int64_t now) {
-	find_place(show);
-	enum veil_dynamic_mode mode = veil_dynamic_mode(&show->dynamic, show->has_place);
-	if (mode != show->mode) {
-		show->mode = mode;
-		show->applied = false;
-		show->day_start_ms = 0;
-	}
-	if (mode == VEIL_DYNAMIC_APPEARANCE) {
-		apply_appearance(show);
-		return false;
-	}
-	if (mode == VEIL_DYNAMIC_NONE) {
-		char *said = veil_message("'%s': its dynamic wallpaper follows the sun, and there is "
-			"no place to follow it at (`location <lat> <lon>`)", show->path);
-		set_error(show, said);
-		free(said);
-		return false;
-	}
-	time_t t = (time_t)(now / 1000 - (now % 1000 < 0 ? 1 : 0));
-	struct tm tm;
-	localtime_r(&t, &tm);
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_isdst = -1;
-	time_t day_start = mktime(&tm);
-	tm.tm_mday++;
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_isdst = -1;
-	time_t day_end = mktime(&tm);
-	if (day_start == (time_t)-1 || day_end <= day_start) {
-		return false;
-	}
-	if (show->schedule.n_slots > 0 && show->day_start_ms == (int64_t)day_start * 1000) {
-		return true;
-	}
-	int64_t fade = DYNAMIC_FADE_MS;
-	if (show->step.has_transition) {
-		fade = show->step.transition.kind == VEIL_TRANSITION_NONE ? 0 :
-			show->step.transition.ms;
-	}
-	struct veil_timed_schedule schedule;
-	if (veil_dynamic_schedule(&show->dynamic, mode, show->latitude, show->longitude,
-			show->path, day_start, (int64_t)(day_end - day_start), fade, &schedule) < 0) {
-		fail(show, "out of memory");
-		return false;
-	}
-	veil_timed_schedule_finish(&show->schedule);
-	show->schedule = schedule;
-	show->day_start_ms = (int64_t)day_start * 1000;
-	/* The slots are new: what shows is compared by picture, not by slot. */
-	show->applied = false;
-	wlr_log(WLR_DEBUG, "veil: timed %s: %s schedule of %zu slots for the day from %lld",
-		show->name, veil_dynamic_mode_name(mode), schedule.n_slots, (long long)day_start);
-	return true;
 }
 
 /* Works out what is due now, shows it once its pictures are decoded, sets the timer. */
@@ -451,8 +93,8 @@ static void update(struct veil_timed_show *show) {
 	if (!show->loaded) {
 		return;
 	}
-	int64_t now = now_ms(show->scene);
-	if (show->is_dynamic && !dynamic_schedule(show, now)) {
+	int64_t now = veil_show_now_ms(show->scene);
+	if (show->is_dynamic && !veil_timed_dynamic_day(show, now)) {
 		return;
 	}
 	struct veil_timed_schedule *schedule = &show->schedule;
@@ -460,7 +102,7 @@ static void update(struct veil_timed_show *show) {
 	if (!veil_timed_start_ms(schedule, &start)) {
 		char *said = veil_message("'%s': the start time is not a time in this time zone",
 			show->path);
-		set_error(show, said);
+		veil_timed_set_error(show, said);
 		free(said);
 		return;
 	}
@@ -469,19 +111,21 @@ static void update(struct veil_timed_show *show) {
 	const struct veil_timed_slot *slot = &schedule->slots[point.slot];
 	int64_t slot_start = point.next_ms - slot->duration_ms;
 	show->next_ms = point.next_ms;
-	arm_timer(show, point.next_ms, now);
+	if (!veil_show_arm_timer(show->timer_fd, point.next_ms, now)) {
+		wlr_log_errno(WLR_ERROR, "veil: timed %s: cannot set the timer", show->name);
+	}
 
 	bool done = show->applied && show->applied_slot == point.slot &&
 		show->applied_start_ms == slot_start;
 	if (!done) {
 		bool failed;
-		if (!hold_both(show, slot->from, slot->from_item, held_to(slot), slot->to_item,
-				&failed)) {
+		if (!veil_timed_hold_both(show, slot->from, slot->from_item,
+				veil_timed_held_to(slot), slot->to_item, &failed)) {
 			return;
 		}
-		if (!failed && apply(show, slot, &point)) {
+		if (!failed && veil_timed_apply(show, slot, &point)) {
 			if (show->error != NULL) {
-				set_error(show, NULL);
+				veil_timed_set_error(show, NULL);
 			}
 			wlr_log(WLR_DEBUG, "veil: timed %s: slot %zu of %s", show->name,
 				point.slot + 1, show->path);
@@ -494,10 +138,10 @@ static void update(struct veil_timed_show *show) {
 	/* The next change's pictures, decoded ahead (the settings hold those shown now). */
 	const struct veil_timed_slot *next = &schedule->slots[(point.slot + 1) %
 		schedule->n_slots];
-	release(&show->held[0]);
-	release(&show->held[1]);
-	hold(show, &show->held[2], next->from, next->from_item);
-	hold(show, &show->held[3], held_to(next), next->to_item);
+	veil_timed_release(&show->held[0]);
+	veil_timed_release(&show->held[1]);
+	veil_timed_hold(show, &show->held[2], next->from, next->from_item);
+	veil_timed_hold(show, &show->held[3], veil_timed_held_to(next), next->to_item);
 	veil_scene_changed(show->scene);
 }
 
@@ -516,7 +160,7 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 static void handle_clock_jump(struct wl_listener *listener, void *data) {
 	struct veil_timed_show *show = wl_container_of(listener, show, clock_jump);
 	show->applied = false;
-	schedule_update(show);
+	veil_timed_update_soon(show);
 }
 
 static void load_free(struct timed_load *load) {
@@ -546,7 +190,7 @@ static void load_done(struct veil_job *job) {
 		const char *why = load->error != NULL ? load->error : "out of memory";
 		wlr_log(WLR_ERROR, "veil: output %s: %s", show->name, why);
 		/* The wallpaper stays; the error says why the file is not played. */
-		set_error(show, why);
+		veil_timed_set_error(show, why);
 		load_free(load);
 		show_destroy(show);
 		return;
@@ -586,7 +230,7 @@ static void show_destroy(struct veil_timed_show *show) {
 		veil_job_cancel(&show->load->job);
 	}
 	for (size_t i = 0; i < sizeof(show->held) / sizeof(show->held[0]); i++) {
-		release(&show->held[i]);
+		veil_timed_release(&show->held[i]);
 	}
 	if (show->timer != NULL) {
 		wl_event_source_remove(show->timer);
@@ -661,13 +305,7 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 		wl_list_init(&show->held[i].frame.link);
 	}
 	show->scene = scene;
-	show->step = *cmd;
-	show->step.path = NULL;
-	show->step.dark_path = NULL;
-	show->step.fallback = NULL;
-	show->step.workspace = NULL;
-	show->step.package = NULL;
-	show->step.package_read = false;
+	veil_show_step_init(&show->step, cmd);
 	show->name = strdup(name);
 	show->path = realpath(cmd->path, NULL);
 	show->timer_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -710,14 +348,13 @@ void veil_timed_stop(struct veil_scene *scene, const char *name, bool all) {
 	}
 }
 
-bool veil_timed_state(struct veil_scene *scene, const char *name, const char **path,
-		const struct veil_command **step) {
+bool veil_timed_state(struct veil_scene *scene, const char *name, struct veil_show_state *state) {
 	struct veil_timed_show *show = find_show(scene, name);
 	if (show == NULL) {
 		return false;
 	}
-	*path = show->path;
-	*step = &show->step;
+	state->path = show->path;
+	state->words = &show->step;
 	return true;
 }
 
@@ -759,7 +396,7 @@ struct json_object *veil_timed_status(struct veil_output *output) {
 	json_object_object_add(obj, "slots", json_object_new_int((int)schedule->n_slots));
 	json_object_object_add(obj, "cycle_s",
 		json_object_new_double((double)schedule->cycle_ms / 1000.0));
-	int64_t start, now = now_ms(show->scene);
+	int64_t start, now = veil_show_now_ms(show->scene);
 	if (veil_timed_start_ms(schedule, &start)) {
 		struct veil_timed_point point;
 		veil_timed_at(schedule, start, now, &point);
@@ -775,19 +412,4 @@ struct json_object *veil_timed_status(struct veil_output *output) {
 	/* The wall clock the schedule follows, in seconds since the epoch. */
 	json_object_object_add(obj, "clock", json_object_new_double((double)now / 1000.0));
 	return obj;
-}
-
-void veil_timed_location_changed(struct veil_scene *scene) {
-	struct veil_timed_show *show;
-	wl_list_for_each(show, &scene->timed_shows, link) {
-		if (show->is_dynamic && !show->step.has_location) {
-			show->day_start_ms = 0;
-			show->applied = false;
-			schedule_update(show);
-		}
-	}
-}
-
-void veil_timed_destroy_all(struct veil_scene *scene) {
-	veil_timed_stop(scene, NULL, true);
 }

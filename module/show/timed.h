@@ -28,19 +28,14 @@ int veil_timed_start(struct veil_scene *scene, const char *name, const struct ve
 /* A command for name replaced its setting: its show ends (every show with all). */
 void veil_timed_stop(struct veil_scene *scene, const char *name, bool all);
 /*
- * What the state file keeps of name's show (module/state/state.c): the XML's path and the command's
- * words (its transition); false when name has no show.
+ * What the state file keeps of name's show (module/state/write.c): the XML's path and the
+ * command's words (its transition, its location); false when name has no show.
  */
-bool veil_timed_state(struct veil_scene *scene, const char *name, const char **path,
-	const struct veil_command **step);
+struct veil_show_state;
+bool veil_timed_state(struct veil_scene *scene, const char *name, struct veil_show_state *state);
 /* The "timed" object of an output's status; NULL when it shows none. */
 struct json_object *veil_timed_status(struct veil_output *output);
 /* veil_scene_set_location(): dynamic wallpapers without `location` follow the new place. */
 void veil_timed_location_changed(struct veil_scene *scene);
-/* When the scene goes. */
-void veil_timed_destroy_all(struct veil_scene *scene);
-/* The wall clock schedules follow: the scene's (util/wall_clock.h), else CLOCK_REALTIME. */
-struct timespec;
-void veil_scene_now(const struct veil_scene *scene, struct timespec *now);
 
 #endif

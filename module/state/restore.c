@@ -23,8 +23,7 @@
 #include "module/policy/policy.h"
 #include "module/commands/commands.h"
 #include "module/core/scene.h"
-#include "module/show/slideshow.h"
-#include "module/show/timed.h"
+#include "module/show/show.h"
 #include "module/state/state.h"
 #include "module/state/state_impl.h"
 #include "util/ease.h"
@@ -110,23 +109,11 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 		*why = veil_message("it cannot be shown: %s", message != NULL ? message : "failed");
 	}
 	free(message);
-	struct json_object *show;
 	if (ret == 0) {
 		resume_video(veil_scene_find_setting(state->scene, name, NULL), entry);
 	}
-	if (ret == 0 && cmd.path != NULL && json_object_object_get_ex(entry, "slideshow", &show)) {
-		struct json_object *file = NULL, *seen = NULL;
-		json_object_object_get_ex(show, "file", &file);
-		json_object_object_get_ex(show, "seen", &seen);
-		size_t n = seen != NULL ? json_object_array_length(seen) : 0;
-		const char **shown = calloc(n + 1, sizeof(*shown));
-		/* The last of the sequence is the picture the show resumes with. */
-		for (size_t i = 0; shown != NULL && i + 1 < n; i++) {
-			shown[i] = json_object_get_string(json_object_array_get_idx(seen, i));
-		}
-		veil_slideshow_resume(state->scene, name, file != NULL ?
-			json_object_get_string(file) : NULL, shown, n > 0 && shown != NULL ? n - 1 : 0);
-		free(shown);
+	if (ret == 0 && cmd.path != NULL) {
+		veil_show_resume(state->scene, name, entry);
 	}
 	veil_command_finish(&cmd);
 	return ret;

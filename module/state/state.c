@@ -37,8 +37,6 @@
 #include <veil/veil.h>
 #include "module/policy/policy.h"
 #include "module/core/scene.h"
-#include "module/show/slideshow.h"
-#include "module/show/timed.h"
 #include "module/state/state.h"
 #include "module/state/state_impl.h"
 #include "util/ease.h"

@@ -22,8 +22,7 @@
 #include <veil/veil.h>
 #include "module/policy/policy.h"
 #include "module/core/scene.h"
-#include "module/show/slideshow.h"
-#include "module/show/timed.h"
+#include "module/show/show.h"
 #include "module/state/state.h"
 #include "module/state/state_impl.h"
 #include "util/ease.h"
@@ -86,23 +85,23 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
 		return obj;
 	}
-	struct json_object *show = setting->workspace == NULL ?
-		veil_slideshow_state(scene, setting->name) : NULL;
-	/* A timed background: its XML, and the command's transition (not a step's fade). */
-	const char *timed = NULL;
-	const struct veil_command *step = NULL;
-	bool has_timed = setting->workspace == NULL &&
-		veil_timed_state(scene, setting->name, &timed, &step);
-	const char *path = has_timed ? timed : setting_path(setting);
-	if (show != NULL) {
-		json_object_object_add(obj, "slideshow", show);
+	/*
+	 * A show: its own part (a slideshow's), or the file it plays (a timed background's XML) and
+	 * the command's words it plays with (its transition and location, not a step's fade).
+	 */
+	struct veil_show_state show;
+	bool has_show = setting->workspace == NULL && veil_show_state(scene, setting->name, &show);
+	const struct veil_command *words = has_show ? show.words : NULL;
+	const char *path = has_show && show.path != NULL ? show.path : setting_path(setting);
+	if (has_show && show.part != NULL) {
+		json_object_object_add(obj, show.key, show.part);
 	} else if (path != NULL) {
 		struct json_object *file = json_object_new_object();
 		json_object_object_add(file, "path", json_object_new_string(path));
 		json_object_object_add(obj, "file", file);
 	}
-	if (has_timed && step->has_transition) {
-		json_object_object_add(obj, "transition", transition_object(&step->transition));
+	if (words != NULL && words->has_transition) {
+		json_object_object_add(obj, "transition", transition_object(&words->transition));
 	}
 	/* `dark <file|#rrggbb>`: the dark scheme's picture, by its path, or its colour. */
 	/* A wallpaper package's dark pictures are its own: its directory says it all. */
@@ -113,10 +112,10 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);
 		dark = dark_color;
 	}
-	if (show == NULL && dark != NULL && !has_timed) {
+	if (!has_show && dark != NULL) {
 		json_object_object_add(obj, "dark", json_object_new_string(dark));
 	}
-	if (setting->has_transition && !has_timed) {
+	if (setting->has_transition && words == NULL) {
 		json_object_object_add(obj, "transition", transition_object(&setting->transition));
 	}
 	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
@@ -127,13 +126,13 @@ static struct json_object *setting_object(struct veil_scene *scene,
 			json_object_new_string(veil_image_filter_name(setting->filter)));
 	}
 	/* `location <lat> <lon>`: the setting's own place, not the compositor's. */
-	bool has_location = has_timed ? step->has_location : setting->has_location;
-	if (has_location) {
+	const struct veil_command *placed = words;
+	if (placed != NULL ? placed->has_location : setting->has_location) {
 		struct json_object *place = json_object_new_array();
-		json_object_array_add(place, json_object_new_double(has_timed ? step->latitude :
-			setting->latitude));
-		json_object_array_add(place, json_object_new_double(has_timed ? step->longitude :
-			setting->longitude));
+		json_object_array_add(place, json_object_new_double(placed != NULL ?
+			placed->latitude : setting->latitude));
+		json_object_array_add(place, json_object_new_double(placed != NULL ?
+			placed->longitude : setting->longitude));
 		json_object_object_add(obj, "location", place);
 	}
 	/* `veil pause`: a video stays paused, where it was. */
@@ -141,8 +140,9 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	if (source != NULL && source->paused) {
 		json_object_object_add(obj, "paused", json_object_new_boolean(true));
 	}
-	/* A timed background's step is the background's to choose again. */
-	int64_t position = source != NULL && !has_timed ? veil_source_get_position_ms(source) : -1;
+	/* A step of a show that keeps its path alone (timed) is the show's to choose again. */
+	bool chosen = has_show && show.part == NULL;
+	int64_t position = source != NULL && !chosen ? veil_source_get_position_ms(source) : -1;
 	if (position >= 0) {
 		json_object_object_add(obj, "position_ms", json_object_new_int64(position));
 	}

@@ -44,8 +44,10 @@ def status_fields(paths):
     fields = {}
     for path in paths:
         text = strip_comments(open(path, encoding='utf-8').read())
-        for m in re.finditer(r'json_object_object_add\s*\(\s*\w+\s*,\s*"([^"\\]+)"', text):
-            fields.setdefault(m.group(1), set()).add(os.path.basename(path))
+        # A show's part of the status is added under its impl's key (module/show/show.c).
+        for m in re.finditer(r'json_object_object_add\s*\(\s*\w+\s*,\s*"([^"\\]+)"|'
+                             r'\.key\s*=\s*"([^"\\]+)"', text):
+            fields.setdefault(m.group(1) or m.group(2), set()).add(os.path.basename(path))
     return fields
 
 
