@@ -114,7 +114,9 @@ def encoders():
 def make(path, spec, available):
     kind, w, h, rate, seconds, choices = spec
     src = f'testsrc2=size={w}x{h}'
-    tmp = path + '.part' + os.path.splitext(path)[1]
+    # Made under a name of this process's, then renamed: two runs making the same file at once
+    # (two builds' tests sharing a cache) each put a whole file in place.
+    tmp = f'{path}.part{os.getpid()}{os.path.splitext(path)[1]}'
     if kind == 'noise':
         # Uniform noise on every channel (rgb24 straight from the generator: geq draws each
         # pixel from its own random numbers), +-40 around the file's colour.

@@ -100,7 +100,7 @@ with t.compositor(env={'TZ': 'UTC0'}) as c:
             return ((seen[0].get('package') or {}).get('picture') == picture and
                     seen[0].get('file') == picture)
         c.check_until(playing, f'the XML shows {os.path.basename(picture)}, the size that '
-                      f'fits {W}x{H}', timeout=60)
+                      f'fits {W}x{H}', timeout=120)
         v = seen[0]
         t.check(not v.get('error'), 'no error', str(v.get('error')))
         t.compare(c.settled_screenshot(OUT), expected,

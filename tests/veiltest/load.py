@@ -3,16 +3,19 @@ veiltest.load: what the tests of wallpapers that take long to load share (test-n
 test-supersede.py, test-late-errors.py).
 
 - Media: the bench's noisy photos and HEVC clip (tests/bench/clips.py, set 'stall'), made
-  once in <builddir>/tests/integration/stall-media and kept for the next run. Each photo is
-  uniform noise around a colour of its own (clips.NOISE_BASE), so what the screen shows is
-  told from the colour of blocks of it, computed without veil's scaler.
+  once in build-media/ beside the build directories (media_dir()) and kept for the next run
+  and the other builds. Each photo is uniform noise around a colour of its own
+  (clips.NOISE_BASE), so what the screen shows is told from the colour of blocks of it,
+  computed without veil's scaler.
 - The compositor's IPC on a raw connection (veiltest.ipc.Ipc): a command's own round trip, and
   the GET_VERSION probe of stall.py (stall.Probe).
 - Screens told apart: the solid colour shown before ('old'), a noisy photo ('new'), anything
   else ('other': black, empty, half drawn).
 """
 
+import hashlib
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -38,10 +41,27 @@ Probe = stall.Probe
 Ipc = bl.Ipc
 
 
+def media_dir(outdir):
+    """
+    Where the stall set is kept: build-media/stall-KEY beside the build directory that holds
+    outdir (the build root's parent), so that every build of a checkout (CI's three) makes it
+    once; KEY is a hash of the set's parameters and ffmpeg's version, so a change to either
+    makes it again. Outside a meson build: <outdir's parent>/stall-media, as before.
+    """
+    root = outdir
+    while not os.path.isdir(os.path.join(root, 'meson-private')):
+        if os.path.dirname(root) == root:
+            return os.path.join(os.path.dirname(outdir), 'stall-media')
+        root = os.path.dirname(root)
+    version = subprocess.run(['ffmpeg', '-version'], capture_output=True, text=True)
+    key = hashlib.sha256(repr((sorted(clips.STALL.items()), sorted(clips.NOISE_BASE.items()),
+                               version.stdout.split('\n', 1)[0])).encode()).hexdigest()
+    return os.path.join(os.path.dirname(root), 'build-media', 'stall-' + key[:12])
+
+
 def media(t, names):
-    """{name: path} of the stall set's files (made once, kept next to the tests' outputs)."""
-    cache = os.path.join(os.path.dirname(t.outdir), 'stall-media')
-    paths = clips.ensure(cache, names, quiet=True)
+    """{name: path} of the stall set's files (made once per checkout: media_dir())."""
+    paths = clips.ensure(media_dir(t.outdir), names, quiet=True)
     missing = [n for n in names if n not in paths]
     if missing:
         raise RuntimeError(f'cannot make {", ".join(missing)}')
