@@ -163,8 +163,13 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 		}
 	}
 	if (!cmd->from_slideshow && cmd->workspace == NULL) {
-		/* What a restore showed is replaced: the status no longer speaks of it. */
-		veil_state_forget(scene, output_name);
+		/*
+		 * What a restore showed is replaced: the status no longer speaks of it (unless this
+		 * is the restore's own package, read).
+		 */
+		if (!cmd->from_restore) {
+			veil_state_forget(scene, output_name);
+		}
 		/* The name's shows end; `output * veil off` ends them all. */
 		veil_show_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0, NULL);
