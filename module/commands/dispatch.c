@@ -66,7 +66,10 @@ static int run_show(struct veil_scene *scene, const char *output_name,
 
 static int handle_pause(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
-	return veil_scene_set_paused(scene, name, cmd->kind == VEIL_COMMAND_PAUSE, message);
+	bool paused = cmd->kind == VEIL_COMMAND_PAUSE;
+	/* A package or GNOME's XML being read: what it stores gets the pause too. */
+	veil_package_load_pause(scene, name, paused);
+	return veil_scene_set_paused(scene, name, paused, message);
 }
 
 static int handle_transition(struct veil_scene *scene, const char *name,

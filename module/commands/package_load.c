@@ -32,6 +32,14 @@ struct package_load {
 	struct veil_package *package;
 	struct veil_gnome_wallpaper listed;
 	char *message;
+	/* `veil pause|resume` given while it was read: given again, in order, once it is stored. */
+	struct load_pause *pauses;
+	size_t n_pauses;
+};
+
+struct load_pause {
+	char *name;
+	bool paused;
 };
 
 static void load_free(struct package_load *load) {
@@ -41,6 +49,10 @@ static void load_free(struct package_load *load) {
 	veil_package_unref(load->package);
 	veil_gnome_wallpaper_finish(&load->listed);
 	free(load->message);
+	for (size_t i = 0; i < load->n_pauses; i++) {
+		free(load->pauses[i].name);
+	}
+	free(load->pauses);
 	veil_command_finish(&load->cmd);
 	free(load->name);
 	free(load);
@@ -89,7 +101,13 @@ static void load_done(struct veil_job *job) {
 		/* A timed background: module/show/timed.c reads it again, on a worker too. */
 		cmd.package_read = true;
 	}
-	veil_scene_run(scene, load->name, &cmd, -1, NULL, &message);
+	int ret = veil_scene_run(scene, load->name, &cmd, -1, NULL, &message);
+	for (size_t i = 0; ret == 0 && i < load->n_pauses; i++) {
+		free(message);
+		message = NULL;
+		veil_scene_set_paused(scene, load->pauses[i].name, load->pauses[i].paused,
+			&message);
+	}
 	free(message);
 	load_free(load);
 	veil_scene_changed(scene);
@@ -216,5 +234,35 @@ void veil_package_load_cancel(struct veil_scene *scene, const char *name,
 			wl_list_init(&load->link);
 			veil_job_cancel(&load->job);
 		}
+	}
+}
+
+/* A pause for name is one for what the read of load stores: for which name, else NULL. */
+static const char *pause_name(const struct package_load *load, const char *name) {
+	if (strcmp(name, "*") == 0) {
+		return load->name;
+	}
+	return strcmp(load->name, "*") == 0 || strcmp(load->name, name) == 0 ? name : NULL;
+}
+
+void veil_package_load_pause(struct veil_scene *scene, const char *name, bool paused) {
+	struct package_load *load;
+	wl_list_for_each(load, &scene->package_loads, link) {
+		const char *which = pause_name(load, name);
+		if (which == NULL) {
+			continue;
+		}
+		struct load_pause *pauses = realloc(load->pauses,
+			(load->n_pauses + 1) * sizeof(*pauses));
+		if (pauses == NULL) {
+			continue;
+		}
+		load->pauses = pauses;
+		if ((pauses[load->n_pauses].name = strdup(which)) == NULL) {
+			continue;
+		}
+		pauses[load->n_pauses++].paused = paused;
+		wlr_log(WLR_DEBUG, "veil: output %s: %s once %s is read", which,
+			paused ? "paused" : "playing", load->cmd.path);
 	}
 }

@@ -31,4 +31,10 @@ int veil_package_load(struct veil_scene *scene, const char *name, const struct v
 void veil_package_load_cancel(struct veil_scene *scene, const char *name,
 	const struct veil_command *cmd);
 
+/*
+ * `veil pause` (paused) or `resume` for name: the reads whose result name shows get it too, given
+ * again once their setting is stored (it applies to what the read stores, not only to the old).
+ */
+void veil_package_load_pause(struct veil_scene *scene, const char *name, bool paused);
+
 #endif

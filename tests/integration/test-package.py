@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from veiltest import debfiles  # noqa: E402
+from veiltest import anim, debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('package')
@@ -411,6 +411,32 @@ with t.compositor(outputs=3) as c:
                     json.dumps(p))
             shot = c.settled_screenshot('HEADLESS-1')
             t.compare(shot, magick_fill(picture, 1920, 1080), f'plasma-show-{name}', **PHOTO)
+
+    with t.case('pause and fps given while a package is read'):
+        # A package whose picture is an APNG (four 100 ms frames, red and green, for ever). In
+        # one IPC message, so that both come while its read is on the worker.
+        frames = [{'rgba': anim.solid(64, 36, red if i % 2 == 0 else green), 'delay_ms': 100}
+                  for i in range(4)]
+        moving = make_package(os.path.join(media, 'moving'), 'Moving', [])
+        apng = os.path.join(moving, 'contents', 'images', '1920x1080.png')
+        with open(apng, 'wb') as f:
+            f.write(anim.apng(64, 36, frames))
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(moving)} fill; '
+                        'output HEADLESS-1 veil pause; output HEADLESS-1 veil fps 4')
+        t.check(ok, 'a package of an APNG, then pause and fps 4, in one message', err)
+        v = c.wait_veil('HEADLESS-1', 'paused', file=apng)
+        t.check(v.get('paused') == 'command', 'the package\'s animation starts paused',
+                json.dumps(v))
+        t.check(v.get('fps') == 4, 'the package\'s animation is capped at 4 fps',
+                json.dumps(v))
+        n = v.get('frames')
+        time.sleep(1)
+        t.check(c.veil('HEADLESS-1').get('frames') == n, 'no frame for a second while paused',
+                f"{n} then {c.veil('HEADLESS-1').get('frames')}")
+        ok, err = c.msg('output HEADLESS-1 veil resume; output HEADLESS-1 veil fps off')
+        t.check(ok, 'resume, fps off', err)
+        c.wait_until(lambda: (c.veil('HEADLESS-1').get('frames') or 0) > (n or 0) + 2,
+                     'the animation plays on', timeout=20)
 
     t.check(c.responsive(), 'the compositor is alive')
     # Through IPC: strace, which the signal would reach, waits for its tracees to end.
