@@ -7,9 +7,9 @@ the cover size, flattened on black and cropped to the output by ImageMagick.
 
 Files others made: GNOME's blobs-l.svg (gnome-backgrounds, a 4096x4096 document) and Debian's
 emerald theme (desktop-base, a viewBox of 1920x1080 and no size), fetched by apt at test time
-(veiltest/debfiles.py), and quadrants written by Python's ElementTree (its root <ns0:svg>). On a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled
-output gets its physical pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from
-4096).
+(veiltest/debfiles.py), and quadrants written by Python's ElementTree (its root <ns0:svg>). On
+a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled output gets its physical
+pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from 4096).
 
 Hostile documents: another file referred to (relative, absolute, file: URL), billion laughs,
 a 1000000x1000000 canvas in center mode, 100000 nested groups, and a document that renders for
