@@ -82,9 +82,28 @@ static const guint8 *find(const guint8 *p, const guint8 *end, const char *needle
 }
 
 /*
- * An XML document whose first element is <svg>: after a byte-order mark, white space, an XML
- * declaration, processing instructions, comments and a document type (its internal subset
- * too), all within the bytes read. (Only the root is looked for: librsvg decides the rest.)
+ * Whether the element at p (its '<') is <svg>, or <prefix:svg> as writers of namespaced XML give
+ * it (<svg:svg xmlns:svg=...>, Python's <ns0:svg>): librsvg reads the namespace.
+ */
+static bool is_svg_element(const guint8 *p, const guint8 *end) {
+	const guint8 *name = p + 1;
+	const guint8 *q = name;
+	while (q < end && (g_ascii_isalnum(*q) || *q == '_' || *q == '-' || *q == '.')) {
+		q++;
+	}
+	if (q > name && q < end && *q == ':' && (g_ascii_isalpha(*name) || *name == '_')) {
+		name = q + 1;
+	}
+	size_t left = (size_t)(end - name);
+	return left >= 4 && memcmp(name, "svg", 3) == 0 && (name[3] == ' ' ||
+		name[3] == '\t' || name[3] == '\r' || name[3] == '\n' || name[3] == '>' ||
+		name[3] == '/');
+}
+
+/*
+ * An XML document whose first element is <svg> (or <prefix:svg>): after a byte-order mark, white
+ * space, an XML declaration, processing instructions, comments and a document type (its internal
+ * subset too), all within the bytes read. (Only the root is looked for: librsvg decides the rest.)
  */
 static bool is_svg_text(const guint8 *p, size_t len) {
 	const guint8 *end = p + len;
@@ -110,9 +129,7 @@ static bool is_svg_text(const guint8 *p, size_t len) {
 			close = bracket != NULL ? find(bracket, end, "]") : gt;
 			close = close != NULL && bracket != NULL ? find(close, end, ">") : close;
 		} else {
-			return left >= 5 && memcmp(p, "<svg", 4) == 0 && (p[4] == ' ' ||
-				p[4] == '\t' || p[4] == '\r' || p[4] == '\n' || p[4] == '>' ||
-				p[4] == '/');
+			return *p == '<' && is_svg_element(p, end);
 		}
 		if (close == NULL) {
 			return false;

@@ -66,7 +66,10 @@ static int run_show(struct veil_scene *scene, const char *output_name,
 
 static int handle_pause(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
-	return veil_scene_set_paused(scene, name, cmd->kind == VEIL_COMMAND_PAUSE, message);
+	bool paused = cmd->kind == VEIL_COMMAND_PAUSE;
+	/* A package or GNOME's XML being read: what it stores gets the pause too. */
+	veil_package_load_pause(scene, name, paused);
+	return veil_scene_set_paused(scene, name, paused, message);
 }
 
 static int handle_transition(struct veil_scene *scene, const char *name,
@@ -163,8 +166,13 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 		}
 	}
 	if (!cmd->from_slideshow && cmd->workspace == NULL) {
-		/* What a restore showed is replaced: the status no longer speaks of it. */
-		veil_state_forget(scene, output_name);
+		/*
+		 * What a restore showed is replaced: the status no longer speaks of it (unless this
+		 * is the restore's own package, read).
+		 */
+		if (!cmd->from_restore) {
+			veil_state_forget(scene, output_name);
+		}
 		/* The name's shows end; `output * veil off` ends them all. */
 		veil_show_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
 			strcmp(output_name, "*") == 0, NULL);

@@ -15,6 +15,7 @@
 #include "module/commands/package_load.h"
 #include "module/core/package.h"
 #include "module/core/scene.h"
+#include "module/state/state.h"
 #include "module/words/command.h"
 #include "util/message.h"
 #include "util/worker.h"
@@ -31,6 +32,14 @@ struct package_load {
 	struct veil_package *package;
 	struct veil_gnome_wallpaper listed;
 	char *message;
+	/* `veil pause|resume` given while it was read: given again, in order, once it is stored. */
+	struct load_pause *pauses;
+	size_t n_pauses;
+};
+
+struct load_pause {
+	char *name;
+	bool paused;
 };
 
 static void load_free(struct package_load *load) {
@@ -40,9 +49,11 @@ static void load_free(struct package_load *load) {
 	veil_package_unref(load->package);
 	veil_gnome_wallpaper_finish(&load->listed);
 	free(load->message);
-	free(load->cmd.path);
-	free(load->cmd.dark_path);
-	free(load->cmd.workspace);
+	for (size_t i = 0; i < load->n_pauses; i++) {
+		free(load->pauses[i].name);
+	}
+	free(load->pauses);
+	veil_command_finish(&load->cmd);
 	free(load->name);
 	free(load);
 }
@@ -71,6 +82,11 @@ static void load_done(struct veil_job *job) {
 			message != NULL ? message : why);
 		/* The wallpaper on screen stays; the status says why. */
 		veil_scene_record_error(scene, load->name, message != NULL ? message : why);
+		if (cmd.from_restore) {
+			/* A restore's package: its fallback instead, as for a file it cannot open. */
+			veil_state_restore_failed(scene, load->name, cmd.fallback,
+				message != NULL ? message : why);
+		}
 		free(message);
 		load_free(load);
 		veil_scene_changed(scene);
@@ -85,7 +101,13 @@ static void load_done(struct veil_job *job) {
 		/* A timed background: module/show/timed.c reads it again, on a worker too. */
 		cmd.package_read = true;
 	}
-	veil_scene_run(scene, load->name, &cmd, -1, NULL, &message);
+	int ret = veil_scene_run(scene, load->name, &cmd, -1, NULL, &message);
+	for (size_t i = 0; ret == 0 && i < load->n_pauses; i++) {
+		free(message);
+		message = NULL;
+		veil_scene_set_paused(scene, load->pauses[i].name, load->pauses[i].paused,
+			&message);
+	}
 	free(message);
 	load_free(load);
 	veil_scene_changed(scene);
@@ -137,13 +159,20 @@ int veil_package_check(const struct veil_command *cmd, bool *package, bool *xml,
 	return *package ? veil_package_words_check(cmd, message) : 0;
 }
 
+/* cmd's strings and a restore's fallback, copied (veil_command_finish() frees them). */
 static bool copy_command(struct veil_command *copy, const struct veil_command *cmd) {
 	*copy = *cmd;
 	copy->fallback = NULL;
-	copy->path = strdup(cmd->path);
+	copy->path = cmd->path != NULL ? strdup(cmd->path) : NULL;
 	copy->dark_path = cmd->dark_path != NULL ? strdup(cmd->dark_path) : NULL;
 	copy->workspace = cmd->workspace != NULL ? strdup(cmd->workspace) : NULL;
-	return copy->path != NULL && (cmd->dark_path == NULL || copy->dark_path != NULL) &&
+	if (cmd->from_restore && cmd->fallback != NULL &&
+			((copy->fallback = calloc(1, sizeof(*copy->fallback))) == NULL ||
+			!copy_command(copy->fallback, cmd->fallback))) {
+		return false;
+	}
+	return (cmd->path == NULL || copy->path != NULL) &&
+		(cmd->dark_path == NULL || copy->dark_path != NULL) &&
 		(cmd->workspace == NULL || copy->workspace != NULL);
 }
 
@@ -171,17 +200,6 @@ int veil_package_load(struct veil_scene *scene, const char *name, const struct v
 	int ret = xml ? check_xml(cmd, message) : veil_package_words_check(cmd, message);
 	if (ret < 0) {
 		return ret;
-	}
-	if (cmd->from_slideshow) {
-		/*
-		 * A slideshow's package, which its scan read on a worker and found good: its
-		 * step reads it again here (to move to the scan's result).
-		 */
-		if (xml) {
-			return 0;
-		}
-		*package = veil_package_read(cmd->path, message);
-		return *package != NULL ? 0 : -EINVAL;
 	}
 	struct package_load *load = calloc(1, sizeof(*load));
 	if (load == NULL) {
@@ -216,5 +234,35 @@ void veil_package_load_cancel(struct veil_scene *scene, const char *name,
 			wl_list_init(&load->link);
 			veil_job_cancel(&load->job);
 		}
+	}
+}
+
+/* A pause for name is one for what the read of load stores: for which name, else NULL. */
+static const char *pause_name(const struct package_load *load, const char *name) {
+	if (strcmp(name, "*") == 0) {
+		return load->name;
+	}
+	return strcmp(load->name, "*") == 0 || strcmp(load->name, name) == 0 ? name : NULL;
+}
+
+void veil_package_load_pause(struct veil_scene *scene, const char *name, bool paused) {
+	struct package_load *load;
+	wl_list_for_each(load, &scene->package_loads, link) {
+		const char *which = pause_name(load, name);
+		if (which == NULL) {
+			continue;
+		}
+		struct load_pause *pauses = realloc(load->pauses,
+			(load->n_pauses + 1) * sizeof(*pauses));
+		if (pauses == NULL) {
+			continue;
+		}
+		load->pauses = pauses;
+		if ((pauses[load->n_pauses].name = strdup(which)) == NULL) {
+			continue;
+		}
+		pauses[load->n_pauses++].paused = paused;
+		wlr_log(WLR_DEBUG, "veil: output %s: %s once %s is read", which,
+			paused ? "paused" : "playing", load->cmd.path);
 	}
 }

@@ -17,9 +17,10 @@ int veil_package_check(const struct veil_command *cmd, bool *package, bool *xml,
 	char **message);
 /*
  * Runs first for a command. 1 when its path is a package or GNOME's XML, now read on a worker:
- * the command runs again when it is read (cmd->package the package, or cmd->package_read for a timed background; a list's file in its place), or its error goes
- * to the status. 0 and *package (one reference) for a command carrying a package read, or a
- * slideshow's step naming one; 0 and *package NULL for anything else; a negative errno and
+ * the command runs again when it is read (cmd->package the package, or cmd->package_read for a
+ * timed background; a list's file in its place), or its error goes to the status (a restore's
+ * command, cmd->from_restore: its fallback is shown). 0 and *package (one reference) for a
+ * command carrying a package read; 0 and *package NULL for anything else; a negative errno and
  * *message when the words are not for a package.
  */
 int veil_package_load(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
@@ -30,5 +31,11 @@ int veil_package_load(struct veil_scene *scene, const char *name, const struct v
  */
 void veil_package_load_cancel(struct veil_scene *scene, const char *name,
 	const struct veil_command *cmd);
+
+/*
+ * `veil pause` (paused) or `resume` for name: the reads whose result name shows get it too, given
+ * again once their setting is stored (it applies to what the read stores, not only to the old).
+ */
+void veil_package_load_pause(struct veil_scene *scene, const char *name, bool paused);
 
 #endif

@@ -240,15 +240,11 @@ struct veil_setting *veil_package_choose(struct veil_output *output,
 	}
 }
 
-int veil_package_ahead(struct veil_scene *scene, const char *dir, char **picture,
-		char **message) {
+int veil_package_ahead(struct veil_scene *scene, const struct veil_package *package,
+		char **picture, char **message) {
 	*picture = NULL;
-	if (!veil_package_detect(dir)) {
-		return 0;
-	}
-	struct veil_package *package = veil_package_read(dir, message);
 	if (package == NULL) {
-		return -EINVAL;
+		return 0;
 	}
 	bool dark = scene->dark && package->n_dark > 0;
 	const struct veil_package_picture *pictures = dark ? package->dark : package->light;
@@ -264,7 +260,6 @@ int veil_package_ahead(struct veil_scene *scene, const char *dir, char **picture
 		veil_message_set(message, "Out of memory");
 		ret = -ENOMEM;
 	}
-	veil_package_unref(package);
 	return ret;
 }
 

@@ -23,8 +23,8 @@ struct veil_setting;
 struct veil_command;
 
 /*
- * Reads what the command's path is (files: on a worker, module/commands/package_load.c; on the
- * compositor's thread only for a slideshow's step): 0 and *package NULL when it is not a package,
+ * Reads what the command's path is (on a worker: module/commands/package_load.c; a slideshow's
+ * step carries the package its scan read): 0 and *package NULL when it is not a package,
  * 0 and the package (one reference) when it is a Plasma package's directory, GNOME's XML of
  * <size> choices, or cmd->package (read before); 1 for a gnome-background-properties list, whose
  * wallpaper (to finish) the caller shows instead; or a negative errno and *message (one sentence
@@ -62,12 +62,12 @@ void veil_package_detach(struct veil_setting *setting);
 struct veil_setting *veil_package_choose(struct veil_output *output,
 	struct veil_setting *setting);
 /*
- * A slideshow's package, opened ahead: the picture (malloc()ed) that the scene's largest output
- * would show now, in *picture; NULL when dir is no package. A negative errno and *message when
- * it cannot be shown.
+ * A slideshow's package (read by its scan), opened ahead: the picture (malloc()ed) that the
+ * scene's largest output would show now, in *picture; NULL when package is NULL. A negative
+ * errno and *message when memory is short.
  */
-int veil_package_ahead(struct veil_scene *scene, const char *dir, char **picture,
-	char **message);
+int veil_package_ahead(struct veil_scene *scene, const struct veil_package *package,
+	char **picture, char **message);
 /* The output's size, scale or transform changed: its picture is chosen again. */
 void veil_package_output_changed(struct veil_output *output);
 /* Lets go of the sources of choices no output shows or waits for. */

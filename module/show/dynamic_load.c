@@ -17,7 +17,10 @@
 
 /* The namespace of apple_desktop: properties. */
 #define APPLE_NS "http://ns.apple.com/namespace/1.0/"
-/* What the probe reads of a file at most: its header and its XMP. */
+/*
+ * What the probe reads of a file at first: its header and its XMP; at most VEIL_HEIF_MAX_XMP more
+ * when a block of metadata is larger.
+ */
 #define PROBE_BUDGET (256 * 1024)
 
 static int read_xmp(const char *path, size_t budget, char **xmp, size_t *size, int *n_images,
@@ -37,6 +40,16 @@ bool veil_dynamic_probe(const char *path) {
 	size_t size;
 	int n_images;
 	int ret = read_xmp(path, PROBE_BUDGET, &xmp, &size, &n_images, &message);
+	if (ret == -EAGAIN) {
+		/*
+		 * A block of metadata past the budget, which libheif reads whole (an XMP packet
+		 * padded to hundreds of KiB): once more, with room for an XMP as large as veil reads.
+		 */
+		free(message);
+		message = NULL;
+		ret = read_xmp(path, PROBE_BUDGET + VEIL_HEIF_MAX_XMP, &xmp, &size, &n_images,
+			&message);
+	}
 	/*
 	 * An XMP too large to read is taken for a dynamic wallpaper's, so that the load refuses
 	 * the file with a sentence rather than showing its primary image without one.

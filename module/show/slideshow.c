@@ -131,6 +131,8 @@ static void drop_ahead(struct veil_slideshow *show) {
 	show->ahead = NULL;
 	free(show->ahead_slide.path);
 	show->ahead_slide.path = NULL;
+	veil_package_unref(show->ahead_slide.package);
+	show->ahead_slide.package = NULL;
 }
 
 static void handle_ahead_frame(struct wl_listener *listener, void *data) {
@@ -183,9 +185,12 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 		struct veil_slide *slide = &show->slides[at];
 		int err = 0;
 		char *message = NULL;
-		/* A wallpaper package: its picture for the largest output is opened ahead. */
+		/*
+		 * A wallpaper package (read by the scan, on a worker): its picture for the largest
+		 * output is opened ahead.
+		 */
 		char *picture = NULL;
-		struct veil_source *source = veil_package_ahead(show->scene, slide->path,
+		struct veil_source *source = veil_package_ahead(show->scene, slide->package,
 			&picture, &message) == 0 ? veil_source_open(&show->scene->ctx,
 			picture != NULL ? picture : slide->path, full_size(show), show->step.filter,
 			&err, &message) : NULL;
@@ -198,10 +203,14 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 			continue;
 		}
 		show->ahead_slide = *slide;
+		show->ahead_slide.package = NULL;
 		show->ahead_slide.path = strdup(slide->path);
 		if (show->ahead_slide.path == NULL) {
 			veil_source_unref(source);
 			return false;
+		}
+		if (slide->package != NULL) {
+			show->ahead_slide.package = veil_package_ref(slide->package);
 		}
 		show->ahead = source;
 		show->ahead_direction = direction;
@@ -217,6 +226,8 @@ static void submit_scan(struct veil_slideshow *show);
 static bool apply(struct veil_slideshow *show) {
 	struct veil_command cmd = show->step;
 	cmd.path = show->ahead_slide.path;
+	/* A package as the scan read it: the step reads nothing. */
+	cmd.package = show->ahead_slide.package;
 	cmd.from_slideshow = true;
 	char *message = NULL;
 	int ret = veil_scene_apply(show->scene, show->name, &cmd, &message);
@@ -230,7 +241,11 @@ static bool apply(struct veil_slideshow *show) {
 	int direction = show->ahead_direction;
 	free(show->current.path);
 	show->current = show->ahead_slide;
+	/* The setting holds the package now. */
+	veil_package_unref(show->current.package);
+	show->current.package = NULL;
 	show->ahead_slide.path = NULL;
+	show->ahead_slide.package = NULL;
 	/* The setting holds the source now. */
 	drop_ahead(show);
 	veil_slide_order_shown(&show->order, show->current.path, direction);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* strverscmp */
 #include <stdlib.h>
 #include <string.h>
+#include "module/core/package_read.h"
 #include "module/show/slideshow_order.h"
 
 /* How far back `previous` goes in a shuffle. */
@@ -36,6 +37,7 @@ void veil_slides_free(struct veil_slide *slides, size_t n) {
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(slides[i].path);
+		veil_package_unref(slides[i].package);
 	}
 	free(slides);
 }

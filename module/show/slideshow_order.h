@@ -11,17 +11,21 @@
 #include <stdint.h>
 #include "module/words/command.h"
 
+struct veil_package;
+
 /* One file of the directory. */
 struct veil_slide {
 	char *path; /* malloc()ed */
 	int64_t mtime_ns;
 	int64_t size;
 	bool bad; /* cannot be shown: passed over */
+	/* A wallpaper package's directory: the package the scan read (one reference), else NULL. */
+	struct veil_package *package;
 };
 
 /* Sorts for name and shuffle (by name), or mtime (oldest first, then by name). */
 void veil_slides_sort(struct veil_slide *slides, size_t n, enum veil_slideshow_order order);
-/* Frees the paths and the array; NULL is allowed. */
+/* Frees the paths, the packages' references and the array; NULL is allowed. */
 void veil_slides_free(struct veil_slide *slides, size_t n);
 
 struct veil_slide_order {

@@ -38,6 +38,8 @@ struct veil_slideshow_scan *veil_slideshow_scan_create(const char *dir, bool rec
 		}
 		for (size_t i = 0; i < n_known; i++) {
 			scan->known[i] = known[i];
+			/* A package is read again on the worker: no reference crosses threads. */
+			scan->known[i].package = NULL;
 			scan->known[i].path = strdup(known[i].path);
 			scan->n_known = i + 1;
 			if (scan->known[i].path == NULL) {
@@ -104,19 +106,23 @@ static void note_skipped(struct veil_slideshow_scan *scan, char *sentence) {
 	scan->skipped[scan->n_skipped++] = sentence;
 }
 
-/* Whether a file can be shown: as the last scan found it, else checked as a command would. */
-static bool usable(struct veil_slideshow_scan *scan, const struct veil_slide *slide) {
+/*
+ * Whether a file can be shown: as the last scan found it, else checked as a command would. A
+ * package found good is read again, into slide->package: its step shows what this read gave,
+ * and the compositor's thread never reads it.
+ */
+static bool usable(struct veil_slideshow_scan *scan, struct veil_slide *slide) {
 	struct veil_slide *known = scan->n_known > 0 ? bsearch(slide, scan->known, scan->n_known,
 		sizeof(*scan->known), by_path) : NULL;
-	if (known != NULL && known->size == slide->size && known->mtime_ns == slide->mtime_ns) {
+	bool package = veil_package_detect(slide->path);
+	if (known != NULL && known->size == slide->size && known->mtime_ns == slide->mtime_ns &&
+			(known->bad || !package)) {
 		return !known->bad;
 	}
 	char *message = NULL;
-	struct veil_package *package = NULL;
-	int ret = veil_package_detect(slide->path) ?
-		((package = veil_package_read(slide->path, &message)) != NULL ? 0 : -EINVAL) :
-		veil_source_check(slide->path, &message);
-	veil_package_unref(package);
+	int ret = package ?
+		((slide->package = veil_package_read(slide->path, &message)) != NULL ? 0 :
+		-EINVAL) : veil_source_check(slide->path, &message);
 	if (ret < 0) {
 		note_skipped(scan, message != NULL ? message :
 			veil_message("Cannot show '%s': %s", slide->path, strerror(-ret)));

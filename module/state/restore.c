@@ -82,7 +82,8 @@ static void resume_video(struct veil_setting *setting, struct json_object *entry
 }
 
 /* The remembered setting of name, shown: 0, or a negative errno with *why. */
-static int restore_remembered(struct veil_state *state, const char *name, char **why) {
+static int restore_remembered(struct veil_state *state, const char *name,
+		const struct veil_command *fallback, char **why) {
 	struct json_object *entry, *outputs = NULL;
 	if (state->loaded == NULL) {
 		*why = strdup(state->load_why != NULL ? state->load_why : "no state file");
@@ -103,8 +104,12 @@ static int restore_remembered(struct veil_state *state, const char *name, char *
 	if (ret < 0) {
 		return ret;
 	}
+	/* A package is read on a worker: when the read fails, the fallback is shown then. */
+	cmd.from_restore = true;
+	cmd.fallback = (struct veil_command *)fallback;
 	char *message = NULL;
 	ret = veil_scene_run(state->scene, name, &cmd, -1, NULL, &message);
+	cmd.fallback = NULL;
 	if (ret < 0) {
 		*why = veil_message("it cannot be shown: %s", message != NULL ? message : "failed");
 	}
@@ -231,20 +236,12 @@ void veil_state_run_restore(struct veil_state *state, const char *name,
 	state->restoring = false;
 }
 
-static void restore_setting(struct veil_state *state, const char *name,
-		const struct veil_command *fallback) {
-	char *why = NULL;
-	if (restore_remembered(state, name, &why) == 0) {
-		wlr_log(WLR_INFO, "veil: output %s: restored what was set before (%s)", name,
-			state->path);
-		set_result(state, name, true, "the remembered setting, unchanged");
-		return;
-	}
-	const char *reason = why != NULL ? why : "out of memory";
+/* name's remembered setting cannot be shown (reason): the fallback instead, else none. */
+static void fall_back(struct veil_state *state, const char *name,
+		const struct veil_command *fallback, const char *reason) {
 	if (fallback == NULL) {
 		wlr_log(WLR_INFO, "veil: output %s: nothing restored: %s", name, reason);
 		set_result(state, name, false, reason);
-		free(why);
 		return;
 	}
 	char *message = NULL;
@@ -254,6 +251,32 @@ static void restore_setting(struct veil_state *state, const char *name,
 		ret == 0 ? "" : ": ", ret == 0 ? "" : (message != NULL ? message : "failed"));
 	set_result(state, name, false, reason);
 	free(message);
+}
+
+static void restore_setting(struct veil_state *state, const char *name,
+		const struct veil_command *fallback) {
+	char *why = NULL;
+	if (restore_remembered(state, name, fallback, &why) == 0) {
+		wlr_log(WLR_INFO, "veil: output %s: restored what was set before (%s)", name,
+			state->path);
+		set_result(state, name, true, "the remembered setting, unchanged");
+		return;
+	}
+	fall_back(state, name, fallback, why != NULL ? why : "out of memory");
+	free(why);
+}
+
+void veil_state_restore_failed(struct veil_scene *scene, const char *name,
+		const struct veil_command *fallback, const char *message) {
+	struct veil_state *state = scene->state;
+	if (state == NULL) {
+		return;
+	}
+	char *why = veil_message("it cannot be shown: %s", message);
+	bool restoring = state->restoring;
+	state->restoring = true;
+	fall_back(state, name, fallback, why != NULL ? why : message);
+	state->restoring = restoring;
 	free(why);
 }
 

@@ -61,6 +61,13 @@ void veil_state_destroy(struct veil_scene *scene);
 int veil_state_restore(struct veil_scene *scene, const char *name,
 	const struct veil_command *fallback, char **message);
 /*
+ * What a restore of name ran cannot be shown after all (a package whose read on a worker
+ * failed, message saying why): fallback (NULL: none) is shown instead, as when the remembered
+ * setting cannot be opened, and the status says why.
+ */
+void veil_state_restore_failed(struct veil_scene *scene, const char *name,
+	const struct veil_command *fallback, const char *message);
+/*
  * A command for name (or "*") is about to run: a `restore` still waiting for the file leaves
  * alone what it sets (a setting, a workspace's, a transition default, an fps or battery
  * policy): the later command wins, as it would had the file been read already.

@@ -147,6 +147,11 @@ struct veil_command {
 	struct veil_slideshow_spec slideshow;
 	/* SET made by a slideshow's step: it does not end the show (module/show/slideshow.c). */
 	bool from_slideshow;
+	/*
+	 * SET, never parsed: run by `veil restore`, with the restore's fallback (borrowed) in
+	 * fallback: a package whose read fails shows it (module/commands/package_load.c).
+	 */
+	bool from_restore;
 	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
 	int loopfade_ms;
 	/*

@@ -11,7 +11,8 @@ the docs give: the entry nearest the sun's altitude, one on the other side of so
 (../shared/conformance/apple-plists, read with Python's plistlib) are wrapped into files whose
 XMP is as macOS writes it (a byte-order mark in the xpacket header, a NUL at the end; the
 attribute form and Equinox's element form) and played at known sun positions; a file with too few
-images for Apple's plist, and an XMP of 10 MB, are refused; a monochrome image with a grey ICC
+images for Apple's plist, and an XMP of 10 MB or padded to 1500 KiB, are refused, and one padded
+to 300 KiB (past the probe's first 256 KiB) plays; a monochrome image with a grey ICC
 profile of its own (linear light) shows as the profile says; a file of 8 images in 12 x 12
 tiles (1161 items, past libheif's default limit of 1000) plays. Four images at known sun
 positions at four times and places; a crossing between two images found here by bisection and
@@ -201,6 +202,30 @@ with open(big_xmp, 'w') as f:
     f.write('<x:xmpmeta xmlns:x="adobe:ns:meta/">' + ' ' * (10 << 20) + '</x:xmpmeta>')
 big_xmp_heic = make('big-xmp.heic', '-x', big_xmp)
 
+
+def padded(name, padding):
+    """SOLAR's plist in an XMP packet padded with white space (as XMP writers leave room to
+    edit in place) to padding bytes: a HEIC of it."""
+    plist = plistlib.dumps({'si': [{'a': a, 'z': z, 'i': i} for a, z, i in SOLAR]},
+                           fmt=plistlib.FMT_BINARY)
+    text = ('<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
+            '<x:xmpmeta xmlns:x="adobe:ns:meta/">\n'
+            ' <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n'
+            '  <rdf:Description rdf:about=""\n'
+            '    xmlns:apple_desktop="http://ns.apple.com/namespace/1.0/"\n'
+            f'    apple_desktop:solar="{base64.b64encode(plist).decode()}"/>\n'
+            ' </rdf:RDF>\n</x:xmpmeta>\n' + (' ' * 99 + '\n') * (padding // 100) +
+            '<?xpacket end="w"?>')
+    xmp = os.path.join(media, name + '.xmp')
+    with open(xmp, 'w') as f:
+        f.write(text)
+    return make(name + '.heic', '-x', xmp)
+
+
+# Past the 256 KiB the probe on the compositor's thread reads, under veil's 1 MiB; and past it.
+padded_300k_heic = padded('padded-300k', 300 << 10)
+padded_1500k_heic = padded('padded-1500k', 1500 << 10)
+
 # Apple's own plists, from ../shared/conformance (never copied into the project).
 conformance = os.environ.get('VEIL_TEST_CONFORMANCE') or ''
 APPLE = {}
@@ -267,6 +292,20 @@ with t.compositor(args=['--fake-clock', str(DAY)], env={'TZ': 'UTC0'}) as c:
         refused(c, bad_time_heic, ['time of day'], 'time-1.5')
         refused(c, big_xmp_heic, ['XMP', '1024 KiB'], 'xmp-10-mb')
         refused(c, catalina7_heic, ['image 7', '0 to 6'], "catalina's plist, 7 images")
+        refused(c, padded_1500k_heic, ['XMP', '1024 KiB'], 'xmp-padded-to-1500-kib')
+
+    with t.case('an XMP padded to 300 KiB plays'):
+        label, lat, lon, when = SCENES[1]
+        image, margin, elev, az = solar_pick(lat, lon, when)
+        set_clock(c, when)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(padded_300k_heic)} fill '
+                        f'location {lat} {lon}')
+        t.check(ok, 'padded-300k: accepted', err)
+        shows(c, COLOURS[image], f'padded-300k: {label} (image {image})',
+              mode=f'solar ({lat:.2f}, {lon:.2f})')
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(base_png)} fill')
+        t.check(ok, 'base.png again', err)
+        c.wait_veil(OUT, 'shown', file=base_png)
 
     for label, lat, lon, when in SCENES:
         with t.case(f'solar: {label}'):

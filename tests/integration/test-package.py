@@ -9,16 +9,20 @@ a mode change on one output chooses again. GNOME's XML: gnome-backgrounds' vnc.x
 gnome-background-properties list: light and dark PNGs, its options the mode) and desktop-base's
 emerald gnome-background.xml (<size> choices of SVGs), their absolute paths rebased to where the
 test extracted them. Then packages made here (small PNGs): a slideshow of
-a directory of packages steps through the packages, and bad packages (metadata.json not JSON,
+a directory of packages steps through the packages (and one of two of Plasma's own, BytheWater
+and DarkestHour), and bad packages (metadata.json not JSON,
 no pictures, only dark ones, a picture whose name lies about its size, a metadata.json of
 300 KiB or nested 100000 deep, a truncated XML) are refused or shown with one sentence naming the
 file, the wallpaper on screen unchanged. A package or XML is read on a worker: the compositor runs
 under strace, and no package's metadata.json or XML named by a command is opened by its own
-thread; a command given after a package's (in the same IPC message, before the read is done)
-wins, the package's late result dropped.
+thread, nor a slideshow's (its scan reads them on a worker and the step shows what it read); a
+command given after a package's (in the same IPC message, before the read is done) wins, the
+package's late result dropped. A restored package whose metadata.json was made corrupt since
+falls back to the restore's fallback, the status saying why.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -26,7 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from veiltest import debfiles  # noqa: E402
+from veiltest import anim, debfiles  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('package')
@@ -381,6 +385,59 @@ with t.compositor(outputs=3) as c:
         t.compare(shot, np.broadcast_to(np.array(green, np.uint8), shot.shape),
                   'slideshow-green', **EXACT)
 
+    with t.case('a slideshow of Plasma\'s packages'):
+        # Two of plasma-workspace-wallpapers' packages (thirteen JPEGs each, 640x480 to
+        # 2560x1600), copied into one directory: the scan reads each on a worker, the step
+        # shows what it read.
+        wp = 'usr/share/wallpapers'
+        plasma = os.path.join(media, 'plasma-show')
+        src = debfiles.extract('plasma-workspace-wallpapers', f'{wp}/BytheWater',
+                               f'{wp}/DarkestHour')
+        for name in ('BytheWater', 'DarkestHour'):
+            shutil.copytree(os.path.join(src, wp, name), os.path.join(plasma, name))
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(plasma)} fill every 1h order name')
+        t.check(ok, 'a slideshow of BytheWater and DarkestHour', err)
+        for i, name in enumerate(('BytheWater', 'DarkestHour')):
+            if i > 0:
+                ok, err = c.msg('output HEADLESS-1 veil next')
+                t.check(ok, 'next', err)
+            with open(os.path.join(plasma, name, 'metadata.json')) as f:
+                title = json.load(f)['KPlugin']['Name']
+            picture = os.path.join(plasma, name, 'contents', 'images', '1920x1080.jpg')
+            v = c.wait_veil('HEADLESS-1', 'shown', file=picture)
+            p = v.get('package') or {}
+            t.check(p.get('name') == title and p.get('why') == '16:9, at least 1920x1080',
+                    f'{name}: its 1920x1080.jpg, named "{title}" as its metadata.json says',
+                    json.dumps(p))
+            shot = c.settled_screenshot('HEADLESS-1')
+            t.compare(shot, magick_fill(picture, 1920, 1080), f'plasma-show-{name}', **PHOTO)
+
+    with t.case('pause and fps given while a package is read'):
+        # A package whose picture is an APNG (four 100 ms frames, red and green, for ever). In
+        # one IPC message, so that both come while its read is on the worker.
+        frames = [{'rgba': anim.solid(64, 36, red if i % 2 == 0 else green), 'delay_ms': 100}
+                  for i in range(4)]
+        moving = make_package(os.path.join(media, 'moving'), 'Moving', [])
+        apng = os.path.join(moving, 'contents', 'images', '1920x1080.png')
+        with open(apng, 'wb') as f:
+            f.write(anim.apng(64, 36, frames))
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(moving)} fill; '
+                        'output HEADLESS-1 veil pause; output HEADLESS-1 veil fps 4')
+        t.check(ok, 'a package of an APNG, then pause and fps 4, in one message', err)
+        v = c.wait_veil('HEADLESS-1', 'paused', file=apng)
+        t.check(v.get('paused') == 'command', 'the package\'s animation starts paused',
+                json.dumps(v))
+        t.check(v.get('fps') == 4, 'the package\'s animation is capped at 4 fps',
+                json.dumps(v))
+        n = v.get('frames')
+        time.sleep(1)
+        t.check(c.veil('HEADLESS-1').get('frames') == n, 'no frame for a second while paused',
+                f"{n} then {c.veil('HEADLESS-1').get('frames')}")
+        ok, err = c.msg('output HEADLESS-1 veil resume; output HEADLESS-1 veil fps off')
+        t.check(ok, 'resume, fps off', err)
+        c.wait_until(lambda: (c.veil('HEADLESS-1').get('frames') or 0) > (n or 0) + 2,
+                     'the animation plays on', timeout=20)
+
     t.check(c.responsive(), 'the compositor is alive')
     # Through IPC: strace, which the signal would reach, waits for its tracees to end.
     c.stop(method='exit')
@@ -411,17 +468,43 @@ with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='restored'
         shot = c.settled_screenshot('HEADLESS-1')
         t.compare(shot, np.broadcast_to(np.array(blue, np.uint8), shot.shape), 'restored',
                   **EXACT)
+        t.check(c.veil('HEADLESS-1').get('restored') is True,
+                'the status says the package was restored', json.dumps(c.veil('HEADLESS-1')))
+
+# The package's metadata.json made corrupt in place (its directory's size and time unchanged,
+# so the state file's entry still holds): the read on the worker fails, the restore's fallback
+# is shown, and the status says why in one sentence naming the file.
+metadata = os.path.join(shapes, 'metadata.json')
+with open(metadata, 'w') as f:
+    f.write('{"KPlugin": {"Name": ')
+with t.compositor(outputs=1, env={'XDG_STATE_HOME': state_home}, name='fallback',
+                  config=restore) as c:
+    with t.case('restored: a package that cannot be read falls back'):
+        c.wait_mode('HEADLESS-1', 1080, 1920)
+        v = c.wait_veil('HEADLESS-1', 'shown', file=flat)
+        reason = v.get('restore_reason') or ''
+        t.check(v.get('restored') is False and metadata in reason and 'is not JSON' in reason,
+                'the fallback is shown, and the status names the corrupt metadata.json',
+                json.dumps(v))
+        t.check(v.get('package') is None and not v.get('error'),
+                'no package, no error left: the fallback is what is shown', json.dumps(v))
+        shot = c.settled_screenshot('HEADLESS-1')
+        t.compare(shot, np.broadcast_to(np.array(grey, np.uint8), shot.shape), 'fallback',
+                  **EXACT)
+        t.check(c.responsive(), 'the compositor is alive')
 
 with t.case('packages and XML are read off the compositor\'s thread'):
     with open(trace, errors='replace') as f:
         lines = f.read().splitlines()
     main = lines[0].split()[0] if lines else None
-    # The slideshow's steps still read their package on the compositor's thread (to move to
-    # the scan's result): its directory is left out.
+    # Commands' packages and XML, and the slideshows' (read by their scans).
     read = [line for line in lines if 'openat(' in line and ('metadata.json' in line or
-            '.xml"' in line) and (media in line or coast in line) and '/show/' not in line]
-    t.check(any(os.path.join(coast, 'metadata.json') in line for line in read),
-            'the trace has Coast\'s metadata.json opened', f'{len(lines)} lines')
+            '.xml"' in line) and (media in line or coast in line)]
+    for package in (coast, os.path.join(media, 'plasma-show', 'DarkestHour'),
+                    os.path.join(media, 'show', 'b-Green')):
+        t.check(any(os.path.join(package, 'metadata.json') in line for line in read),
+                f'the trace has {os.path.basename(package)}\'s metadata.json opened',
+                f'{len(lines)} lines')
     on_main = [line for line in read if line.split()[0] == main]
     t.check(not on_main, 'none opened by the compositor\'s own thread', '\n'.join(on_main[:5]))
 

@@ -7,9 +7,9 @@ the cover size, flattened on black and cropped to the output by ImageMagick.
 
 Files others made: GNOME's blobs-l.svg (gnome-backgrounds, a 4096x4096 document) and Debian's
 emerald theme (desktop-base, a viewBox of 1920x1080 and no size), fetched by apt at test time
-(veiltest/debfiles.py). On a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled
-output gets its physical pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from
-4096).
+(veiltest/debfiles.py), and quadrants written by Python's ElementTree (its root <ns0:svg>). On
+a 1920x1080 output and on a 3840x2160 output at scale 2 (the scaled output gets its physical
+pixels: the 4096x4096 document is drawn at 3840x3840, not shrunk from 4096).
 
 Hostile documents: another file referred to (relative, absolute, file: URL), billion laughs,
 a 1000000x1000000 canvas in center mode, 100000 nested groups, and a document that renders for
@@ -24,6 +24,7 @@ there (only veil-decoder has a time limit), so that case is left out.
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
@@ -109,6 +110,16 @@ quad = write('quad-4096.svg', (
     '<rect y="200" width="200" height="200" fill="#0000ff"/>'
     '<rect x="200" y="200" width="200" height="200" fill="#ffffff"/>'
     '<circle cx="200" cy="200" r="50" fill="#000000"/></svg>\n'))
+# The quadrants as Python's ElementTree writes SVG: every element in the prefix ns0
+# (<ns0:svg xmlns:ns0="http://www.w3.org/2000/svg">), which librsvg reads by its namespace.
+SVG_NS = '{http://www.w3.org/2000/svg}'
+root = ET.Element(SVG_NS + 'svg', width='1920', height='1080', viewBox='0 0 400 300')
+for x, y, fill in ((0, 0, '#ff0000'), (200, 0, '#00ff00'), (0, 150, '#0000ff'),
+                   (200, 150, '#ffffff')):
+    ET.SubElement(root, SVG_NS + 'rect', x=str(x), y=str(y), width='200', height='150',
+                  fill=fill)
+ET.SubElement(root, SVG_NS + 'circle', cx='200', cy='150', r='37', fill='#000000')
+prefixed = write('prefixed.svg', ET.tostring(root, encoding='unicode') + '\n')
 # Text needs fonts: fontconfig's configuration and caches are read in the sandbox.
 text = write('text.svg', (
     '<svg xmlns="http://www.w3.org/2000/svg" width="1920" height="1080">'
@@ -165,6 +176,12 @@ with t.compositor(outputs=2, args=['--decoder-timeout', str(TIMEOUT_MS)]) as c:
     with t.case('desktop-base emerald 1920x1080.svg (a viewBox, no size) in fill'):
         show_and_compare(c, emerald, 'fill', (1920, 1080), (1920, 1080), (1920, 1080),
                          'emerald')
+
+    with t.case('ElementTree\'s <ns0:svg> in fill'):
+        with open(prefixed) as f:
+            t.check(f.read().startswith('<ns0:svg'), 'ElementTree wrote the root as <ns0:svg>')
+        show_and_compare(c, prefixed, 'fill', (1920, 1080), (1920, 1080), (1920, 1080),
+                         'prefixed')
 
     with t.case('text in an SVG: drawn with the system\'s fonts in the sandbox'):
         shot = show_and_compare(c, text, 'fill', (1920, 1080), (1920, 1080), (1920, 1080),

@@ -257,6 +257,53 @@ static void test_render(void) {
 	}
 }
 
+/*
+ * The quadrants with every element in a namespace prefix, as XSLT and Python's ElementTree write
+ * SVG (<svg:svg xmlns:svg=...>, <ns0:svg xmlns:ns0=...>): sniffed as SVG and drawn as
+ * rsvg-convert draws them. A root whose local name only begins with svg is not SVG.
+ */
+static void test_prefixed(void) {
+	static const char *const prefixes[] = { "svg", "ns0" };
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		const char *x = prefixes[i];
+		char text[2048], path[64], name[96];
+		snprintf(text, sizeof(text),
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			"<%s:svg xmlns:%s=\"http://www.w3.org/2000/svg\" width=\"400\" "
+			"height=\"300\" viewBox=\"0 0 400 300\">\n"
+			"<%s:rect x=\"0\" y=\"0\" width=\"200\" height=\"150\" fill=\"#ff0000\"/>\n"
+			"<%s:rect x=\"200\" y=\"0\" width=\"200\" height=\"150\" "
+			"fill=\"#00ff00\"/>\n"
+			"<%s:rect x=\"0\" y=\"150\" width=\"200\" height=\"150\" "
+			"fill=\"#0000ff\"/>\n"
+			"<%s:rect x=\"200\" y=\"150\" width=\"200\" height=\"150\" "
+			"fill=\"#ffffff\"/>\n"
+			"<%s:circle cx=\"200\" cy=\"150\" r=\"37\" fill=\"#000000\"/>\n"
+			"</%s:svg>\n", x, x, x, x, x, x, x, x);
+		snprintf(path, sizeof(path), "test-svg-prefix-%s.svg", x);
+		write_text(path, text);
+		snprintf(name, sizeof(name), "<%s:svg> root covering 1920x1080: drawn as rsvg-convert "
+			"draws it", x);
+		begin(name);
+		struct result r = decode(path, 1920, 1080);
+		if (expect_size(&r, 1920, 1440, 400, 300)) {
+			check_colours(&r.image);
+			compare_with_rsvg_convert(path, &r.image, 2);
+		}
+		result_finish(&r);
+	}
+
+	begin("<x:svgz> root: not SVG");
+	write_text("test-svg-prefix-not.svg", "<?xml version=\"1.0\"?>\n"
+		"<x:svgz xmlns:x=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"4\"/>\n");
+	int fd = open("test-svg-prefix-not.svg", O_RDONLY | O_CLOEXEC);
+	if (CHECK(fd >= 0, "cannot open test-svg-prefix-not.svg")) {
+		enum veil_media_kind kind = veil_media_sniff(fd, NULL);
+		CHECK(kind != VEIL_MEDIA_SVG, "<x:svgz> sniffed as SVG");
+		close(fd);
+	}
+}
+
 /* A refusal with a sentence that says why (contains words), well within seconds. */
 static void expect_refused(const char *path, int cover_width, int cover_height, int err,
 		const char *words, double seconds) {
@@ -477,6 +524,7 @@ static void test_sizes(void) {
 int main(void) {
 	test_sizes();
 	test_render();
+	test_prefixed();
 	test_hostile();
 	test_references();
 	test_other_references();
