@@ -20,6 +20,7 @@
 #include "module/show/slideshow.h"
 #include "module/show/timed.h"
 #include "module/state/state.h"
+#include "module/xray/xray.h"
 #include "util/colour_space.h"
 #include "util/message.h"
 
@@ -391,6 +392,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
 	json_object_object_add(obj, "scheme",
 		json_object_new_string(output->scene->dark ? "dark" : "light"));
+	json_object_object_add(obj, "xray", veil_xray_status(output->scene, output->output));
 	return obj;
 }
 

@@ -125,6 +125,8 @@ struct veil_scene {
 	int workspace_pictures;
 	struct wl_list timed_shows; /* veil_timed_show.link (module/show/timed.c) */
 	struct wl_list package_loads; /* package_load.link (module/commands/package_load.c) */
+	/* `veil xray`, `veil blur` and the compositor's xray nodes (module/xray/xray.c). */
+	struct veil_xray_room *xray;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
