@@ -222,7 +222,7 @@ struct cmd_result cmd_move_position(struct tw_server *server, int argc, char **a
 		return cmd_result_new(CMD_FAILURE, "No focused window that is not fullscreen");
 	}
 	/* Workspace trees sit at the layout's origin: the tree's position is the layout's. */
-	const struct wlr_box *geo = &xdg_toplevel->base->geometry;
+	const struct wlr_box *geo = &toplevel->xdg_toplevel->base->geometry;
 	wlr_scene_node_set_position(&toplevel->scene_tree->node, (int)x - geo->x, (int)y - geo->y);
 	toplevel_update_xray(toplevel);
 	return cmd_result_new(CMD_SUCCESS, NULL);

@@ -94,6 +94,7 @@ def check_patch(t, shot, under, box, label):
     diff = np.abs(actual - expected)
     mean, worst = float(diff.mean()), float(diff.max())
     ok = mean <= MEAN_TOL and worst <= MAX_TOL
+    print(f'{label}: mean {mean:.2f}, max {worst:.0f} levels off the blend', flush=True)
     if not ok:
         vt.write_png(t.path(f'{label}-actual.png'), shot)
         vt.write_png(t.path(f'{label}-expected.png'),
