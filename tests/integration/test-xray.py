@@ -7,8 +7,9 @@ screenshot (grim) under it is the blend of the window's pixels with ImageMagick'
 wallpaper. A move follows (no blur is made for it: the status's count stays), `xray off` shows
 the plain wallpaper, a wallpaper change and `blur <px>` blur again, a box partly outside the
 output shows the part inside, and wrong words are refused with one sentence, the screen
-unchanged.
+unchanged. The state file keeps both words for `veil restore`.
 """
+import json
 import os
 import queue
 import subprocess
@@ -233,6 +234,33 @@ def main():
             check_plain(t, shot, wall1, (0, 0, W, H), 'no window')
             t.check(xray_status(c).get('nodes') == 0, 'its node went with its tree',
                     str(xray_status(c)))
+
+    # The state file keeps `xray` and `blur`; `veil restore` brings them back.
+    state_home = t.path('state-home')
+    state_file = os.path.join(state_home, 'veil', 'veil-tinywl.json')
+    env = {'XDG_STATE_HOME': state_home}
+    with t.compositor(outputs=1, env=env, name='first') as c:
+        with t.case('written down'):
+            for words in (f'{first} fill', 'xray on', 'blur 30'):
+                ok, err = c.msg(f'output {OUT} veil {words}')
+                t.check(ok, f'`veil {words}` accepted', err)
+
+            def written():
+                try:
+                    with open(state_file) as f:
+                        return json.load(f).get('xray', {}).get(OUT)
+                except (OSError, ValueError):
+                    return None
+            got = c.check_until(written, 'the state file has the output\'s xray', timeout=20)
+            t.check(got == {'xray': True, 'blur': 30}, 'xray on, blur 30 in the state file',
+                    str(got))
+    with t.compositor(outputs=1, env=env, name='second', args=['--xray']) as c:
+        with t.case('restored'):
+            ok, err = c.msg(f'output {OUT} veil restore')
+            t.check(ok, 'restore accepted', err)
+            got = c.check_until(lambda: xray_status(c).get('on') and xray_status(c),
+                                'xray on again', timeout=20)
+            t.check(bool(got) and got.get('blur') == 30, 'blur 30 again', str(got))
     t.finish()
 
 
