@@ -155,6 +155,7 @@ def main():
                 t.check(st.get('size') == [256, 144], 'the copy is a fifth a side (1280x720 / 5)',
                         str(st))
             shot = c.settled_screenshot(OUT)
+            vt.write_png(t.path('xray-on.png'), shot)  # docs/pictures/xray.png
             check_patch(t, shot, blur1, (100, 80) + WIN, 'on')
             check_plain(t, shot, wall1, (600, 0, W, H), 'beside the window')
 
