@@ -11,14 +11,13 @@ unchanged. The state file keeps both words for `veil restore`.
 """
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 
 import numpy as np
 
 import veiltest as vt
+from veiltest import ws
 
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
@@ -57,29 +56,6 @@ def blend(under, alpha=ALPHA, colour=COLOUR):
     a = alpha / 255.0
     win = np.array([round(c * alpha / 255) for c in colour], np.float64)
     return win + (1 - a) * under.astype(np.float64)
-
-
-class Window:
-    def __init__(self, path, env, log_path):
-        self.log = open(log_path, 'wb')
-        self.proc = subprocess.Popen(
-            [path, '--color', '%02x%02x%02x' % COLOUR, '--alpha', '%02x' % ALPHA,
-             '--size', f'{WIN[0]}x{WIN[1]}', '--app-id', 'veil-xray'],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log,
-            text=True, start_new_session=True)
-        q = queue.Queue()
-        threading.Thread(target=lambda: q.put(self.proc.stdout.readline()), daemon=True).start()
-        try:
-            line = q.get(timeout=30)
-        except queue.Empty:
-            line = ''
-        if not line.startswith('shown'):
-            self.stop()
-            raise vt.Failure('solid-window --alpha was not shown: ' + vt._tail(self.log.name))
-
-    def stop(self):
-        vt.stop_process(self.proc)
-        self.log.close()
 
 
 def xray_status(c):
@@ -135,7 +111,8 @@ def main():
             ok, err = c.msg(f'output {OUT} veil {first} fill')
             t.check(ok, 'wallpaper accepted', err)
             c.wait_veil(OUT)
-            win = Window(window_path, c.client_env, t.path('window.log'))
+            win = ws.Window(window_path, c.client_env, COLOUR, t.path('window.log'),
+                            size=WIN, extra=('--alpha', '%02x' % ALPHA))
             ok, err = c.msg('move position 100 80')
             t.check(ok, 'move position accepted', err)
             st = xray_status(c)

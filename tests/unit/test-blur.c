@@ -3,8 +3,9 @@
  * ImageMagick draws (plasma, a sharp white box, a black bar) is composed and blurred as the
  * worker does it, at a fifth a side for the default 20 px, scaled up bilinear as the pixman
  * renderer scales a buffer node, and compared with `convert IN -blur 0x<sigma>` of the whole
- * picture: PSNR at least 35 dB (at 1280x720 and 1080p; 4K is only timed). Also the worker's time at 1080p and 4K (median of 5), printed
- * for docs/measurements.md (the thread's CPU time), and a flat picture staying flat.
+ * picture: PSNR at least 35 dB (at 1280x720 and 1080p; 4K is only timed). Also the worker's
+ * time at 1080p and 4K (the thread's CPU time, median of 5), printed for docs/measurements.md,
+ * and a flat picture staying flat.
  */
 #include <drm_fourcc.h>
 #include <math.h>
