@@ -6,8 +6,9 @@ screenshot (grim) under it is the blend of the window's pixels with ImageMagick'
 `-blur 0x<sigma>` of the wallpaper at that box, within a few levels; outside it the plain
 wallpaper. A move follows (no blur is made for it: the status's count stays), `xray off` shows
 the plain wallpaper, a wallpaper change and `blur <px>` blur again, a box partly outside the
-output shows the part inside, and wrong words are refused with one sentence, the screen
-unchanged. The state file keeps both words for `veil restore`.
+output shows the part inside, a window moved to a second output shows that output's copy and
+stays whole when that output is unplugged under it, and wrong words are refused with one
+sentence, the screen unchanged. The state file keeps both words for `veil restore`.
 """
 import json
 import os
@@ -58,8 +59,8 @@ def blend(under, alpha=ALPHA, colour=COLOUR):
     return win + (1 - a) * under.astype(np.float64)
 
 
-def xray_status(c):
-    return c.veil(OUT).get('xray') or {}
+def xray_status(c, output=OUT):
+    return c.veil(output).get('xray') or {}
 
 
 def check_patch(t, shot, under, box, label):
@@ -88,10 +89,10 @@ def check_plain(t, shot, wall, region, label, tol=2):
             f'max {diff.max() if diff.size else "-"} levels')
 
 
-def settle_blurs(c, at_least, what):
-    return c.check_until(lambda: xray_status(c).get('blurs', 0) >= at_least and
-                         xray_status(c).get('shown', 0) >= 1 and xray_status(c), what,
-                         timeout=30)
+def settle_blurs(c, at_least, what, output=OUT):
+    return c.check_until(lambda: xray_status(c, output).get('blurs', 0) >= at_least and
+                         xray_status(c, output).get('shown', 0) >= 1 and
+                         xray_status(c, output), what, timeout=30)
 
 
 def main():
@@ -191,6 +192,29 @@ def main():
                          'the blur of the new picture and of blur 20', timeout=30)
             shot = c.settled_screenshot(OUT)
             check_patch(t, shot, blurred(second, 20, t, 'second'), (100, 80) + WIN, 'changed')
+
+        with t.case('another output, then gone'):
+            before = set(c.outputs())
+            ok, err = c.msg('create_output')
+            t.check(ok, 'create_output', err)
+            new = sorted(c.wait_until(lambda: set(c.outputs()) - before, 'a new output'))[0]
+            c.wait_mode(new, W, H)
+            ok, err = c.msg(f'output {new} veil {first} fill')
+            c.wait_veil(new, file=first)
+            x = c.outputs()[new]['rect']['x']
+            ok, err = c.msg(f'move position {x + 100} 80')
+            t.check(ok, 'the window moved to the new output', err)
+            settle_blurs(c, 1, f'a blurred copy on {new}', output=new)
+            shot = c.settled_screenshot(new)
+            check_patch(t, shot, blur1, (100, 80) + WIN, 'on another output')
+            ok, err = c.msg(f'output {new} unplug')
+            t.check(ok, f'{new} unplugged under the window', err)
+            c.wait_until(lambda: new not in c.outputs(), f'{new} to go away')
+            t.check(c.responsive(), 'the compositor lives on')
+            ok, err = c.msg('move position 100 80')
+            t.check(ok, 'the window moved back', err)
+            shot = c.settled_screenshot(OUT)
+            check_patch(t, shot, blurred(second, 20, t, 'second'), (100, 80) + WIN, 'back')
 
         with t.case('xray off: the plain wallpaper'):
             blurs = xray_status(c).get('blurs')
