@@ -14,7 +14,8 @@
  * locked and a worker composes and blurs them (xray_picture.c). One job at a time: a change
  * while one runs starts the next when it is done (the last wins), and jobs start at most every
  * MIN_INTERVAL_MS (a video's or an animation's frames: 5 blurs a second). Nothing is done while
- * xray is off for the output, or while no node of it has a box and is visible.
+ * xray is off for the output (its copy is let go), or while no node of it has a box and is
+ * visible.
  */
 #include <errno.h>
 #include <math.h>
@@ -240,7 +241,9 @@ static void job_done(struct veil_job *base) {
 		return;
 	}
 	out->job = NULL;
-	if (job->err < 0) {
+	if (!output_on(out->room, out->output)) {
+		/* Turned off meanwhile: nothing is kept. */
+	} else if (job->err < 0) {
 		wlr_log(WLR_ERROR, "veil: output %s: cannot blur the wallpaper for xray: %s",
 			out->output->name, job->message != NULL ? job->message : strerror(-job->err));
 	} else {
@@ -302,8 +305,26 @@ static void read_look(struct xray_output *out, struct look *look) {
 	}
 }
 
+static bool same_piece(const struct veil_piece *a, const struct veil_piece *b) {
+	return a->buffer == b->buffer && a->src.x == b->src.x && a->src.y == b->src.y &&
+		a->src.width == b->src.width && a->src.height == b->src.height && a->x == b->x &&
+		a->y == b->y && a->width == b->width && a->height == b->height;
+}
+
 static bool same_look(const struct look *a, const struct look *b) {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	if (a->n_pieces != b->n_pieces || a->fill != b->fill || a->color != b->color ||
+			a->fill_width != b->fill_width || a->fill_height != b->fill_height ||
+			a->logical_width != b->logical_width ||
+			a->logical_height != b->logical_height || a->scale != b->scale ||
+			a->blur != b->blur) {
+		return false;
+	}
+	for (int i = 0; i < a->n_pieces; i++) {
+		if (!same_piece(&a->pieces[i], &b->pieces[i])) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static long ms_since(const struct timespec *t) {
@@ -354,6 +375,16 @@ static void start_job(struct xray_output *out, const struct look *look) {
 	out->job = job;
 	clock_gettime(CLOCK_MONOTONIC, &out->started);
 	veil_worker_submit(out->room->scene->ctx.worker, &job->base, &job_impl);
+}
+
+static void forget_picture(struct xray_output *out) {
+	wlr_buffer_unlock(out->picture);
+	out->picture = NULL;
+	out->has_look = false;
+	struct veil_xray *xray;
+	wl_list_for_each(xray, &out->nodes, link) {
+		wlr_scene_buffer_set_buffer(xray->buffer, NULL);
+	}
 }
 
 static int handle_timer(void *data) {
@@ -655,6 +686,10 @@ int veil_xray_set(struct veil_scene *scene, const char *name, const struct veil_
 	}
 	struct xray_output *out;
 	wl_list_for_each(out, &room->outputs, link) {
+		if (!output_on(room, out->output)) {
+			/* Off: the copy goes, and is made again (of what shows then) when on. */
+			forget_picture(out);
+		}
 		place_all(out);
 		refresh(out);
 	}
