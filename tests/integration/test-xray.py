@@ -4,12 +4,13 @@ xray (issue 41): veil-tinywl --xray puts an xray node under each window, coverin
 client's translucent window (tests/tools/solid-window --alpha, ARGB8888) over a still: the
 screenshot (grim) under it is the blend of the window's pixels with ImageMagick's
 `-blur 0x<sigma>` of the wallpaper at that box, within a few levels; outside it the plain
-wallpaper. A move follows (no blur is made for it: the status's count stays), and recorded frame
-by frame (tests/tools/frame-record) no frame has the patch anywhere but under the window, `xray off` shows
-the plain wallpaper, a wallpaper change, a dark switch and `blur <px>` blur again, a box partly outside the
-output shows the part inside, a window moved to a second output shows that output's copy and
-stays whole when that output is unplugged under it, and wrong words are refused with one
-sentence, the screen unchanged. The state file keeps both words for `veil restore`.
+wallpaper. A move follows (no blur is made for it: the status's count stays), and recorded
+frame by frame (tests/tools/frame-record) no frame has the patch anywhere but under the window;
+`xray off` shows the plain wallpaper; a wallpaper change, a dark switch and `blur <px>` blur
+again; a box partly outside the output shows the part inside; a window moved to a second output
+shows that output's copy and stays whole when that output is unplugged under it; wrong words
+are refused with one sentence, the screen unchanged. The state file keeps both words for
+`veil restore`.
 """
 import json
 import os
