@@ -172,10 +172,13 @@ static void node_place(struct veil_xray *xray) {
 	if (xray->buffer->buffer != out->picture) {
 		wlr_scene_buffer_set_buffer(xray->buffer, out->picture);
 	}
-	double sx = (double)out->picture->width / out->logical_width;
-	double sy = (double)out->picture->height / out->logical_height;
+	/* The copy has a margin all round (xray_picture.h): the output starts inside it. */
+	const int m = VEIL_XRAY_MARGIN;
+	double sx = (double)(out->picture->width - 2 * m) / out->logical_width;
+	double sy = (double)(out->picture->height - 2 * m) / out->logical_height;
 	struct wlr_fbox src = {
-		.x = cut.x * sx, .y = cut.y * sy, .width = cut.width * sx, .height = cut.height * sy,
+		.x = m + cut.x * sx, .y = m + cut.y * sy,
+		.width = cut.width * sx, .height = cut.height * sy,
 	};
 	wlr_scene_buffer_set_source_box(xray->buffer, &src);
 	wlr_scene_buffer_set_dest_size(xray->buffer, cut.width, cut.height);
@@ -717,8 +720,10 @@ struct json_object *veil_xray_status(struct veil_scene *scene, struct wlr_output
 	json_object_object_add(obj, "shown", json_object_new_int(shown));
 	if (out != NULL && out->picture != NULL) {
 		struct json_object *size = json_object_new_array();
-		json_object_array_add(size, json_object_new_int(out->picture->width));
-		json_object_array_add(size, json_object_new_int(out->picture->height));
+		json_object_array_add(size, json_object_new_int(out->picture->width -
+			2 * VEIL_XRAY_MARGIN));
+		json_object_array_add(size, json_object_new_int(out->picture->height -
+			2 * VEIL_XRAY_MARGIN));
 		json_object_object_add(obj, "size", size);
 	}
 	json_object_object_add(obj, "blurs", json_object_new_int64(
