@@ -22,6 +22,7 @@
 #include "module/core/wlr_check.h"
 #include "module/policy/policy.h"
 #include "module/show/show.h"
+#include "module/xray/xray.h"
 #include "module/state/state.h"
 #include "util/worker.h"
 
@@ -51,6 +52,7 @@ static void scene_finish(struct veil_scene *scene) {
 	}
 	veil_scene_transition_defaults_finish(scene);
 	veil_policy_finish(scene);
+	veil_xray_finish(scene);
 	/* Waits for the jobs that still run and the teardowns of the sources just released. */
 	veil_worker_destroy(scene->ctx.worker);
 	scene->ctx.worker = NULL;
@@ -217,7 +219,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_signal_init(&scene->clock.jump);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);
-	if (!veil_policy_init(scene, &options)) {
+	if (!veil_policy_init(scene, &options) || !veil_xray_init(scene)) {
 		veil_policy_finish(scene);
 		veil_worker_destroy(scene->ctx.worker);
 		veil_decoders_finish(scene);

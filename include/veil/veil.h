@@ -324,4 +324,49 @@ bool veil_scene_filter_global(struct veil_scene *scene, const struct wl_client *
  */
 bool veil_scene_control_trusted(const struct wl_client *client, void *data);
 
+/*
+ * ---- xray: the blurred wallpaper behind translucent windows ----
+ *
+ * `output <name|*> veil xray on|off` (off by default) lets the compositor's xray nodes of those
+ * outputs show a blurred copy of the wallpaper, and `output <name|*> veil blur <px>` sets the
+ * blur (the Gaussian's standard deviation in logical pixels, as CSS's blur(): 1 to 200, 20 when
+ * not given). The compositor puts an xray node under each translucent window (in the window's
+ * tree, below its surface) and says which part of the output it covers; the node shows the
+ * blurred wallpaper of exactly that part. The blurred copy is of what the output's wallpaper
+ * nodes show as placed (mode, colour, span, workspace, dark picture; during a transition the
+ * picture it goes to), one per output, shared by all its nodes: it is made on veil's workers at
+ * a reduced size, once per picture (a video's or animation's at most 5 a second), and only
+ * while some node of that output has a box and xray is on. Moving or resizing a node costs no
+ * blur: it shows another part of the same buffer from the next frame on.
+ *
+ * Creates a node in parent (a tree of veil's holding a wlr_scene_buffer) showing the blurred
+ * wallpaper of output; it shows nothing until a box is set, while the output's setting says
+ * `xray off`, and until the first blurred copy is ready. output may be NULL (nothing shown until
+ * one is set). The node goes with parent when the compositor destroys that tree first; the
+ * veil_xray is freed with it, and the pointer must not be used after. Nodes outlive
+ * veil_scene_destroy() (they show nothing from then on) until the compositor destroys them.
+ * Frames veil cannot read on the CPU (a hardware decoder's dmabufs that cannot be mapped) are
+ * left out of the blurred copy. Returns NULL on failure.
+ */
+struct veil_xray;
+struct wlr_box;
+struct wlr_scene_node;
+struct veil_xray *veil_xray_create(struct veil_scene *scene, struct wlr_output *output,
+	struct wlr_scene_tree *parent);
+/*
+ * The box the node covers, in the output's logical coordinates. The compositor places the node
+ * in its parent (wlr_scene_node_set_position()); the node shows that part of the blurred picture
+ * at box->width x box->height. The part outside the output is cut off: the node then shows the
+ * part inside, placed where it falls (moved right and down by what was cut on the left and
+ * top). A box of zero or negative size, one wholly outside the output, or NULL shows nothing.
+ * Takes effect in the frame the compositor commits next: no blur is computed for it.
+ */
+void veil_xray_set_box(struct veil_xray *xray, const struct wlr_box *box);
+/* The window moved to another output (NULL: none; shows nothing). The box is kept. */
+void veil_xray_set_output(struct veil_xray *xray, struct wlr_output *output);
+/* The node (a wlr_scene_buffer's), for the compositor to place, raise or lower in its parent. */
+struct wlr_scene_node *veil_xray_node(struct veil_xray *xray);
+/* Destroys the node. NULL is allowed. */
+void veil_xray_destroy(struct veil_xray *xray);
+
 #endif

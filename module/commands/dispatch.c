@@ -18,6 +18,7 @@
 #include "module/commands/commands.h"
 #include "module/commands/package_load.h"
 #include "module/words/command.h"
+#include "module/xray/xray.h"
 #include "util/message.h"
 
 typedef int (*handler_func)(struct veil_scene *scene, const char *name,
@@ -94,6 +95,15 @@ static int handle_restore(struct veil_scene *scene, const char *name,
 static int handle_policy(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	int ret = veil_policy_set(scene, name, cmd);
+	if (ret < 0) {
+		veil_message_set(message, "Out of memory");
+	}
+	return ret;
+}
+
+static int handle_xray(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd, int fd, const char *label, char **message) {
+	int ret = veil_xray_set(scene, name, cmd);
 	if (ret < 0) {
 		veil_message_set(message, "Out of memory");
 	}
@@ -200,6 +210,8 @@ static const handler_func handlers[] = {
 	[VEIL_COMMAND_FPS] = handle_policy,
 	[VEIL_COMMAND_BATTERY] = handle_policy,
 	[VEIL_COMMAND_SCHEME] = handle_scheme,
+	[VEIL_COMMAND_XRAY] = handle_xray,
+	[VEIL_COMMAND_BLUR] = handle_xray,
 };
 
 static int run(struct veil_scene *scene, const char *output_name,

@@ -19,6 +19,7 @@
 #include "veil-config.h"
 #include "module/show/show.h"
 #include "module/state/state.h"
+#include "module/xray/xray.h"
 #include "util/colour_space.h"
 #include "util/message.h"
 
@@ -389,6 +390,7 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
 	json_object_object_add(obj, "scheme",
 		json_object_new_string(output->scene->dark ? "dark" : "light"));
+	json_object_object_add(obj, "xray", veil_xray_status(output->scene, output->output));
 	return obj;
 }
 

@@ -126,6 +126,8 @@ struct veil_scene {
 	struct wl_list timed_shows; /* veil_timed_show.link (module/show/timed.c) */
 	struct wl_list shows; /* veil_show.link: the other kinds of module/show/show.h */
 	struct wl_list package_loads; /* package_load.link (module/commands/package_load.c) */
+	/* `veil xray`, `veil blur` and the compositor's xray nodes (module/xray/xray.c). */
+	struct veil_xray_room *xray;
 
 	struct {
 		/* What an output shows or will show changed; data: the scene. */

@@ -326,6 +326,9 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (strcasecmp(argv[1], "fps") == 0 || strcasecmp(argv[1], "battery") == 0) {
 		return veil_policy_words_parse(argc - 1, argv + 1, cmd, message);
 	}
+	if (strcasecmp(argv[1], "xray") == 0 || strcasecmp(argv[1], "blur") == 0) {
+		return veil_xray_words_parse(argc - 1, argv + 1, cmd, message);
+	}
 	if (strcasecmp(argv[1], "restore") == 0) {
 		return parse_restore(argc, argv, cmd, message);
 	}

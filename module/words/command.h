@@ -28,6 +28,10 @@ enum veil_command_kind {
 	VEIL_COMMAND_SCHEME,
 	/* `veil restore [FILE|#rrggbb words...]`: the remembered setting, else the fallback. */
 	VEIL_COMMAND_RESTORE,
+	/* `veil xray on|off`: the compositor's xray nodes show the blurred wallpaper or nothing. */
+	VEIL_COMMAND_XRAY,
+	/* `veil blur <px>`: how much xray blurs (module/words/xray_words.c). */
+	VEIL_COMMAND_BLUR,
 };
 
 /* The order of a slideshow's pictures (module/show/slideshow_order.c). */
@@ -171,6 +175,8 @@ struct veil_command {
 	 */
 	int item, dark_item;
 	int fps; /* FPS: the cap, 0 for `fps off` */
+	bool xray; /* XRAY: `xray on` */
+	int blur; /* BLUR: the standard deviation, 1 to VEIL_BLUR_MAX logical pixels */
 	enum veil_battery_action battery; /* BATTERY */
 	int battery_fps; /* BATTERY with VEIL_BATTERY_FPS */
 	/* RESTORE: the SET shown when nothing can be restored (malloc()ed), NULL for none. */
@@ -207,6 +213,11 @@ void veil_command_finish(struct veil_command *cmd);
  * is that word). Same contract as veil_command_parse.
  */
 int veil_policy_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
+/*
+ * module/words/xray_words.c: the words after `veil` when the first is `xray` or `blur` (argv[0]
+ * is that word). Same contract as veil_command_parse.
+ */
+int veil_xray_words_parse(int argc, char *argv[], struct veil_command *cmd, char **message);
 /* "fade", "wipe", "grow", "slide", "loopfade", "random" or "none". */
 const char *veil_transition_name(enum veil_transition_kind kind);
 /* "left", "right", "top" or "bottom". */

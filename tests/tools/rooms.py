@@ -23,7 +23,7 @@ import re
 import sys
 
 ROOMS = {'words': 0, 'core': 1, 'show': 2, 'commands': 3, 'state': 3, 'control': 3,
-	'policy': 3, '': 4}
+	'policy': 3, 'xray': 3, '': 4}
 # The one header of show/ that the rooms above it may include: the table of show kinds.
 SHOW_TABLE = 'module/show/show.h'
 # Files outside module/ that test its internals (they compile its sources in).
