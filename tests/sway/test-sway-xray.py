@@ -21,6 +21,10 @@ in the window's box is compared with that blend of C and the reference's pixels 
 4. A tiled window under the floating one: xray shows the wallpaper, not the tiled window.
 5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur.
 6. `xray off`: the plain blend again; `opacity 1`: C again.
+
+veil's status (get_outputs' veil.xray) says the cost: no node while every window is opaque (with
+xray on too), no blur while xray is off, one blur for the picture and none for the moves and
+the resize, no node once the window is opaque again.
 """
 import argparse
 import importlib.util
@@ -134,6 +138,11 @@ def tree_box(c, app_id=APP_ID):
     return walk(c.query('get_tree'))
 
 
+def xray(c):
+    """veil's xray status of the output (get_outputs' veil object)."""
+    return c.veil(OUT).get('xray') or {}
+
+
 def drive(t, tools):
     wall_png = t.path('media', 'squares.png')
     wall = squares(wall_png, 41)
@@ -145,6 +154,7 @@ def drive(t, tools):
     config = wslib.sway_config(t.path('config'),
                                f'output * veil {vt.quote(wall_png)} fill\n')
     windows = []
+    blurs = None
     with t.compositor(outputs=1, config=config) as c:
         def msg(command):
             ok, err = c.msg(command)
@@ -168,11 +178,21 @@ def drive(t, tools):
                 shot = c.settled_screenshot(OUT)
                 t.compare(shot, np.where(_mask(box)[..., None], np.array(WINDOW, np.uint8), wall),
                           'opaque window over the wallpaper')
+                # No translucent window: no node, no blur, with xray on too.
+                msg('output * veil xray on')
+                time.sleep(1.0)
+                x = xray(c)
+                t.check(x.get('on') is True and x.get('nodes') == 0 and x.get('blurs') == 0,
+                        'xray on with only an opaque window: no node, no blur', str(x))
+                msg('output * veil xray off')
 
             with t.case('translucent, xray off'):
                 msg(f'[app_id="^{APP_ID}$"] opacity 0.5')
                 plain = blend(WINDOW, crop(wall, box))
                 wait_box(t, c, box, plain, 'xray off: blend with the wallpaper')
+                x = xray(c)
+                t.check(x.get('nodes') == 1 and x.get('blurs') == 0,
+                        'a translucent window has a node; xray off: no blur', str(x))
 
             with t.case('xray on'):
                 msg('output * veil xray on')
@@ -181,6 +201,10 @@ def drive(t, tools):
                         'the blurred blend differs from the plain one (the check can fail)',
                         f'mean {mean_error(want, plain):.2f}')
                 shot = wait_box(t, c, box, want, 'xray on: blend with the blurred wallpaper')
+                x = xray(c)
+                blurs = x.get('blurs')
+                t.check(x.get('shown') == 1 and blurs == 1, 'one node shown, one blur', str(x))
+                say(f'# xray status: {x}')
                 outside = np.ones((H, W), bool)
                 outside[_mask(box)] = False
                 t.check(np.array_equal(shot[outside], wall[outside]),
@@ -204,6 +228,10 @@ def drive(t, tools):
                                    'the window to be 400x300 in the tree')
                 wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
                          'resized: the blurred patch covers the new size')
+
+            with t.case('no blur for a move'):
+                x = xray(c)
+                t.check(x.get('blurs') == blurs, 'moves and a resize made no new blur', str(x))
 
             with t.case('over a tiled window'):
                 window(TILED, TILED_ID, 'tiled')
@@ -235,6 +263,8 @@ def drive(t, tools):
                 msg(f'[app_id="^{APP_ID}$"] opacity 1')
                 expected = np.broadcast_to(np.array(WINDOW, np.uint8), (box[3], box[2], 3))
                 wait_box(t, c, box, expected, 'opacity 1: the window itself')
+                x = xray(c)
+                t.check(x.get('nodes') == 0, 'opacity 1: the node is gone', str(x))
 
             with t.case('exit'):
                 for w in windows:
