@@ -19,7 +19,8 @@ in the window's box is compared with that blend of C and the reference's pixels 
    the output recorded (tests/tools/frame-record) at a point of each: no frame may show the
    window over the plain wallpaper or the blurred patch without the window.
 4. A tiled window under the floating one: xray shows the wallpaper, not the tiled window.
-5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur.
+5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur; the window
+   moved to workspace 2, which has a picture of its own: that picture's blur.
 6. `xray off`: the plain blend again; `opacity 1`: C again.
 
 veil's status (get_outputs' veil.xray) says the cost: no node while every window is opaque (with
@@ -148,7 +149,10 @@ def drive(t, tools):
     wall = squares(wall_png, 41)
     other_png = t.path('media', 'squares-2.png')
     other = squares(other_png, 42, size=24)
+    ws_png = t.path('media', 'squares-3.png')
+    ws_wall = squares(ws_png, 43, size=40)
     blurred = magick_blur(t, wall_png, SIGMA)
+    ws_blurred = magick_blur(t, ws_png, SIGMA)
     other_blurred = magick_blur(t, other_png, SIGMA)
 
     config = wslib.sway_config(t.path('config'),
@@ -253,9 +257,17 @@ def drive(t, tools):
                 wait_box(t, c, box, blend(WINDOW, crop(other_blurred, box)),
                          "a new wallpaper: the patch is the new picture's blur")
 
+            with t.case('workspace'):
+                msg(f'workspace 2 veil {vt.quote(ws_png)} fill')
+                msg(f'[app_id="^{APP_ID}$"] move to workspace 2')
+                msg('workspace 2')
+                box = c.wait_until(lambda: tree_box(c), 'the window in the tree')
+                wait_box(t, c, box, blend(WINDOW, crop(ws_blurred, box)),
+                         "on workspace 2: the patch is workspace 2's picture's blur")
+
             with t.case('xray off'):
                 msg('output * veil xray off')
-                wait_box(t, c, box, blend(WINDOW, crop(other, box)),
+                wait_box(t, c, box, blend(WINDOW, crop(ws_wall, box)),
                          'xray off: the plain blend again')
 
             with t.case('opaque again'):
