@@ -27,7 +27,6 @@ veil's status (get_outputs' veil.xray) says the cost: no node while every window
 xray on too), no blur while xray is off, one blur for the picture and none for the moves and
 the resize, no node once the window is opaque again.
 """
-import argparse
 import importlib.util
 import os
 import shutil
@@ -205,6 +204,7 @@ def drive(t, tools):
                         'the blurred blend differs from the plain one (the check can fail)',
                         f'mean {mean_error(want, plain):.2f}')
                 shot = wait_box(t, c, box, want, 'xray on: blend with the blurred wallpaper')
+                vt.write_png(t.path('xray-on.png'), shot)
                 x = xray(c)
                 blurs = x.get('blurs')
                 t.check(x.get('shown') == 1 and blurs == 1, 'one node shown, one blur', str(x))
@@ -242,8 +242,9 @@ def drive(t, tools):
                 c.check_until(lambda: np.array_equal(c.screenshot(OUT)[5, 5],
                                                      np.array(TILED, np.uint8)),
                               'the tiled window fills the output')
-                wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
-                         'xray: the wallpaper under the floating window, not the tiled one')
+                shot = wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
+                                'xray: the wallpaper under the floating window, not the tiled one')
+                vt.write_png(t.path('xray-over-tiled.png'), shot)
                 msg('output * veil xray off')
                 tiled_bg = np.broadcast_to(np.array(TILED, np.uint8), (box[3], box[2], 3))
                 wait_box(t, c, box, blend(WINDOW, tiled_bg),
@@ -373,30 +374,7 @@ def _mask(box):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="veil: the sway series' xray")
-    parser.add_argument('--series', required=True, help='examples/sway')
-    parser.add_argument('--veil-build', required=True, help="veil's build directory")
-    parser.add_argument('--workdir', required=True, help='where sway is patched and built')
-    parser.add_argument('--outdir', required=True, help='logs, images and failures')
-    parser.add_argument('--sanitize', default='', help="meson's b_sanitize of veil's build")
-    parser.add_argument('--sources', default='', help='../shared/sources')
-    parser.add_argument('--frame-record', default='', help='tests/tools/frame-record')
-    parser.add_argument('--solid-window', default='', help='tests/tools/solid-window')
-    args = parser.parse_args()
-
-    outdir = os.path.abspath(args.outdir)
-    os.makedirs(outdir, exist_ok=True)
-    os.makedirs(args.workdir, exist_ok=True)
-    logs = os.path.join(os.path.abspath(args.workdir), 'logs-xray')
-    shutil.rmtree(logs, ignore_errors=True)
-    os.makedirs(logs)
-
-    kind, source, how = sw.find_source(args, logs)
-    say(f'# sway source: {how}')
-    build = sw.build_sway(args, kind, source, logs)
-    sway = os.path.join(build, 'sway', 'sway')
-    sw.check_links_this_veil(sway, args.veil_build)
-
+    args, outdir, _, _, sway = sw.patched_sway("veil: the sway series' xray", 'logs-xray')
     sys.argv = [sys.argv[0], '--compositor', sway, '--outdir', outdir]
     t = vt.Test('sway-xray')
     if not t.check(all(os.access(p, os.X_OK) for p in (args.solid_window, args.frame_record)),
