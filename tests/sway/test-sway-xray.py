@@ -19,8 +19,10 @@ in the window's box is compared with that blend of C and the reference's pixels 
    the output recorded (tests/tools/frame-record) at a point of each: no frame may show the
    window over the plain wallpaper or the blurred patch without the window.
 4. A tiled window under the floating one: xray shows the wallpaper, not the tiled window.
-5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur; the window
-   moved to workspace 2, which has a picture of its own: that picture's blur.
+5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur; on a second
+   output (right of the first: its coordinates are not the layout's), that output's wallpaper's
+   blur, and back on the first when the second is unplugged; the window moved to workspace 2,
+   which has a picture of its own: that picture's blur.
 6. `xray off`: the plain blend again; `opacity 1`: C again.
 
 veil's status (get_outputs' veil.xray) says the cost: no node while every window is opaque (with
@@ -98,7 +100,7 @@ def mean_error(a, b):
     return float(np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2).mean())
 
 
-def wait_box(t, c, box, expected, label, timeout=vt.WAIT_TIMEOUT):
+def wait_box(t, c, box, expected, label, timeout=vt.WAIT_TIMEOUT, output=OUT):
     """
     Screenshots until the box shows expected within BLEND's mean (the blur is made on veil's
     workers: it lands a few frames after the command), then compares the last one for the
@@ -106,7 +108,7 @@ def wait_box(t, c, box, expected, label, timeout=vt.WAIT_TIMEOUT):
     """
     deadline = time.monotonic() + timeout
     while True:
-        shot = c.screenshot(OUT)
+        shot = c.screenshot(output)
         if mean_error(crop(shot, box), expected) <= BLEND['mean_tolerance'] or \
                 time.monotonic() > deadline:
             break
@@ -141,6 +143,46 @@ def tree_box(c, app_id=APP_ID):
 def xray(c):
     """veil's xray status of the output (get_outputs' veil object)."""
     return c.veil(OUT).get('xray') or {}
+
+
+def other_output(t, c, msg, png, blurred):
+    """
+    The window on a second output (1920x1080, right of the first): the patch is that output's
+    wallpaper's blur at the window's box in its coordinates. The output unplugged: sway moves
+    the window to the first output, where its patch is the first's. Returns its box there.
+    """
+    two = 'HEADLESS-2'
+    msg('create_output')
+    c.wait_mode(two, 1920, 1080)
+    c.wait_veil(two, 'shown', file=png)
+    filled = t.path('media', 'squares-2-fill-1920x1080.png')
+    vt.write_png(filled, sw.magick_fill(t, png, 1920, 1080))
+    blurred_two = magick_blur(t, filled, SIGMA)
+    msg(f'[app_id="^{APP_ID}$"] move to output {two}')
+    msg(f'[app_id="^{APP_ID}$"] move position 300 200')
+    rect = c.outputs()[two]['rect']
+    t.check(rect['x'] > 0, f'{two} is right of {OUT}', str(rect))
+
+    def local_box():
+        b = tree_box(c)
+        return b and (b[0] - rect['x'], b[1] - rect['y'], b[2], b[3])
+    box = c.wait_until(lambda: (lambda b: b if b and b[:2] == (300, 200) else None)(
+        local_box()), f'the window at 300,200 on {two}')
+    wait_box(t, c, box, blend(WINDOW, crop(blurred_two, box)),
+             f"on {two}: the patch is {two}'s wallpaper's blur", output=two)
+    nodes = (xray(c).get('nodes'), c.veil(two).get('xray', {}).get('nodes'))
+    t.check(nodes == (0, 1), f'the node is {two}\'s, not {OUT}\'s', str(nodes))
+
+    msg(f'output {two} unplug')
+    c.wait_until(lambda: two not in c.outputs(), f'{two} to go')
+    msg(f'[app_id="^{APP_ID}$"] focus')
+    msg(f'[app_id="^{APP_ID}$"] move position 100 100')
+    box = c.wait_until(lambda: (lambda b: b if b and b[:2] == (100, 100) else None)(
+        tree_box(c)), f'the window at 100,100 on {OUT}')
+    wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
+             f"{two} gone: the window on {OUT} over {OUT}'s blurred wallpaper")
+    t.check(xray(c).get('nodes') == 1, f'the node is {OUT}\'s again', str(xray(c)))
+    return box
 
 
 def drive(t, tools):
@@ -257,6 +299,9 @@ def drive(t, tools):
                 c.wait_veil(OUT, 'shown', file=other_png)
                 wait_box(t, c, box, blend(WINDOW, crop(other_blurred, box)),
                          "a new wallpaper: the patch is the new picture's blur")
+
+            with t.case('another output'):
+                box = other_output(t, c, msg, other_png, other_blurred)
 
             with t.case('workspace'):
                 msg(f'workspace 2 veil {vt.quote(ws_png)} fill')
