@@ -17,7 +17,7 @@ static const char usage[] =
 	"Usage: veil-tinywl [-c config] [-s command]... [--renderer import|pixman]\n"
 	"                   [--decoding default|isolated|inprocess] [--decoder-timeout MS]\n"
 	"                   [--power-supply DIR] [--power-poll MS] [--workspace-pictures N]\n"
-	"                   [--fake-clock SECONDS] [-d|-q] [-h]\n"
+	"                   [--fake-clock SECONDS] [--xray] [-d|-q] [-h]\n"
 	"\n"
 	"A small wlroots compositor that draws wallpapers with veil and speaks sway's IPC.\n"
 	"\n"
@@ -41,6 +41,7 @@ static const char usage[] =
 	"              the wall clock veil's timed backgrounds follow starts at SECONDS since\n"
 	"              the epoch; the command `fake_clock SECONDS` moves it (only when built\n"
 	"              with the tests)\n"
+	"  --xray      an xray node (veil_xray_create()) under each window, covering it\n"
 	"  -d          log everything wlroots says\n"
 	"  -q          log errors only\n"
 	"  -h          show this help\n"
@@ -52,6 +53,7 @@ static const char usage[] =
 	"output <name> unplug; create_output (a 1280x720 headless output); workspace <name>|\n"
 	"next|prev (on the output under the pointer); rename workspace [<old>] to <new>;\n"
 	"focus output <name> (the pointer to its middle); move workspace to output <name>;\n"
+	"move position X Y (the focused window's, else the newest's, top left in the layout);\n"
 	"exit.\n"
 	"Headless: WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS=N.\n";
 
@@ -131,12 +133,14 @@ int main(int argc, char *argv[]) {
 		{ "power-poll", required_argument, NULL, 'p' },
 		{ "workspace-pictures", required_argument, NULL, 'W' },
 		{ "fake-clock", required_argument, NULL, 'F' },
+		{ "xray", no_argument, NULL, 'X' },
 		{ 0 },
 	};
 	struct veil_scene_options veil_options = { .size = sizeof(veil_options) };
 	enum tw_renderer_kind renderer_kind = TW_RENDERER_AUTO;
 	double fake_clock = 0;
 	bool has_fake_clock = false;
+	bool xray = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "c:s:dqh", long_options, NULL)) != -1) {
 		switch (opt) {
@@ -193,6 +197,9 @@ int main(int argc, char *argv[]) {
 				"built without the tests, so without a fake clock");
 			free(startup);
 			return EXIT_FAILURE;
+		case 'X':
+			xray = true;
+			break;
 		case 'c':
 			config = optarg;
 			break;
@@ -223,7 +230,8 @@ int main(int argc, char *argv[]) {
 	wlr_log_init(verbosity, NULL);
 
 	int ret = EXIT_FAILURE;
-	struct tw_server server = { .renderer_kind = renderer_kind, .veil_options = veil_options };
+	struct tw_server server = { .renderer_kind = renderer_kind, .veil_options = veil_options,
+		.xray = xray };
 	if (config != NULL) {
 		/* Absolute, for GET_VERSION's loaded_config_file_name. */
 		server.config_path = realpath(config, NULL);

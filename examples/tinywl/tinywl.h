@@ -53,6 +53,8 @@ struct tw_server {
 
 	struct wl_list workspaces; // tw_workspace.link, in strverscmp() order of names
 
+	/* --xray: an xray node under each window (veil_xray_create()). */
+	bool xray;
 	struct wlr_xdg_shell *xdg_shell;
 	struct wl_list toplevels; // tw_toplevel.link
 	struct wl_listener new_xdg_toplevel;
@@ -131,6 +133,8 @@ struct tw_toplevel {
 	/* The output the toplevel covers while fullscreen, else NULL. */
 	struct tw_output *fullscreen_output;
 	int saved_x, saved_y; // position before going fullscreen
+	/* --xray: the blurred wallpaper under the window, in its tree below the surface. */
+	struct veil_xray *xray;
 
 	struct wl_listener map;
 	struct wl_listener commit;
@@ -182,6 +186,11 @@ void popup_handle_new(struct wl_listener *listener, void *data);
 void toplevel_focus(struct tw_toplevel *toplevel);
 struct tw_toplevel *toplevel_at(struct tw_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);
+/* Tells the toplevel's xray node (--xray) the output and box it covers now. */
+void toplevel_update_xray(struct tw_toplevel *toplevel);
+/* `move position X Y`: the focused window's top left to (X, Y) in layout coordinates. */
+struct cmd_result;
+struct cmd_result cmd_move_position(struct tw_server *server, int argc, char **argv);
 /* Keeps fullscreen toplevels on their output after the layout changed. */
 void toplevels_arrange(struct tw_server *server);
 /* Returns fullscreen toplevels of a disappearing output to their windowed state. */

@@ -174,6 +174,60 @@ void toplevels_leave_output(struct tw_server *server, struct tw_output *output) 
 	}
 }
 
+void toplevel_update_xray(struct tw_toplevel *toplevel) {
+	if (toplevel->xray == NULL) {
+		return;
+	}
+	/* The node sits at the window geometry's corner in the toplevel's tree. */
+	const struct wlr_box *geo = &toplevel->xdg_toplevel->base->geometry;
+	wlr_scene_node_set_position(veil_xray_node(toplevel->xray), geo->x, geo->y);
+	int lx = 0, ly = 0;
+	wlr_scene_node_coords(&toplevel->scene_tree->node, &lx, &ly);
+	lx += geo->x;
+	ly += geo->y;
+	struct tw_output *output = toplevel->fullscreen_output;
+	if (output == NULL) {
+		output = output_at(toplevel->server, lx + geo->width / 2.0, ly + geo->height / 2.0);
+	}
+	struct wlr_box box;
+	if (output == NULL || !output_get_box(output, &box)) {
+		veil_xray_set_output(toplevel->xray, NULL);
+		return;
+	}
+	veil_xray_set_output(toplevel->xray, output->wlr_output);
+	veil_xray_set_box(toplevel->xray, &(struct wlr_box){
+		.x = lx - box.x, .y = ly - box.y, .width = geo->width, .height = geo->height,
+	});
+}
+
+struct cmd_result cmd_move_position(struct tw_server *server, int argc, char **argv) {
+	char *end_x, *end_y;
+	long x = argc == 2 ? strtol(argv[0], &end_x, 10) : 0;
+	long y = argc == 2 ? strtol(argv[1], &end_y, 10) : 0;
+	if (argc != 2 || *end_x != '\0' || *end_y != '\0' || labs(x) > 100000 ||
+			labs(y) > 100000) {
+		return cmd_result_new(CMD_INVALID, "Expected `move position <x> <y>`");
+	}
+	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
+	struct wlr_xdg_toplevel *xdg_toplevel = focused != NULL ?
+		wlr_xdg_toplevel_try_from_wlr_surface(focused) : NULL;
+	/* The focused window; without a keyboard (headless), the newest. */
+	struct tw_toplevel *toplevel = NULL, *each;
+	wl_list_for_each(each, &server->toplevels, link) {
+		if (each->xdg_toplevel == xdg_toplevel || (xdg_toplevel == NULL && toplevel == NULL)) {
+			toplevel = each;
+		}
+	}
+	if (toplevel == NULL || toplevel->fullscreen_output != NULL) {
+		return cmd_result_new(CMD_FAILURE, "No focused window that is not fullscreen");
+	}
+	/* Workspace trees sit at the layout's origin: the tree's position is the layout's. */
+	const struct wlr_box *geo = &toplevel->xdg_toplevel->base->geometry;
+	wlr_scene_node_set_position(&toplevel->scene_tree->node, (int)x - geo->x, (int)y - geo->y);
+	toplevel_update_xray(toplevel);
+	return cmd_result_new(CMD_SUCCESS, NULL);
+}
+
 static void handle_map(struct wl_listener *listener, void *data) {
 	struct tw_toplevel *toplevel = wl_container_of(listener, toplevel, map);
 	toplevel_focus(toplevel);
@@ -196,12 +250,14 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		/* The window geometry may have changed with this commit. */
 		place_fullscreen(toplevel);
 	}
+	toplevel_update_xray(toplevel);
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct tw_toplevel *toplevel = wl_container_of(listener, toplevel, destroy);
 
-	/* The scene tree goes by itself with the xdg_surface. */
+	/* The scene tree goes by itself with the xdg_surface; the xray node is in it. */
+	veil_xray_destroy(toplevel->xray);
 	wl_list_remove(&toplevel->map.link);
 	wl_list_remove(&toplevel->commit.link);
 	wl_list_remove(&toplevel->destroy.link);
@@ -252,6 +308,13 @@ void toplevel_handle_new(struct wl_listener *listener, void *data) {
 		return;
 	}
 	toplevel->scene_tree->node.data = toplevel;
+	if (server->xray && server->veil != NULL) {
+		/* Below the window's surfaces; it shows nothing until the window has a box. */
+		toplevel->xray = veil_xray_create(server->veil, NULL, toplevel->scene_tree);
+		if (toplevel->xray != NULL) {
+			wlr_scene_node_lower_to_bottom(veil_xray_node(toplevel->xray));
+		}
+	}
 	/* Popups find their parent's tree here. */
 	xdg_toplevel->base->data = toplevel->scene_tree;
 

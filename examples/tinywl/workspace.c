@@ -230,6 +230,9 @@ struct cmd_result cmd_workspace(struct tw_server *server, int argc, char **argv)
 
 /* `move workspace to output <name>`: the focused output's workspace, windows and all. */
 struct cmd_result cmd_move(struct tw_server *server, int argc, char **argv) {
+	if (argc > 0 && strcmp(argv[0], "position") == 0) {
+		return cmd_move_position(server, argc - 1, argv + 1);
+	}
 	if (argc != 4 || strcmp(argv[0], "workspace") != 0 || strcmp(argv[1], "to") != 0 ||
 			strcmp(argv[2], "output") != 0) {
 		return cmd_result_new(CMD_INVALID, "Expected `move workspace to output <name>`");
@@ -261,6 +264,9 @@ struct cmd_result cmd_move(struct tw_server *server, int argc, char **argv) {
 		}
 	}
 	show(to, ws);
+	wl_list_for_each(toplevel, &server->toplevels, link) {
+		toplevel_update_xray(toplevel);
+	}
 	/* The output it left shows another: one it had, else a new one. */
 	workspace_output_added(from);
 	return cmd_result_new(CMD_SUCCESS, NULL);

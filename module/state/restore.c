@@ -153,7 +153,7 @@ static void run_again(struct veil_state *state, const char *name, const char *wh
 
 /*
  * What else name had besides its setting: its `transition` default, its `fps` and `battery`
- * policies, and its workspace settings (each whose file is unchanged). Each is run as the
+ * policies, its `xray` and `blur`, and its workspace settings (each whose file is unchanged). Each is run as the
  * user's command would be; one that cannot be is left out with a line in the log.
  */
 static void restore_extras(struct veil_state *state, const char *name, unsigned superseded,
@@ -181,6 +181,23 @@ static void restore_extras(struct veil_state *state, const char *name, unsigned 
 			break;
 		}
 		int ret = veil_state_policy_command(entry, battery, &cmd, &why);
+		if (ret == 0) {
+			run_again(state, name, what, &cmd);
+		} else if (ret < 0) {
+			refused(name, what, why);
+			why = NULL;
+		}
+	}
+	for (int blur = 0; blur < 2; blur++) {
+		const char *what = blur ? "blur" : "xray";
+		if (superseded & (blur ? PART_BLUR : PART_XRAY)) {
+			continue;
+		}
+		if (!json_object_object_get_ex(state->loaded, "xray", &member) ||
+				!json_object_object_get_ex(member, name, &entry)) {
+			break;
+		}
+		int ret = veil_state_xray_command(entry, blur, &cmd, &why);
 		if (ret == 0) {
 			run_again(state, name, what, &cmd);
 		} else if (ret < 0) {
@@ -336,6 +353,12 @@ void veil_state_supersede(struct veil_scene *scene, const char *name,
 		break;
 	case VEIL_COMMAND_BATTERY:
 		part = PART_BATTERY;
+		break;
+	case VEIL_COMMAND_XRAY:
+		part = PART_XRAY;
+		break;
+	case VEIL_COMMAND_BLUR:
+		part = PART_BLUR;
 		break;
 	default:
 		return;

@@ -29,7 +29,8 @@ struct veil_scene;
  *   "workspaces": {name: {workspace: setting}} (optional);
  *   "transitions": {name: transition}, the `veil transition` defaults (optional);
  *   "policies": {name: {"fps", "battery", "battery_fps"}}, `veil fps` and `veil battery`
- *   (optional).
+ *   (optional);
+ *   "xray": {name: {"xray", "blur"}}, `veil xray` and `veil blur` (optional).
  * NULL, with *why a malloc()ed reason, for anything else (not JSON, truncated, too deep, another
  * version, a wrong type).
  */
@@ -50,6 +51,13 @@ int veil_state_transition_command(struct json_object *tr, struct veil_command *c
  */
 int veil_state_policy_command(struct json_object *policy, bool battery,
 	struct veil_command *cmd, char **why);
+
+/*
+ * An "xray" entry's `veil xray on|off` (blur false) or `veil blur <px>`: the same contract
+ * (a blur out of range is refused as the user's word would be).
+ */
+int veil_state_xray_command(struct json_object *xray, bool blur, struct veil_command *cmd,
+	char **why);
 
 /* module/state/state.c */
 /*

@@ -27,6 +27,8 @@ enum restore_part {
 	PART_TRANSITION = 1 << 1,
 	PART_FPS = 1 << 2,
 	PART_BATTERY = 1 << 3,
+	PART_XRAY = 1 << 4,
+	PART_BLUR = 1 << 5,
 };
 
 /* A `restore` given before the file was read. */

@@ -222,6 +222,25 @@ static const char *check_policies(struct json_object *all) {
 	return NULL;
 }
 
+/* "xray": {name: {"xray": bool, "blur": N}}. */
+static const char *check_xray(struct json_object *all) {
+	if (!json_object_is_type(all, json_type_object) ||
+			json_object_object_length(all) > MAX_SETTINGS) {
+		return "xray settings that are not an object";
+	}
+	json_object_object_foreach(all, name, xray) {
+		if (bad_name(name)) {
+			return "a setting's name that is empty or too long";
+		}
+		if (!json_object_is_type(xray, json_type_object) ||
+				!is_type(xray, "xray", json_type_boolean) ||
+				!is_type(xray, "blur", json_type_int)) {
+			return "an xray or blur of the wrong type";
+		}
+	}
+	return NULL;
+}
+
 struct json_object *veil_state_parse(const char *text, size_t len, char **why) {
 	*why = NULL;
 	if (len == 0) {
@@ -293,6 +312,7 @@ struct json_object *veil_state_parse(const char *text, size_t len, char **why) {
 		{ "workspaces", check_workspaces },
 		{ "transitions", check_transitions },
 		{ "policies", check_policies },
+		{ "xray", check_xray },
 	};
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
 		struct json_object *member;
@@ -435,6 +455,25 @@ int veil_state_policy_command(struct json_object *policy, bool battery,
 		add_number(&w, get_int(policy, "battery_fps", 0), "");
 	}
 	return parse_words(&w, VEIL_COMMAND_BATTERY, cmd, why);
+}
+
+int veil_state_xray_command(struct json_object *xray, bool blur, struct veil_command *cmd,
+		char **why) {
+	*why = NULL;
+	struct words w = { .argc = 0 };
+	struct json_object *member;
+	add(&w, "veil");
+	if (!json_object_object_get_ex(xray, blur ? "blur" : "xray", &member)) {
+		return 1;
+	}
+	if (blur) {
+		add(&w, "blur");
+		add_number(&w, json_object_get_int64(member), "");
+		return parse_words(&w, VEIL_COMMAND_BLUR, cmd, why);
+	}
+	add(&w, "xray");
+	add(&w, json_object_get_boolean(member) ? "on" : "off");
+	return parse_words(&w, VEIL_COMMAND_XRAY, cmd, why);
 }
 
 int veil_state_command(struct json_object *entry, struct veil_command *cmd, char **why) {

@@ -21,6 +21,7 @@
 #include <wlr/util/log.h>
 #include <veil/veil.h>
 #include "module/policy/policy.h"
+#include "module/xray/xray.h"
 #include "module/core/scene.h"
 #include "module/show/slideshow.h"
 #include "module/show/timed.h"
@@ -182,6 +183,7 @@ struct json_object *veil_state_snapshot(struct veil_scene *scene) {
 	json_object_object_add(root, "workspaces", workspaces);
 	json_object_object_add(root, "transitions", transitions);
 	json_object_object_add(root, "policies", veil_policy_state(scene));
+	json_object_object_add(root, "xray", veil_xray_state(scene));
 	return root;
 }
 

@@ -2,13 +2,16 @@
  * solid-window: an xdg-shell window of one opaque colour, for the tests that need a real
  * client's window of a known colour that does not cover its output.
  *
- *   solid-window --color RRGGBB [--size WxH] [--app-id ID] [--count]
+ *   solid-window --color RRGGBB [--alpha AA] [--size WxH] [--app-id ID] [--count]
  *
  * It draws its default size (--size, 320x240 unless given) when the compositor leaves the size
  * to it (a configure of 0x0, or a floating window on sway), else the size configured. It
  * commits only when configured (no frame loop: an idle window gives the compositor nothing to
  * draw), prints `shown` once the compositor has drawn its first frame (the frame callback of
  * that commit) and runs until SIGTERM or SIGINT, or until the compositor closes it.
+ *
+ * --alpha AA: a translucent window instead, ARGB8888 of that alpha (hex, premultiplied), for
+ * the tests of what shows through a window (xray).
  *
  * --count: a new frame at each frame callback instead, its colour's green and blue channels a
  * counter (RR, then the counter's high and low byte), so that a recorder of the output can tell
@@ -38,6 +41,8 @@ struct window {
 	struct wl_buffer *buffer;
 	struct wl_callback *first_frame;
 	uint32_t color;
+	bool has_alpha;
+	uint32_t alpha;
 	bool count;
 	uint32_t counter;
 	struct wl_callback *next_frame;
@@ -60,13 +65,22 @@ static struct wl_buffer *make_buffer(struct window *win, int width, int height) 
 	void *data;
 	size_t size;
 	struct wl_buffer *buffer = client_shm_buffer(win->shm, "solid-window", width, height,
-		width * 4, WL_SHM_FORMAT_XRGB8888, &data, &size);
+		width * 4, win->has_alpha ? WL_SHM_FORMAT_ARGB8888 : WL_SHM_FORMAT_XRGB8888, &data,
+		&size);
 	if (buffer == NULL) {
 		return NULL;
 	}
+	uint32_t pixel = 0xff000000 | win->color;
+	if (win->has_alpha) {
+		uint32_t a = win->alpha, c = win->color;
+		uint32_t r = (((c >> 16) & 0xff) * a + 127) / 255;
+		uint32_t g = (((c >> 8) & 0xff) * a + 127) / 255;
+		uint32_t b = ((c & 0xff) * a + 127) / 255;
+		pixel = a << 24 | r << 16 | g << 8 | b;
+	}
 	uint32_t *pixels = data;
 	for (size_t i = 0; i < size / 4; i++) {
-		pixels[i] = 0xff000000 | win->color;
+		pixels[i] = pixel;
 	}
 	munmap(data, size);
 	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
@@ -206,8 +220,8 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static int usage(void) {
-	fprintf(stderr, "usage: solid-window --color RRGGBB [--size WxH] [--app-id ID] "
-		"[--count]\n");
+	fprintf(stderr, "usage: solid-window --color RRGGBB [--alpha AA] [--size WxH] "
+		"[--app-id ID] [--count]\n");
 	return 2;
 }
 
@@ -232,6 +246,13 @@ int main(int argc, char **argv) {
 			}
 			win.color = (uint32_t)c;
 			have_color = true;
+		} else if (strcmp(argv[i - 1], "--alpha") == 0) {
+			unsigned long a = strtoul(val, &end, 16);
+			if (*end != '\0' || a > 0xff) {
+				return usage();
+			}
+			win.alpha = (uint32_t)a;
+			win.has_alpha = true;
 		} else if (strcmp(argv[i - 1], "--size") == 0) {
 			if (sscanf(val, "%dx%d", &win.default_width, &win.default_height) != 2 ||
 					win.default_width <= 0 || win.default_height <= 0 ||

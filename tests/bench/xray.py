@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""
+xray.py [--seconds S]: what xray (issue 41) costs while a video plays.
+
+    tools/devroot python3 tests/bench/xray.py --compositor build/examples/veil-tinywl \\
+        --window build/tests/tools/solid-window --outdir /tmp/xray-bench
+
+veil-tinywl --xray headless (pixman, one 1920x1080 output) plays a 1080p30 H.264 clip (ffmpeg's
+testsrc2, made here) with `fill`; a translucent window of solid-window (--alpha 80, 640x400)
+sits over it. For each of three runs (no window; the window with `xray off`; with `xray on`)
+it counts, over --seconds (10) after 3 s of warm-up: the CPU of the compositor and its
+veil-decoder processes, the main thread's wake-ups, and with xray on the blurred copies made (the
+status's xray.blurs: a video's at most 5 a second) and the last one's worker time. The status is
+read only before and after each window of time.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
+from veiltest import bench as bl  # noqa: E402
+from veiltest import proc  # noqa: E402
+
+OUT = 'HEADLESS-1'
+
+
+def tree_cpu(pid):
+    return sum(proc.cpu_seconds(p) for p in [pid] + proc.descendants(pid))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--compositor', required=True)
+    ap.add_argument('--window', required=True)
+    ap.add_argument('--outdir', required=True)
+    ap.add_argument('--seconds', type=float, default=10.0)
+    args = ap.parse_args()
+    os.makedirs(args.outdir, exist_ok=True)
+    clip = os.path.join(args.outdir, 'testsrc2-1080p30.mp4')
+    if not os.path.exists(clip):
+        subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i',
+                        'testsrc2=size=1920x1080:rate=30', '-t', '10', '-c:v', 'libx264',
+                        '-pix_fmt', 'yuv420p', clip], check=True)
+    for run in ('no window', 'xray off', 'xray on'):
+        comp = bl.Compositor('veil', args.compositor, args.outdir, size=(1920, 1080),
+                             args=['--xray'], name=run.replace(' ', '-'))
+        comp.start()
+        win = None
+        try:
+            comp.msg(f'output {OUT} veil {clip} fill')
+            bl.wait_veil_shown(comp)
+            if run != 'no window':
+                win = subprocess.Popen([args.window, '--color', '2040e0', '--alpha', '80',
+                                        '--size', '640x400'], env=comp.client_env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                win.stdout.readline()
+                comp.msg('move position 300 200')
+            if run == 'xray on':
+                comp.msg('output * veil xray on')
+            time.sleep(3)
+            before = comp.veil(OUT).get('xray') or {}
+            cpu0, wake0 = tree_cpu(comp.pid), proc.wakeups(comp.pid)
+            time.sleep(args.seconds)
+            cpu1, wake1 = tree_cpu(comp.pid), proc.wakeups(comp.pid)
+            after = comp.veil(OUT).get('xray') or {}
+            blurs = (after.get('blurs', 0) - before.get('blurs', 0)) / args.seconds
+            print(f'{run:10}: CPU {100 * (cpu1 - cpu0) / args.seconds:5.1f} % of a core '
+                  f'(compositor + veil-decoder), main thread {(wake1 - wake0) / args.seconds:5.1f}'
+                  f' wake-ups/s, {blurs:.1f} blurs/s, last blur {after.get("worker_ms", 0):.1f} '
+                  f'ms, copy {after.get("size")}', flush=True)
+        finally:
+            if win is not None:
+                win.terminate()
+                win.wait()
+            comp.stop()
+
+
+if __name__ == '__main__':
+    main()
