@@ -17,7 +17,8 @@ in the window's box is compared with that blend of C and the reference's pixels 
 3. `move position` and `resize set` by IPC: the blurred patch is at the new box; the old place
    shows the plain wallpaper again. Then twelve moves between two places with every frame of
    the output recorded (tests/tools/frame-record) at a point of each: no frame may show the
-   window over the plain wallpaper or the blurred patch without the window.
+   window over the plain wallpaper or the blurred patch without the window (a control with
+   xray off shows that frames of the window over the plain wallpaper are seen).
 4. A tiled window under the floating one: xray shows the wallpaper, not the tiled window.
 5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur; on a second
    output (right of the first: its coordinates are not the layout's), that output's wallpaper's
@@ -379,23 +380,39 @@ def recorded_moves(t, c, tools, wall, blurred, box, moves=12, tolerance=12):
         rec.wait_ready()
         ipc = bl.Ipc(c.swaysock)
         at = 0
-        for k in range(moves):
+
+        def move(k, want):
+            nonlocal at
             at = 1 - at
             x, y = places[at][:2]
             since = rec.count()
             ok, err = ipc.command(f'[app_id="^{APP_ID}$"] move position {x} {y}')
             if not ok:
                 raise vt.Failure(f'move position {x} {y} failed: {err}')
-            if rec.wait_for(lambda f, at=at: classify(at, f[4][at]) == 'window', since,
+            if rec.wait_for(lambda f, at=at: classify(at, f[4][at]) == want, since,
                             vt.WAIT_TIMEOUT) is None:
-                raise vt.Failure(f'move {k + 1}: no recorded frame shows the window at '
+                raise vt.Failure(f'move {k + 1}: no recorded frame shows the {want} at '
                                  f'{points[at]}')
             time.sleep(0.1)
+
+        for k in range(moves):
+            move(k, 'window')
+        # The control: with xray off, the classes see the window over the plain wallpaper.
+        control = rec.count()
+        ipc.command('output * veil xray off')
+        for k in range(2):
+            move(moves + k, 'window over the plain wallpaper')
+        ipc.command('output * veil xray on')
         ipc.close()
     finally:
         rec.stop()
     with rec.lock:
-        frames = list(rec.frames)
+        frames = list(rec.frames[:control])
+        late = sum(1 for f in rec.frames[control:]
+                   if 'window over the plain wallpaper' in
+                   (classify(0, f[4][0]), classify(1, f[4][1])))
+    t.check(late >= 2, 'the control: with xray off, the frames of two moves show the window '
+            'over the plain wallpaper, which the check below refuses', f'{late} frames')
     bad = []
     seen = set()
     for f in frames:
