@@ -35,6 +35,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -44,6 +45,7 @@ sys.path.insert(0, os.path.join(HERE, '..'))
 import veiltest as vt  # noqa: E402
 from veiltest import bench as bl  # noqa: E402
 from veiltest import ws as wslib  # noqa: E402
+from veiltest.ipc import GET_VERSION  # noqa: E402
 from veiltest.patched import say  # noqa: E402
 
 # test-sway.py's source, build and link checks (its name has a dash: loaded from its file).
@@ -125,6 +127,34 @@ def window_box(c, colour):
         return None
     x0, y0, x1, y1 = b
     return (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+
+
+class Probe:
+    """
+    A client of sway's IPC that asks GET_VERSION every 5 ms in a thread and keeps each round
+    trip: the longest is how long sway's thread left a client without an answer.
+    """
+
+    def __init__(self, c):
+        self.ipc = bl.Ipc(c.swaysock)
+        self.trips = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.is_set():
+            start = time.monotonic()
+            self.ipc.exchange(GET_VERSION)
+            self.trips.append(time.monotonic() - start)
+            self.done.wait(max(0.0, 0.005 - (time.monotonic() - start)))
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(timeout=10)
+        self.ipc.close()
+        trips = sorted(self.trips)
+        return trips[-1] if trips else None, trips[int(len(trips) * 0.99)] if trips else None
 
 
 def tree_box(c, app_id=APP_ID):
@@ -241,12 +271,18 @@ def drive(t, tools):
                         'a translucent window has a node; xray off: no blur', str(x))
 
             with t.case('xray on'):
+                probe = Probe(c)
                 msg('output * veil xray on')
                 want = blend(WINDOW, crop(blurred, box))
                 t.check(mean_error(want, plain) > 4 * BLEND['mean_tolerance'],
                         'the blurred blend differs from the plain one (the check can fail)',
                         f'mean {mean_error(want, plain):.2f}')
                 shot = wait_box(t, c, box, want, 'xray on: blend with the blurred wallpaper')
+                longest, p99 = probe.stop()
+                # A figure, not a check: the machine's load decides it as much as sway does.
+                say(f'# sway\'s IPC while veil blurred (GET_VERSION every 5 ms, from `xray on` '
+                    f'to the patch on screen): longest round trip {longest * 1e3:.1f} ms, p99 '
+                    f'{p99 * 1e3:.1f} ms, {len(probe.trips)} requests')
                 vt.write_png(t.path('xray-on.png'), shot)
                 x = xray(c)
                 blurs = x.get('blurs')
