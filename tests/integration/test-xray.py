@@ -5,7 +5,7 @@ client's translucent window (tests/tools/solid-window --alpha, ARGB8888) over a 
 screenshot (grim) under it is the blend of the window's pixels with ImageMagick's
 `-blur 0x<sigma>` of the wallpaper at that box, within a few levels; outside it the plain
 wallpaper. A move follows (no blur is made for it: the status's count stays), `xray off` shows
-the plain wallpaper, a wallpaper change and `blur <px>` blur again, a box partly outside the
+the plain wallpaper, a wallpaper change, a dark switch and `blur <px>` blur again, a box partly outside the
 output shows the part inside, a window moved to a second output shows that output's copy and
 stays whole when that output is unplugged under it, and wrong words are refused with one
 sentence, the screen unchanged. The state file keeps both words for `veil restore`.
@@ -192,6 +192,19 @@ def main():
                          'the blur of the new picture and of blur 20', timeout=30)
             shot = c.settled_screenshot(OUT)
             check_patch(t, shot, blurred(second, 20, t, 'second'), (100, 80) + WIN, 'changed')
+
+        with t.case('a dark switch blurs the dark picture'):
+            blurs = xray_status(c).get('blurs')
+            ok, err = c.msg(f'output {OUT} veil {second} fill dark {first}')
+            t.check(ok, 'a setting with a dark picture accepted', err)
+            ok, err = c.msg(f'output {OUT} veil scheme dark')
+            t.check(ok, 'scheme dark accepted', err)
+            c.wait_veil(OUT, file=first)
+            settle_blurs(c, blurs + 1, 'blurred again')
+            shot = c.settled_screenshot(OUT)
+            check_patch(t, shot, blur1, (100, 80) + WIN, 'dark')
+            ok, err = c.msg(f'output {OUT} veil scheme light')
+            c.wait_veil(OUT, file=second)
 
         with t.case('another output, then gone'):
             before = set(c.outputs())
