@@ -14,7 +14,8 @@
  * locked and a worker composes and blurs them (xray_picture.c). One job at a time: a change
  * while one runs starts the next when it is done (the last wins), and jobs start at most every
  * MIN_INTERVAL_MS (a video's or an animation's frames: 5 blurs a second). Nothing is done while
- * xray is off for the output, or while no node of it has a box and is visible.
+ * xray is off for the output (its copy is let go), or while no node of it has a box and is
+ * visible.
  */
 #include <errno.h>
 #include <math.h>
@@ -171,10 +172,13 @@ static void node_place(struct veil_xray *xray) {
 	if (xray->buffer->buffer != out->picture) {
 		wlr_scene_buffer_set_buffer(xray->buffer, out->picture);
 	}
-	double sx = (double)out->picture->width / out->logical_width;
-	double sy = (double)out->picture->height / out->logical_height;
+	/* The copy has a margin all round (xray_picture.h): the output starts inside it. */
+	const int m = VEIL_XRAY_MARGIN;
+	double sx = (double)(out->picture->width - 2 * m) / out->logical_width;
+	double sy = (double)(out->picture->height - 2 * m) / out->logical_height;
 	struct wlr_fbox src = {
-		.x = cut.x * sx, .y = cut.y * sy, .width = cut.width * sx, .height = cut.height * sy,
+		.x = m + cut.x * sx, .y = m + cut.y * sy,
+		.width = cut.width * sx, .height = cut.height * sy,
 	};
 	wlr_scene_buffer_set_source_box(xray->buffer, &src);
 	wlr_scene_buffer_set_dest_size(xray->buffer, cut.width, cut.height);
@@ -240,7 +244,9 @@ static void job_done(struct veil_job *base) {
 		return;
 	}
 	out->job = NULL;
-	if (job->err < 0) {
+	if (!output_on(out->room, out->output)) {
+		/* Turned off meanwhile: nothing is kept. */
+	} else if (job->err < 0) {
 		wlr_log(WLR_ERROR, "veil: output %s: cannot blur the wallpaper for xray: %s",
 			out->output->name, job->message != NULL ? job->message : strerror(-job->err));
 	} else {
@@ -302,8 +308,26 @@ static void read_look(struct xray_output *out, struct look *look) {
 	}
 }
 
+static bool same_piece(const struct veil_piece *a, const struct veil_piece *b) {
+	return a->buffer == b->buffer && a->src.x == b->src.x && a->src.y == b->src.y &&
+		a->src.width == b->src.width && a->src.height == b->src.height && a->x == b->x &&
+		a->y == b->y && a->width == b->width && a->height == b->height;
+}
+
 static bool same_look(const struct look *a, const struct look *b) {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	if (a->n_pieces != b->n_pieces || a->fill != b->fill || a->color != b->color ||
+			a->fill_width != b->fill_width || a->fill_height != b->fill_height ||
+			a->logical_width != b->logical_width ||
+			a->logical_height != b->logical_height || a->scale != b->scale ||
+			a->blur != b->blur) {
+		return false;
+	}
+	for (int i = 0; i < a->n_pieces; i++) {
+		if (!same_piece(&a->pieces[i], &b->pieces[i])) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static long ms_since(const struct timespec *t) {
@@ -354,6 +378,16 @@ static void start_job(struct xray_output *out, const struct look *look) {
 	out->job = job;
 	clock_gettime(CLOCK_MONOTONIC, &out->started);
 	veil_worker_submit(out->room->scene->ctx.worker, &job->base, &job_impl);
+}
+
+static void forget_picture(struct xray_output *out) {
+	wlr_buffer_unlock(out->picture);
+	out->picture = NULL;
+	out->has_look = false;
+	struct veil_xray *xray;
+	wl_list_for_each(xray, &out->nodes, link) {
+		wlr_scene_buffer_set_buffer(xray->buffer, NULL);
+	}
 }
 
 static int handle_timer(void *data) {
@@ -655,6 +689,10 @@ int veil_xray_set(struct veil_scene *scene, const char *name, const struct veil_
 	}
 	struct xray_output *out;
 	wl_list_for_each(out, &room->outputs, link) {
+		if (!output_on(room, out->output)) {
+			/* Off: the copy goes, and is made again (of what shows then) when on. */
+			forget_picture(out);
+		}
 		place_all(out);
 		refresh(out);
 	}
@@ -682,8 +720,10 @@ struct json_object *veil_xray_status(struct veil_scene *scene, struct wlr_output
 	json_object_object_add(obj, "shown", json_object_new_int(shown));
 	if (out != NULL && out->picture != NULL) {
 		struct json_object *size = json_object_new_array();
-		json_object_array_add(size, json_object_new_int(out->picture->width));
-		json_object_array_add(size, json_object_new_int(out->picture->height));
+		json_object_array_add(size, json_object_new_int(out->picture->width -
+			2 * VEIL_XRAY_MARGIN));
+		json_object_array_add(size, json_object_new_int(out->picture->height -
+			2 * VEIL_XRAY_MARGIN));
 		json_object_object_add(obj, "size", size);
 	}
 	json_object_object_add(obj, "blurs", json_object_new_int64(

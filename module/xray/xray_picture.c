@@ -77,6 +77,33 @@ static bool opaque(const struct veil_image *image) {
 	return true;
 }
 
+/* image with VEIL_XRAY_MARGIN pixels around it that repeat its edge, into out. */
+static int add_margin(const struct veil_image *image, struct veil_image *out, char **message) {
+	const int m = VEIL_XRAY_MARGIN;
+	int w = image->width, h = image->height;
+	*out = (struct veil_image){
+		.width = w + 2 * m, .height = h + 2 * m, .stride = 4 * (w + 2 * m),
+		.drm_format = image->drm_format,
+	};
+	out->data = veil_pixels_alloc((size_t)out->stride * (size_t)out->height);
+	if (out->data == NULL) {
+		veil_message_set(message, "out of memory for a %dx%d blurred wallpaper", w, h);
+		return -ENOMEM;
+	}
+	for (int y = 0; y < out->height; y++) {
+		int from = y - m < 0 ? 0 : (y - m >= h ? h - 1 : y - m);
+		const uint32_t *src = (const uint32_t *)((const uint8_t *)image->data +
+			(size_t)from * image->stride);
+		uint32_t *dst = (uint32_t *)((uint8_t *)out->data + (size_t)y * out->stride);
+		for (int x = 0; x < m; x++) {
+			dst[x] = src[0];
+			dst[m + w + x] = src[w - 1];
+		}
+		memcpy(dst + m, src, 4 * (size_t)w);
+	}
+	return 0;
+}
+
 int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_image *out,
 		char **message) {
 	struct veil_image image = {
@@ -137,6 +164,7 @@ int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_
 	if (opaque(&image)) {
 		image.drm_format = DRM_FORMAT_XRGB8888;
 	}
-	*out = image;
-	return 0;
+	ret = add_margin(&image, out, message);
+	veil_image_finish(&image);
+	return ret;
 }

@@ -11,24 +11,53 @@ sits over it. For each of three runs (no window; the window with `xray off`; wit
 it counts, over --seconds (10) after 3 s of warm-up: the CPU of the compositor and its
 veil-decoder processes, the main thread's wake-ups, and with xray on the blurred copies made (the
 status's xray.blurs: a video's at most 5 a second) and the last one's worker time. The status is
-read only before and after each window of time.
+read only before and after each window of time. Then for --seconds more, a probe (a client
+of the IPC socket sending GET_VERSION every 5 ms) gives the longest and p99 round trip: how long
+the compositor left a client waiting.
 """
 
 import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))  # veiltest
 from veiltest import bench as bl  # noqa: E402
 from veiltest import proc  # noqa: E402
+from veiltest.ipc import Ipc  # noqa: E402
 
 OUT = 'HEADLESS-1'
 
 
 def tree_cpu(pid):
     return sum(proc.cpu_seconds(p) for p in [pid] + proc.descendants(pid))
+
+
+class Probe:
+    """GET_VERSION (i3-ipc type 7) every 5 ms on a connection of its own: the round trips."""
+
+    def __init__(self, sock):
+        self.ipc = Ipc(sock)
+        self.trips = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping:
+            t0 = time.monotonic()
+            self.ipc.exchange(7)
+            trip = time.monotonic() - t0
+            self.trips.append(trip)
+            time.sleep(max(0.0, 0.005 - trip))
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(timeout=10)
+        self.ipc.close()
+        return self.trips
 
 
 def main():
@@ -66,11 +95,17 @@ def main():
             time.sleep(args.seconds)
             cpu1, wake1 = tree_cpu(comp.pid), proc.wakeups(comp.pid)
             after = comp.veil(OUT).get('xray') or {}
+            # The longest the compositor left a client waiting, apart from the counts above.
+            probe = Probe(comp.swaysock)
+            time.sleep(args.seconds)
+            trips = sorted(probe.stop())
             blurs = (after.get('blurs', 0) - before.get('blurs', 0)) / args.seconds
             print(f'{run:10}: CPU {100 * (cpu1 - cpu0) / args.seconds:5.1f} % of a core '
                   f'(compositor + veil-decoder), main thread {(wake1 - wake0) / args.seconds:5.1f}'
                   f' wake-ups/s, {blurs:.1f} blurs/s, last blur {after.get("worker_ms", 0):.1f} '
-                  f'ms, copy {after.get("size")}', flush=True)
+                  f'ms, copy {after.get("size")}; IPC round trip p99 '
+                  f'{1e3 * trips[int(0.99 * (len(trips) - 1))]:.1f} ms, longest '
+                  f'{1e3 * trips[-1]:.1f} ms', flush=True)
         finally:
             if win is not None:
                 win.terminate()

@@ -93,8 +93,17 @@ static int make(struct wlr_buffer *buffer, int w, int h, double sigma, struct ve
 	return ret;
 }
 
-/* small scaled up to w x h with pixman's bilinear filter, as the renderer draws the node. */
-static uint32_t *scale_up(const struct veil_image *small, int w, int h) {
+/*
+ * small (its margin left out) scaled up to w x h with pixman's bilinear filter, as the renderer
+ * draws the node.
+ */
+static uint32_t *scale_up(const struct veil_image *with_margin, int w, int h) {
+	const int m = VEIL_XRAY_MARGIN;
+	struct veil_image inner = *with_margin;
+	inner.width -= 2 * m;
+	inner.height -= 2 * m;
+	inner.data = (uint8_t *)inner.data + (size_t)m * inner.stride + 4 * m;
+	const struct veil_image *small = &inner;
 	uint32_t *big = calloc((size_t)w * h, 4);
 	pixman_image_t *src = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, small->width,
 		small->height, small->data, small->stride);
@@ -168,7 +177,8 @@ static void check_size(int w, int h, double sigma, bool timed, bool compare) {
 		snprintf(said, sizeof(said), "%.1f dB", db);
 	}
 	printf("%dx%d sigma %g: blurred %dx%d, PSNR %s, worker %.1f ms of CPU%s\n", w, h, sigma,
-		out.width, out.height, said, times[runs / 2], timed ? " (median of 5)" : "");
+		out.width - 2 * VEIL_XRAY_MARGIN, out.height - 2 * VEIL_XRAY_MARGIN, said,
+		times[runs / 2], timed ? " (median of 5)" : "");
 	veil_image_finish(&out);
 	veil_image_finish(&ref);
 	wlr_buffer_drop(buffer);

@@ -681,6 +681,49 @@ static void test_policy_words(void) {
 	expect_error(ARGV("veil", "battery", "fps", "10", "x"), -EINVAL, "Unexpected word 'x'");
 }
 
+static void expect_xray_at(int line, int argc, char *argv[], enum veil_command_kind kind,
+		bool on, int blur) {
+	struct veil_command cmd;
+	char *message = NULL;
+	int ret = veil_command_parse(argc, argv, &cmd, &message);
+	if (!CHECK_LINE(line, ret == 0, "returned %d: %s", ret,
+		message ? message : "(no message)")) {
+		free(message);
+		return;
+	}
+	CHECK_LINE(line, cmd.kind == kind, "kind %d, not %d", cmd.kind, kind);
+	CHECK_LINE(line, cmd.xray == on && cmd.blur == blur, "xray %d blur %d", cmd.xray, cmd.blur);
+	veil_command_finish(&cmd);
+}
+
+#define expect_xray(argv, kind, on, blur) expect_xray_at(__LINE__, argv, kind, on, blur)
+
+/* `veil xray on|off` and `veil blur <px>` (module/words/xray_words.c). */
+static void test_xray_words(void) {
+	const enum veil_command_kind xray = VEIL_COMMAND_XRAY, blur = VEIL_COMMAND_BLUR;
+	expect_xray(ARGV("veil", "xray", "on"), xray, true, 0);
+	expect_xray(ARGV("veil", "XRAY", "Off"), xray, false, 0);
+	expect_xray(ARGV("veil", "blur", "20"), blur, false, 20);
+	expect_xray(ARGV("veil", "blur", "1"), blur, false, 1);
+	expect_xray(ARGV("veil", "blur", "200"), blur, false, 200);
+	expect_xray(ARGV("veil", "blur", "30px"), blur, false, 30);
+
+	expect_error(ARGV("veil", "xray"), -EINVAL, "xray takes one word, on or off");
+	expect_error(ARGV("veil", "xray", "yes"), -EINVAL, "Unknown xray word 'yes'");
+	expect_error(ARGV("veil", "xray", "on", "now"), -EINVAL, "xray takes one word");
+	expect_error(ARGV("veil", "blur"), -EINVAL, "blur takes one number");
+	expect_error(ARGV("veil", "blur", "0"), -EINVAL, "Blur '0' is out of range");
+	expect_error(ARGV("veil", "blur", "201"), -EINVAL, "Blur '201' is out of range");
+	expect_error(ARGV("veil", "blur", "1000000"), -EINVAL, "out of range");
+	expect_error(ARGV("veil", "blur", "99999999999999999999999"), -EINVAL, "out of range");
+	expect_error(ARGV("veil", "blur", "-5"), -EINVAL, "Invalid blur '-5'");
+	expect_error(ARGV("veil", "blur", "2.5"), -EINVAL, "Invalid blur '2.5'");
+	expect_error(ARGV("veil", "blur", "px"), -EINVAL, "Invalid blur 'px'");
+	expect_error(ARGV("veil", "blur", ""), -EINVAL, "Invalid blur ''");
+	expect_error(ARGV("veil", "workspace", "2", "xray", "on"), -EINVAL,
+		"takes a wallpaper or off");
+}
+
 static void test_colors(void) {
 	static const struct {
 		const char *word;
@@ -1117,6 +1160,7 @@ int main(void) {
 	test_workspace();
 	test_slideshow_words();
 	test_policy_words();
+	test_xray_words();
 	test_errors();
 	test_spaces();
 	test_expansion();
