@@ -181,8 +181,12 @@ def check_links_this_veil(sway, veil_build):
         fail_setup(f'{sway} does not load libveil from {want}', r.stdout)
 
 
-def main():
-    parser = argparse.ArgumentParser(description='veil: the sway patch series')
+def patched_sway(description, logs_name):
+    """
+    The command line of the suite's tests (meson's arguments) and the patched sway they run:
+    (args, outdir, logs, build, sway). logs (in --workdir) is made empty for the build's logs.
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument('--series', required=True, help='examples/sway')
     parser.add_argument('--veil-build', required=True, help="veil's build directory")
     parser.add_argument('--workdir', required=True, help='where sway is patched and built')
@@ -197,7 +201,7 @@ def main():
     outdir = os.path.abspath(args.outdir)
     os.makedirs(outdir, exist_ok=True)
     os.makedirs(args.workdir, exist_ok=True)
-    logs = os.path.join(os.path.abspath(args.workdir), 'logs')
+    logs = os.path.join(os.path.abspath(args.workdir), logs_name)
     shutil.rmtree(logs, ignore_errors=True)
     os.makedirs(logs)
 
@@ -206,9 +210,14 @@ def main():
     start = time.monotonic()
     build = build_sway(args, kind, source, logs)
     sway = os.path.join(build, 'sway', 'sway')
-    swaymsg_built = os.path.join(build, 'swaymsg', 'swaymsg')
     check_links_this_veil(sway, args.veil_build)
     say(f'# patched sway ready in {time.monotonic() - start:.0f} s: {sway}')
+    return args, outdir, logs, build, sway
+
+
+def main():
+    args, outdir, logs, build, sway = patched_sway('veil: the sway patch series', 'logs')
+    swaymsg_built = os.path.join(build, 'swaymsg', 'swaymsg')
 
     # veiltest.Test reads the compositor and the output directory from the command line.
     sys.argv = [sys.argv[0], '--compositor', sway, '--outdir', outdir]
