@@ -331,14 +331,6 @@ static void write_done(struct veil_job *job) {
 		state->last_text = NULL;
 	}
 	state->failing = w->err != 0;
-	if (w->err == 0) {
-		/*
-		 * A restore from now on (sway's reload, labwc's reconfigure) brings back what was
-		 * written last, not what the file said at start.
-		 */
-		json_object_put(state->loaded);
-		state->loaded = json_object_get(w->root);
-	}
 	write_free(w);
 	if (state->dirty) {
 		veil_state_arm(state);
@@ -381,10 +373,25 @@ int veil_state_handle_timer(void *data) {
 		wlr_log(WLR_ERROR, "veil: out of memory: the wallpapers' state is not written");
 		return 0;
 	}
+	/*
+	 * The worker writes a copy of its own (json-c's serialisation writes into the object).
+	 * A restore from now on (sway's reload, labwc's reconfigure) brings back this, what was
+	 * set last, not what the file said at start; not only once the write is done, which
+	 * reaches the event loop after the file is in place.
+	 */
+	if (json_object_deep_copy(root, &w->root, NULL) != 0) {
+		free(w->path);
+		free(w);
+		free(copy);
+		json_object_put(root);
+		wlr_log(WLR_ERROR, "veil: out of memory: the wallpapers' state is not written");
+		return 0;
+	}
+	json_object_put(state->loaded);
+	state->loaded = root;
 	free(state->last_text);
 	state->last_text = copy;
 	w->state = state;
-	w->root = root;
 	state->writing = w;
 	clock_gettime(CLOCK_MONOTONIC, &state->last_write);
 	veil_worker_submit(state->worker, &w->job, &write_impl);
