@@ -127,13 +127,12 @@ static struct json_object *setting_object(struct veil_scene *scene,
 			json_object_new_string(veil_image_filter_name(setting->filter)));
 	}
 	/* `location <lat> <lon>`: the setting's own place, not the compositor's. */
-	const struct veil_command *placed = words;
-	if (placed != NULL ? placed->has_location : setting->has_location) {
+	if (words != NULL ? words->has_location : setting->has_location) {
 		struct json_object *place = json_object_new_array();
-		json_object_array_add(place, json_object_new_double(placed != NULL ?
-			placed->latitude : setting->latitude));
-		json_object_array_add(place, json_object_new_double(placed != NULL ?
-			placed->longitude : setting->longitude));
+		json_object_array_add(place, json_object_new_double(words != NULL ?
+			words->latitude : setting->latitude));
+		json_object_array_add(place, json_object_new_double(words != NULL ?
+			words->longitude : setting->longitude));
 		json_object_object_add(obj, "location", place);
 	}
 	/* `veil pause`: a video stays paused, where it was. */
@@ -318,7 +317,7 @@ static void write_done(struct veil_job *job) {
 	state->writing = NULL;
 	if (w->err != 0 && !state->failing) {
 		wlr_log(WLR_ERROR, "veil: cannot keep the wallpapers' state in %s: %s: %s "
-			"(they are shown all the same; restore will find the state before)", w->path,
+			"(they are shown all the same; a restart will find the state before)", w->path,
 			w->step, strerror(-w->err));
 		/* Written again at the next change. */
 		free(state->last_text);
