@@ -1101,8 +1101,13 @@ def restart(t, labwc, veilctl, sanitized):
     say(f'# restart: {time.monotonic() - started:.1f} s')
 
 
-def main():
-    parser = argparse.ArgumentParser(description='the labwc patch series, built and driven')
+def patched_labwc(name, description):
+    """
+    Parses the arguments meson gives, builds labwc with the series (build_labwc) and makes the
+    test `name` with its output directory; returns (args, test, labwc's path, veilctl's path,
+    sanitized); says how long the build took.
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument('--series', required=True, help='examples/labwc')
     parser.add_argument('--veil-build', required=True, help="this build directory")
     parser.add_argument('--veilctl', required=True, help='the veilctl of this build')
@@ -1124,13 +1129,20 @@ def main():
 
     # veiltest's Test parses --compositor and --outdir: hand it labwc and ours.
     sys.argv = [sys.argv[0], '--compositor', labwc, '--outdir', os.path.join(outdir, 'run')]
-    t = vt.Test('labwc')
+    t = vt.Test(name)
     os.chmod(t.outdir, 0o755)
     sanitized = bool(sanitizers(args.sanitize))
     veilctl = os.path.abspath(args.veilctl)
     with t.case('build'):
         t.check(os.access(veilctl, os.X_OK), f'veilctl is built ({veilctl})')
         check_links_this_veil(t, labwc, args.veil_build)
+    return args, t, labwc, veilctl, sanitized
+
+
+def main():
+    started = time.monotonic()
+    args, t, labwc, veilctl, sanitized = patched_labwc(
+        'labwc', 'the labwc patch series, built and driven')
     drive(t, labwc, veilctl, sanitized)
     workspaces(t, labwc, veilctl, sanitized)
     atomicity(t, labwc, veilctl, {'frame-record': args.frame_record,

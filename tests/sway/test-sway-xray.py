@@ -32,8 +32,6 @@ the resize, no node once the window is opaque again.
 """
 import importlib.util
 import os
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -47,6 +45,8 @@ from veiltest import bench as bl  # noqa: E402
 from veiltest import ws as wslib  # noqa: E402
 from veiltest.ipc import GET_VERSION  # noqa: E402
 from veiltest.patched import say  # noqa: E402
+from veiltest.xray import (BLEND, SIGMA, blend, crop, magick_blur, mean_error,  # noqa: E402
+                           settled_blurs, squares, wait_box)
 
 # test-sway.py's source, build and link checks (its name has a dash: loaded from its file).
 _spec = importlib.util.spec_from_file_location('test_sway', os.path.join(HERE, 'test-sway.py'))
@@ -60,64 +60,6 @@ TILED_ID = 'veil-xray-tiled'    # tiled: fills the output
 WINDOW = (0x30, 0x60, 0xd0)
 TILED = (0xd0, 0xb0, 0x20)
 SIZE = (320, 240)
-# veil's blur: `blur <px>` is the Gaussian's standard deviation in logical pixels (as CSS's
-# blur()), 20 when not given (include/veil/veil.h): ImageMagick's `-blur 0x20`.
-SIGMA = 20
-# The blend of a window's colour with a background: the blur's own error (PSNR >= 35 dB, about
-# 4.5 levels RMS) halved, pixman's rounding of the blend.
-BLEND = dict(tolerance=8, mean_tolerance=2.0, ignore_border=2)
-
-
-def squares(path, seed, size=32):
-    """A picture of sharp squares of random colours at the output's size."""
-    rng = np.random.default_rng(seed)
-    cells = rng.integers(0, 256, (H // size + 1, W // size + 1, 3), dtype=np.uint8)
-    img = np.repeat(np.repeat(cells, size, axis=0), size, axis=1)[:H, :W]
-    vt.write_png(path, np.ascontiguousarray(img))
-    return img
-
-
-def magick_blur(t, src, sigma):
-    """ImageMagick's Gaussian blur of src (`-blur 0x<sigma>`), as pixels."""
-    out = os.path.splitext(src)[0] + f'-blur-{sigma:g}.png'
-    magick = shutil.which('magick') or shutil.which('convert')
-    r = subprocess.run([magick, src, '-blur', f'0x{sigma:g}', '-depth', '8', 'PNG24:' + out],
-                       capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        raise vt.Failure(f'ImageMagick could not blur {src}: {r.stderr.strip()}')
-    return vt.read_image(out)
-
-
-def blend(colour, background, alpha=0.5):
-    c = np.array(colour, np.float64)
-    return np.clip(np.rint(alpha * c + (1 - alpha) * background.astype(np.float64)),
-                   0, 255).astype(np.uint8)
-
-
-def crop(img, box):
-    x, y, w, h = box
-    return img[y:y + h, x:x + w]
-
-
-def mean_error(a, b):
-    return float(np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2).mean())
-
-
-def wait_box(t, c, box, expected, label, timeout=vt.WAIT_TIMEOUT, output=OUT):
-    """
-    Screenshots until the box shows expected within BLEND's mean (the blur is made on veil's
-    workers: it lands a few frames after the command), then compares the last one for the
-    record. Returns the screenshot.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        shot = c.screenshot(output)
-        if mean_error(crop(shot, box), expected) <= BLEND['mean_tolerance'] or \
-                time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-    t.compare(crop(shot, box), expected, label, **BLEND)
-    return shot
 
 
 def window_box(c, colour):
@@ -169,20 +111,6 @@ def tree_box(c, app_id=APP_ID):
                 return found
         return None
     return walk(c.query('get_tree'))
-
-
-def settled_blurs(c, quiet=1.0, timeout=30.0):
-    """The xray status's blur count once it has not moved for `quiet` seconds."""
-    end = time.monotonic() + timeout
-    count, since = xray(c).get('blurs'), time.monotonic()
-    while time.monotonic() < end:
-        time.sleep(0.1)
-        now = xray(c).get('blurs')
-        if now != count:
-            count, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            return count
-    raise TimeoutError(f'the xray blur count still moved after {timeout:.0f} s')
 
 
 def xray(c):
@@ -303,7 +231,7 @@ def drive(t, tools):
                 t.check(x.get('shown') == 1 and blurs == 1, 'one node shown, one blur', str(x))
                 say(f'# xray status: {x}')
                 # The moves below count from when no blur is in flight or due (the rate's timer).
-                blurs = settled_blurs(c)
+                blurs = settled_blurs(lambda: xray(c))
                 outside = np.ones((H, W), bool)
                 outside[_mask(box)] = False
                 t.check(np.array_equal(shot[outside], wall[outside]),
@@ -323,7 +251,7 @@ def drive(t, tools):
             with t.case('moves, frame by frame'):
                 box = recorded_moves(t, c, tools, wall, blurred, box)
                 # Its control turned xray off and on: the copy was let go and made again.
-                blurs = settled_blurs(c)
+                blurs = settled_blurs(lambda: xray(c))
 
             with t.case('resized'):
                 msg(f'[app_id="^{APP_ID}$"] resize set width 400 px height 300 px')

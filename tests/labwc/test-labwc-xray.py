@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""
+The labwc series' xray (examples/labwc/0006-...): a window of the xray window rule shows veil's
+blurred wallpaper through its translucent surface. Built as test-labwc.py builds the series (the
+same work directory: one labwc build for both), run headless (pixman), windows by
+tests/tools/solid-window --alpha 80 (a real xdg-shell client whose ARGB8888 buffer has alpha
+0x80: the translucency is the client's own, as foot's alpha=0.8 is; labwc 0.20.2 has no opacity
+of its own), pictures by the real grim, veil's status by the real veilctl. labwc has no IPC:
+the windows are moved and resized by MoveTo and ResizeTo actions bound to keys that wtype
+presses (the virtual keyboard protocol), and rc.xml is changed with `labwc --reconfigure`.
+
+rc.xml: the output's wallpaper, a picture of sharp squares at its own size (fill: pixel for
+pixel), with xray="yes"; `<windowRule identifier="veil-xray" xray="yes">`; client-side
+decorations (the window's box is its surface). The reference of the blurred wallpaper is
+ImageMagick's `-blur 0x20` of the picture (veil's default blur); a premultiplied pixel P of
+alpha a over a background B shows P + B (255 - a) / 255, compared with the screenshot in the
+window's box within tests/veiltest/xray.py's BLEND:
+
+1. A window the rule does not match (app_id veil-plain): the blend over the plain wallpaper; no
+   xray node, no blur, with xray on.
+2. A window of the rule (app_id veil-xray): the blend over the blurred wallpaper (which differs
+   from the plain blend by far more than the tolerance: the check can fail); one node, one
+   blur; the other window still over the plain wallpaper; the rest of the output the wallpaper.
+3. Moved (MoveTo) and resized (ResizeTo): the blurred patch at the new box, the old place the
+   plain wallpaper again, no new blur.
+4. Over the other window: where the two overlap, the blurred wallpaper under the window of the
+   rule, not the window below (that is what xray means).
+5. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
+   again, the blurred blend; a reconfigure without the window rule: no node, the plain blend.
+6. The window closed: no node.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..'))
+import veiltest as vt  # noqa: E402
+from veiltest import ws as wslib  # noqa: E402
+from veiltest.patched import say  # noqa: E402
+from veiltest.xray import (SIGMA, crop, magick_blur, mean_error, settled_blurs,  # noqa: E402
+                           squares, wait_box)
+
+# test-labwc.py's build, Labwc and rc.xml helpers (its name has a dash: loaded from its file).
+_spec = importlib.util.spec_from_file_location('test_labwc', os.path.join(HERE, 'test-labwc.py'))
+lw = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(lw)
+
+OUT = 'HEADLESS-1'
+W, H = 1280, 720
+XRAY_ID = 'veil-xray'
+PLAIN_ID = 'veil-plain'
+WINDOW = (0x30, 0x60, 0xd0)
+PLAIN = (0xd0, 0xb0, 0x20)
+ALPHA = 0x80
+SIZE = (320, 240)
+# Where the rules' MoveTo puts the windows when they map, and where the keys take the xray one.
+XRAY_AT = (200, 150)
+PLAIN_AT = (860, 420)
+MOVED_AT = (100, 100)
+RESIZED = (400, 300)
+OVER_AT = (700, 300)
+KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7'}
+
+
+def over(colour, background, alpha=ALPHA):
+    """solid-window's premultiplied pixel of colour and alpha over background, as pixman does."""
+    a = alpha / 255.0
+    p = np.floor(np.array(colour, np.float64) * alpha / 255.0 + 0.5)
+    return np.clip(np.rint(p + background.astype(np.float64) * (1 - a)), 0, 255).astype(np.uint8)
+
+
+def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True):
+    xray = ' xray="yes"' if wallpaper_xray else ''
+    rule = ' xray="yes"' if rule_xray else ''
+    return f'''<?xml version="1.0"?>
+<labwc_config>
+  <core><decoration>client</decoration></core>
+  <wallpapers>
+    <wallpaper output="*" mode="fill"{xray}>{wall_png}</wallpaper>
+  </wallpapers>
+  <windowRules>
+    <windowRule identifier="{XRAY_ID}"{rule}>
+      <action name="MoveTo" x="{XRAY_AT[0]}" y="{XRAY_AT[1]}" />
+    </windowRule>
+    <windowRule identifier="{PLAIN_ID}">
+      <action name="MoveTo" x="{PLAIN_AT[0]}" y="{PLAIN_AT[1]}" />
+    </windowRule>
+  </windowRules>
+  <keyboard>
+    <keybind key="{KEYS['moved']}">
+      <action name="MoveTo" x="{MOVED_AT[0]}" y="{MOVED_AT[1]}" />
+    </keybind>
+    <keybind key="{KEYS['resized']}">
+      <action name="ResizeTo" width="{RESIZED[0]}" height="{RESIZED[1]}" />
+    </keybind>
+    <keybind key="{KEYS['over']}">
+      <action name="MoveTo" x="{OVER_AT[0]}" y="{OVER_AT[1]}" />
+    </keybind>
+  </keyboard>
+</labwc_config>
+'''
+
+
+def mask(*boxes):
+    m = np.zeros((H, W), bool)
+    for x, y, w, h in boxes:
+        m[y:y + h, x:x + w] = True
+    return m
+
+
+def drive(t, labwc, veilctl, solid_window, sanitized):
+    wall_png = t.path('media', 'squares.png')
+    wall = squares(wall_png, 41, width=W, height=H)
+    blurred = magick_blur(t, wall_png, SIGMA)
+
+    home = t.outdir
+    cfgdir = t.path('labwc-config')
+    os.makedirs(cfgdir)
+    rc_path = os.path.join(cfgdir, 'rc.xml')
+    lw.write(rc_path, rc_xml(wall_png))
+    wtype = shutil.which('wtype')
+    if not t.check(wtype, 'wtype is installed (it presses the keys of MoveTo and ResizeTo)'):
+        return
+    windows = []
+    with lw.Labwc(t, labwc, veilctl, cfgdir, home, env=lw.sanitizer_env(t, sanitized),
+                  name='labwc-xray') as c:
+        def xray():
+            return c.veil(OUT).get('xray') or {}
+
+        def window(colour, app_id):
+            w = wslib.Window(solid_window, c.client_env, colour, t.path(app_id + '.log'),
+                             size=SIZE, extra=['--app-id', app_id, '--alpha', f'{ALPHA:02x}'])
+            windows.append(w)
+            return w
+
+        def press(key):
+            r = subprocess.run([wtype, '-k', key], env=c.client_env, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=vt.IPC_TIMEOUT)
+            if r.returncode != 0:
+                raise vt.Failure(f'wtype -k {key} failed ({r.returncode}): {r.stderr.strip()}')
+
+        def reconfigure(**kw):
+            lw.write(rc_path, rc_xml(wall_png, **kw))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+
+        plain_box = PLAIN_AT + SIZE
+        box = XRAY_AT + SIZE
+        try:
+            with t.case('not matched'):
+                c.wait_veil(OUT, 'shown', file=wall_png)
+                window(PLAIN, PLAIN_ID)
+                wait_box(t, c, plain_box, over(PLAIN, crop(wall, plain_box)),
+                         'a window the rule does not match: the plain wallpaper under it')
+                x = c.wait_until(lambda: (lambda x: x if x.get('on') else None)(xray()),
+                                 'xray on (rc.xml) in the status')
+                settled_blurs(xray)
+                x = xray()
+                t.check(x.get('nodes') == 0 and x.get('blurs') == 0,
+                        'xray on, no window of the rule: no node, no blur', str(x))
+
+            with t.case('matched'):
+                window(WINDOW, XRAY_ID)
+                plain = over(WINDOW, crop(wall, box))
+                want = over(WINDOW, crop(blurred, box))
+                t.check(mean_error(want, plain) > 8,
+                        'the blurred blend differs from the plain one (the check can fail)',
+                        f'mean {mean_error(want, plain):.2f}')
+                shot = wait_box(t, c, box, want,
+                                'a window of the rule: the blurred wallpaper under it')
+                vt.write_png(t.path('xray-on.png'), shot)
+                t.compare(crop(shot, plain_box), over(PLAIN, crop(wall, plain_box)),
+                          'the other window: still the plain wallpaper', tolerance=2)
+                outside = ~mask(box, plain_box)
+                t.check(np.array_equal(shot[outside], wall[outside]),
+                        'outside the windows, the plain wallpaper')
+                blurs = settled_blurs(xray)
+                x = xray()
+                t.check(x.get('nodes') == 1 and x.get('shown') == 1 and blurs == 1,
+                        'one node (the window of the rule), shown, one blur', str(x))
+                say(f'# xray status: {x}')
+
+            with t.case('moved'):
+                press(KEYS['moved'])
+                old, box = box, MOVED_AT + SIZE
+                shot = wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                                'moved (MoveTo): the blurred patch at the new place')
+                left = mask(old) & ~mask(box)
+                t.check(np.array_equal(shot[left], wall[left]),
+                        'the old place shows the plain wallpaper')
+                t.check(xray().get('blurs') == blurs, 'a move made no new blur', str(xray()))
+
+            with t.case('resized'):
+                press(KEYS['resized'])
+                box = MOVED_AT + RESIZED
+                wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                         'resized (ResizeTo): the blurred patch covers the new size')
+                t.check(xray().get('blurs') == blurs, 'a resize made no new blur', str(xray()))
+
+            with t.case('over another window'):
+                press(KEYS['over'])
+                box = OVER_AT + RESIZED
+                shot = wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                                'over the other window: the blurred wallpaper under it, not '
+                                'the window below')
+                vt.write_png(t.path('xray-over-window.png'), shot)
+                both = mask(box) & mask(plain_box)
+                t.check(both.sum() > 10000, 'the windows overlap', f'{int(both.sum())} pixels')
+                below = over(WINDOW, over(PLAIN, wall))
+                t.check(mean_error(shot[both][None], below[both][None]) > 8,
+                        'the overlap does not show the window below')
+                press(KEYS['moved'])
+                box = MOVED_AT + RESIZED
+                wait_box(t, c, box, over(WINDOW, crop(blurred, box)), 'moved back')
+
+            with t.case('xray off'):
+                reconfigure(wallpaper_xray=False)
+                wait_box(t, c, box, over(WINDOW, crop(wall, box)),
+                         'rc.xml without xray="yes": the plain wallpaper under the window')
+                x = xray()
+                t.check(x.get('on') is False and x.get('nodes') == 1,
+                        'xray off; the window keeps its node', str(x))
+                reconfigure()
+                wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                         'xray="yes" again: the blurred wallpaper')
+
+            with t.case('rule removed'):
+                reconfigure(rule_xray=False)
+                wait_box(t, c, box, over(WINDOW, crop(wall, box)),
+                         'no xray window rule: the plain wallpaper under the window')
+                t.check(xray().get('nodes') == 0, 'no rule: no node', str(xray()))
+                reconfigure()
+                wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                         'the rule again: the blurred wallpaper')
+
+            with t.case('closed'):
+                windows.pop().stop()
+                c.check_until(lambda: np.array_equal(c.screenshot(OUT)[mask(box) &
+                                                                       ~mask(plain_box)],
+                                                     wall[mask(box) & ~mask(plain_box)]),
+                              'the window gone: the wallpaper at its place')
+                t.check(xray().get('nodes') == 0, 'the window closed: no node', str(xray()))
+
+            with t.case('exit'):
+                for w in windows:
+                    w.stop()
+                windows = []
+                c.stop('exit')
+        finally:
+            for w in windows:
+                w.stop()
+
+
+def main():
+    args, t, labwc, veilctl, sanitized = lw.patched_labwc(
+        'labwc-xray', "the labwc series' xray, built and driven")
+    solid_window = os.path.abspath(args.solid_window) if args.solid_window else ''
+    if t.check(os.access(solid_window, os.X_OK), 'solid-window is built', repr(solid_window)):
+        drive(t, labwc, veilctl, solid_window, sanitized)
+    t.finish()
+
+
+if __name__ == '__main__':
+    main()
