@@ -22,7 +22,11 @@ window's box within tests/veiltest/xray.py's BLEND:
    from the plain blend by far more than the tolerance: the check can fail); one node, one
    blur; the other window still over the plain wallpaper; the rest of the output the wallpaper.
 3. Moved (MoveTo) and resized (ResizeTo): the blurred patch at the new box, the old place the
-   plain wallpaper again, no new blur.
+   plain wallpaper again, no new blur. Twelve moves between two places (MoveTo keys) with every
+   frame of the output recorded (tests/tools/frame-record, veiltest.xray.recorded_moves): no
+   frame may show the window over the plain wallpaper or the blurred patch without the window
+   (a control with xray off by a reconfigure shows that frames of the window over the plain
+   wallpaper are seen).
 4. Over the other window: where the two overlap, the blurred wallpaper under the window of the
    rule, not the window below (that is what xray means).
 5. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
@@ -41,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..'))
 import veiltest as vt  # noqa: E402
 from veiltest import ws as wslib  # noqa: E402
+from veiltest import xray as xr  # noqa: E402
 from veiltest.patched import say  # noqa: E402
 from veiltest.xray import (SIGMA, crop, magick_blur, mean_error, settled_blurs,  # noqa: E402
                            squares, wait_box)
@@ -62,9 +67,10 @@ SIZE = (320, 240)
 XRAY_AT = (200, 150)
 PLAIN_AT = (860, 420)
 MOVED_AT = (100, 100)
+SECOND_AT = (760, 60)
 RESIZED = (400, 300)
 OVER_AT = (700, 300)
-KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7'}
+KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7', 'second': 'F8'}
 
 
 def over(colour, background, alpha=ALPHA):
@@ -101,9 +107,16 @@ def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True):
     <keybind key="{KEYS['over']}">
       <action name="MoveTo" x="{OVER_AT[0]}" y="{OVER_AT[1]}" />
     </keybind>
+    <keybind key="{KEYS['second']}">
+      <action name="MoveTo" x="{SECOND_AT[0]}" y="{SECOND_AT[1]}" />
+    </keybind>
   </keyboard>
 </labwc_config>
 '''
+
+
+def over_window(background):
+    return over(WINDOW, background)
 
 
 def mask(*boxes):
@@ -113,7 +126,7 @@ def mask(*boxes):
     return m
 
 
-def drive(t, labwc, veilctl, solid_window, sanitized):
+def drive(t, labwc, veilctl, tools, sanitized):
     wall_png = t.path('media', 'squares.png')
     wall = squares(wall_png, 41, width=W, height=H)
     blurred = magick_blur(t, wall_png, SIGMA)
@@ -133,7 +146,7 @@ def drive(t, labwc, veilctl, solid_window, sanitized):
             return c.veil(OUT).get('xray') or {}
 
         def window(colour, app_id):
-            w = wslib.Window(solid_window, c.client_env, colour, t.path(app_id + '.log'),
+            w = wslib.Window(tools['solid-window'], c.client_env, colour, t.path(app_id + '.log'),
                              size=SIZE, extra=['--app-id', app_id, '--alpha', f'{ALPHA:02x}'])
             windows.append(w)
             return w
@@ -194,6 +207,18 @@ def drive(t, labwc, veilctl, solid_window, sanitized):
                 t.check(np.array_equal(shot[left], wall[left]),
                         'the old place shows the plain wallpaper')
                 t.check(xray().get('blurs') == blurs, 'a move made no new blur', str(xray()))
+
+            with t.case('moves, frame by frame'):
+                places = [box, SECOND_AT + SIZE]
+                at = xr.recorded_moves(
+                    t, c, tools['frame-record'], t.path('moves-record.log'), places,
+                    over_window, wall, blurred,
+                    lambda at: press(KEYS['moved'] if at == 0 else KEYS['second']),
+                    lambda on: reconfigure(wallpaper_xray=on))
+                if at != 0:
+                    press(KEYS['moved'])
+                # Its control turned xray off and on: the copy was let go and made again.
+                blurs = settled_blurs(xray)
 
             with t.case('resized'):
                 press(KEYS['resized'])
@@ -259,9 +284,10 @@ def drive(t, labwc, veilctl, solid_window, sanitized):
 def main():
     args, t, labwc, veilctl, sanitized = lw.patched_labwc(
         'labwc-xray', "the labwc series' xray, built and driven")
-    solid_window = os.path.abspath(args.solid_window) if args.solid_window else ''
-    if t.check(os.access(solid_window, os.X_OK), 'solid-window is built', repr(solid_window)):
-        drive(t, labwc, veilctl, solid_window, sanitized)
+    tools = {'solid-window': args.solid_window, 'frame-record': args.frame_record}
+    if t.check(all(p and os.access(p, os.X_OK) for p in tools.values()),
+               'solid-window and frame-record are built', str(tools)):
+        drive(t, labwc, veilctl, tools, sanitized)
     t.finish()
 
 

@@ -45,6 +45,7 @@ from veiltest import bench as bl  # noqa: E402
 from veiltest import ws as wslib  # noqa: E402
 from veiltest.ipc import GET_VERSION  # noqa: E402
 from veiltest.patched import say  # noqa: E402
+from veiltest import xray as xr  # noqa: E402
 from veiltest.xray import (BLEND, SIGMA, blend, crop, magick_blur, mean_error,  # noqa: E402
                            settled_blurs, squares, wait_box)
 
@@ -320,96 +321,26 @@ def drive(t, tools):
                 w.stop()
 
 
-def best_point(box, wall, blurred, inset=20):
-    """The point of box (inset) where the wallpaper and its blur differ most."""
-    x, y, w, h = box
-    d = np.abs(wall.astype(np.int16) - blurred.astype(np.int16)).max(axis=2)
-    sub = d[y + inset:y + h - inset, x + inset:x + w - inset]
-    j, i = np.unravel_index(int(np.argmax(sub)), sub.shape)
-    return x + inset + int(i), y + inset + int(j)
-
-
-def recorded_moves(t, c, tools, wall, blurred, box, moves=12, tolerance=12):
+def recorded_moves(t, c, tools, wall, blurred, box):
     """
-    The window moved by IPC between two places, every frame of the output recorded
-    (tests/tools/frame-record) at a point of each place: each frame must show, at each point,
-    either the window over the blurred wallpaper or the plain wallpaper; never the window over
-    the plain wallpaper (the patch late) nor the blurred wallpaper alone (the patch left
-    behind). Returns the window's last box.
+    Twelve moves by IPC between box and another place, recorded frame by frame
+    (veiltest.xray.recorded_moves); returns the window's last box.
     """
     places = [box, (800, 400) + SIZE]
-    points = [best_point(b, wall, blurred) for b in places]
-    classes = []
-    for x, y in points:
-        cls = {'window': blend(WINDOW, blurred[y, x][None, None])[0, 0],
-               'wallpaper': wall[y, x],
-               'window over the plain wallpaper': blend(WINDOW, wall[y, x][None, None])[0, 0],
-               'blurred wallpaper alone': blurred[y, x]}
-        classes.append(cls)
-        vals = list(cls.values())
-        gap = min(int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
-                  for i, a in enumerate(vals) for b in vals[i + 1:])
-        t.check(gap > 2 * tolerance, f'at {x},{y} the four pictures are told apart '
-                f'(closest {gap} levels apart)', str({k: vt.px(v) for k, v in cls.items()}))
+    ipc = bl.Ipc(c.swaysock)
 
-    def classify(i, colour):
-        colour = np.array(colour, np.int16)
-        for name, want in classes[i].items():
-            if int(np.abs(colour - want.astype(np.int16)).max()) <= tolerance:
-                return name
-        return 'other'
-
-    rec = wslib.Recorder(tools['frame-record'], c.client_env, points,
-                         t.path('moves-record.log'))
+    def move(at):
+        x, y = places[at][:2]
+        ok, err = ipc.command(f'[app_id="^{APP_ID}$"] move position {x} {y}')
+        if not ok:
+            raise vt.Failure(f'move position {x} {y} failed: {err}')
     try:
-        rec.wait_ready()
-        ipc = bl.Ipc(c.swaysock)
-        at = 0
-
-        def move(k, want):
-            nonlocal at
-            at = 1 - at
-            x, y = places[at][:2]
-            since = rec.count()
-            ok, err = ipc.command(f'[app_id="^{APP_ID}$"] move position {x} {y}')
-            if not ok:
-                raise vt.Failure(f'move position {x} {y} failed: {err}')
-            if rec.wait_for(lambda f, at=at: classify(at, f[4][at]) == want, since,
-                            vt.WAIT_TIMEOUT) is None:
-                raise vt.Failure(f'move {k + 1}: no recorded frame shows the {want} at '
-                                 f'{points[at]}')
-            time.sleep(0.1)
-
-        for k in range(moves):
-            move(k, 'window')
-        # The control: with xray off, the classes see the window over the plain wallpaper.
-        control = rec.count()
-        ipc.command('output * veil xray off')
-        for k in range(2):
-            move(moves + k, 'window over the plain wallpaper')
-        ipc.command('output * veil xray on')
-        ipc.close()
+        at = xr.recorded_moves(
+            t, c, tools['frame-record'], t.path('moves-record.log'), places,
+            lambda bg: blend(WINDOW, bg), wall, blurred, move,
+            lambda on: ipc.command(f'output * veil xray {"on" if on else "off"}'))
     finally:
-        rec.stop()
-    with rec.lock:
-        frames = list(rec.frames[:control])
-        late = sum(1 for f in rec.frames[control:]
-                   if 'window over the plain wallpaper' in
-                   (classify(0, f[4][0]), classify(1, f[4][1])))
-    t.check(late >= 2, 'the control: with xray off, the frames of two moves show the window '
-            'over the plain wallpaper, which the check below refuses', f'{late} frames')
-    bad = []
-    seen = set()
-    for f in frames:
-        names = tuple(classify(i, f[4][i]) for i in range(2))
-        seen.add(names)
-        if sorted(names) != ['wallpaper', 'window']:
-            bad.append((f[0], names))
-    blind = (rec.end or {}).get('blind', -1)
-    say(f'# moves: {len(frames)} frames recorded, {blind} possibly missed, kinds {sorted(seen)}')
-    t.check(len(frames) >= moves, f'{moves} moves recorded ({len(frames)} frames)')
-    t.check(not bad, 'every recorded frame shows the window over the blurred wallpaper at one '
-            'place and the plain wallpaper at the other', str(bad[:10]))
+        ipc.close()
     return places[at]
 
 
