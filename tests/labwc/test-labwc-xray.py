@@ -32,6 +32,8 @@ window's box within tests/veiltest/xray.py's BLEND:
 5. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
    again, the blurred blend; a reconfigure without the window rule: no node, the plain blend.
 6. The window closed: no node.
+7. Server-side decorations, in a labwc of its own (decorated()): the blurred patch under the
+   surface where it falls, the title bar over the node.
 """
 import importlib.util
 import os
@@ -70,7 +72,14 @@ MOVED_AT = (100, 100)
 SECOND_AT = (760, 60)
 RESIZED = (400, 300)
 OVER_AT = (700, 300)
+# The keys (pressed by wtype) and their actions on the focused window.
 KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7', 'second': 'F8'}
+ACTIONS = {
+    'moved': f'name="MoveTo" x="{MOVED_AT[0]}" y="{MOVED_AT[1]}"',
+    'resized': f'name="ResizeTo" width="{RESIZED[0]}" height="{RESIZED[1]}"',
+    'over': f'name="MoveTo" x="{OVER_AT[0]}" y="{OVER_AT[1]}"',
+    'second': f'name="MoveTo" x="{SECOND_AT[0]}" y="{SECOND_AT[1]}"',
+}
 
 
 def over(colour, background, alpha=ALPHA):
@@ -80,37 +89,25 @@ def over(colour, background, alpha=ALPHA):
     return np.clip(np.rint(p + background.astype(np.float64) * (1 - a)), 0, 255).astype(np.uint8)
 
 
-def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True):
+def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, decoration='client'):
     xray = ' xray="yes"' if wallpaper_xray else ''
-    rule = ' xray="yes"' if rule_xray else ''
+    rules = ((XRAY_ID, ' xray="yes"' if rule_xray else '', XRAY_AT), (PLAIN_ID, '', PLAIN_AT))
+    rules = ''.join(f'''    <windowRule identifier="{app_id}"{prop}>
+      <action name="MoveTo" x="{x}" y="{y}" />
+    </windowRule>
+''' for app_id, prop, (x, y) in rules)
+    keys = ''.join(f'    <keybind key="{KEYS[k]}"><action {ACTIONS[k]} /></keybind>\n'
+                   for k in KEYS)
     return f'''<?xml version="1.0"?>
 <labwc_config>
-  <core><decoration>client</decoration></core>
+  <core><decoration>{decoration}</decoration></core>
   <wallpapers>
     <wallpaper output="*" mode="fill"{xray}>{wall_png}</wallpaper>
   </wallpapers>
   <windowRules>
-    <windowRule identifier="{XRAY_ID}"{rule}>
-      <action name="MoveTo" x="{XRAY_AT[0]}" y="{XRAY_AT[1]}" />
-    </windowRule>
-    <windowRule identifier="{PLAIN_ID}">
-      <action name="MoveTo" x="{PLAIN_AT[0]}" y="{PLAIN_AT[1]}" />
-    </windowRule>
-  </windowRules>
+{rules}  </windowRules>
   <keyboard>
-    <keybind key="{KEYS['moved']}">
-      <action name="MoveTo" x="{MOVED_AT[0]}" y="{MOVED_AT[1]}" />
-    </keybind>
-    <keybind key="{KEYS['resized']}">
-      <action name="ResizeTo" width="{RESIZED[0]}" height="{RESIZED[1]}" />
-    </keybind>
-    <keybind key="{KEYS['over']}">
-      <action name="MoveTo" x="{OVER_AT[0]}" y="{OVER_AT[1]}" />
-    </keybind>
-    <keybind key="{KEYS['second']}">
-      <action name="MoveTo" x="{SECOND_AT[0]}" y="{SECOND_AT[1]}" />
-    </keybind>
-  </keyboard>
+{keys}  </keyboard>
 </labwc_config>
 '''
 
@@ -126,11 +123,7 @@ def mask(*boxes):
     return m
 
 
-def drive(t, labwc, veilctl, tools, sanitized):
-    wall_png = t.path('media', 'squares.png')
-    wall = squares(wall_png, 41, width=W, height=H)
-    blurred = magick_blur(t, wall_png, SIGMA)
-
+def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
     home = t.outdir
     cfgdir = t.path('labwc-config')
     os.makedirs(cfgdir)
@@ -272,13 +265,59 @@ def drive(t, labwc, veilctl, tools, sanitized):
                 t.check(xray().get('nodes') == 0, 'the window closed: no node', str(xray()))
 
             with t.case('exit'):
-                for w in windows:
-                    w.stop()
-                windows = []
+                while windows:
+                    windows.pop().stop()
                 c.stop('exit')
         finally:
             for w in windows:
                 w.stop()
+
+
+def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
+    """
+    Server-side decorations: the node covers the window's box with its title bar and borders
+    (placed at minus their margins, set again when labwc decorates the window at map). The
+    surface's box is found with xray off (the pixels of the window over the plain wallpaper);
+    with xray on it must show the window over the blurred wallpaper, and the title bar, opaque,
+    must not change.
+    """
+    home = t.path('ssd')
+    cfgdir = os.path.join(home, 'labwc-config')
+    os.makedirs(cfgdir)
+    rc_path = os.path.join(cfgdir, 'rc.xml')
+    lw.write(rc_path, rc_xml(wall_png, wallpaper_xray=False, decoration='server'))
+    with lw.Labwc(t, labwc, veilctl, cfgdir, home, env=lw.sanitizer_env(t, sanitized),
+                  name='labwc-xray-ssd') as c:
+        c.wait_veil(OUT, 'shown', file=wall_png)
+        w = wslib.Window(tools['solid-window'], c.client_env, WINDOW, t.path('ssd.log'),
+                         size=SIZE, extra=['--app-id', XRAY_ID, '--alpha', f'{ALPHA:02x}'])
+        try:
+            plain = over(WINDOW, wall)
+
+            def surface():
+                b = vt.bbox(np.all(c.screenshot(OUT) == plain, axis=2))
+                if b is None or (b[2] - b[0] + 1, b[3] - b[1] + 1) != SIZE:
+                    return None
+                return (b[0], b[1]) + SIZE
+            box = c.wait_until(surface, 'the decorated window over the plain wallpaper')
+            before = c.settled_screenshot(OUT)
+            x, y, width, _ = box
+            title = (slice(y - 10, y - 2), slice(x + 20, x + width - 20))
+            t.check(not np.array_equal(before[title], wall[title]),
+                    f'the window at {x},{y} has a title bar above its surface', str(box))
+            t.check((c.veil(OUT).get('xray') or {}).get('nodes') == 1,
+                    'a decorated window of the rule has a node', str(c.veil(OUT)))
+            lw.write(rc_path, rc_xml(wall_png, decoration='server'))
+            ok, err = c.labwc_cmd('--reconfigure')
+            t.check(ok, '`labwc --reconfigure` exits 0', err)
+            shot = wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+                            'decorated: the blurred wallpaper under the surface, where it falls')
+            vt.write_png(t.path('xray-decorated.png'), shot)
+            t.check(np.array_equal(shot[title], before[title]),
+                    'the title bar (opaque) is drawn over the node')
+        finally:
+            w.stop()
+        c.stop('exit')
 
 
 def main():
@@ -287,7 +326,12 @@ def main():
     tools = {'solid-window': args.solid_window, 'frame-record': args.frame_record}
     if t.check(all(p and os.access(p, os.X_OK) for p in tools.values()),
                'solid-window and frame-record are built', str(tools)):
-        drive(t, labwc, veilctl, tools, sanitized)
+        wall_png = t.path('media', 'squares.png')
+        wall = squares(wall_png, 41, width=W, height=H)
+        blurred = magick_blur(t, wall_png, SIGMA)
+        drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred)
+        with t.case('decorated'):
+            decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred)
     t.finish()
 
 
