@@ -89,9 +89,11 @@ def over(colour, background, alpha=ALPHA):
     return np.clip(np.rint(p + background.astype(np.float64) * (1 - a)), 0, 255).astype(np.uint8)
 
 
-def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, decoration='client'):
+def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, ssd=False):
     xray = ' xray="yes"' if wallpaper_xray else ''
-    rules = ((XRAY_ID, ' xray="yes"' if rule_xray else '', XRAY_AT), (PLAIN_ID, '', PLAIN_AT))
+    # solid-window asks for no decorations: serverDecoration gives it labwc's.
+    prop = (' xray="yes"' if rule_xray else '') + (' serverDecoration="yes"' if ssd else '')
+    rules = ((XRAY_ID, prop, XRAY_AT), (PLAIN_ID, '', PLAIN_AT))
     rules = ''.join(f'''    <windowRule identifier="{app_id}"{prop}>
       <action name="MoveTo" x="{x}" y="{y}" />
     </windowRule>
@@ -100,7 +102,7 @@ def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, decoration='client'):
                    for k in KEYS)
     return f'''<?xml version="1.0"?>
 <labwc_config>
-  <core><decoration>{decoration}</decoration></core>
+  <core><decoration>client</decoration></core>
   <wallpapers>
     <wallpaper output="*" mode="fill"{xray}>{wall_png}</wallpaper>
   </wallpapers>
@@ -275,7 +277,7 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
 
 def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
     """
-    Server-side decorations: the node covers the window's box with its title bar and borders
+    Server-side decorations (the rule's serverDecoration="yes"): the node covers the window's box with its title bar and borders
     (placed at minus their margins, set again when labwc decorates the window at map). The
     surface's box is found with xray off (the pixels of the window over the plain wallpaper);
     with xray on it must show the window over the blurred wallpaper, and the title bar, opaque,
@@ -285,7 +287,7 @@ def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
     cfgdir = os.path.join(home, 'labwc-config')
     os.makedirs(cfgdir)
     rc_path = os.path.join(cfgdir, 'rc.xml')
-    lw.write(rc_path, rc_xml(wall_png, wallpaper_xray=False, decoration='server'))
+    lw.write(rc_path, rc_xml(wall_png, wallpaper_xray=False, ssd=True))
     with lw.Labwc(t, labwc, veilctl, cfgdir, home, env=lw.sanitizer_env(t, sanitized),
                   name='labwc-xray-ssd') as c:
         c.wait_veil(OUT, 'shown', file=wall_png)
@@ -307,7 +309,7 @@ def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
                     f'the window at {x},{y} has a title bar above its surface', str(box))
             t.check((c.veil(OUT).get('xray') or {}).get('nodes') == 1,
                     'a decorated window of the rule has a node', str(c.veil(OUT)))
-            lw.write(rc_path, rc_xml(wall_png, decoration='server'))
+            lw.write(rc_path, rc_xml(wall_png, ssd=True))
             ok, err = c.labwc_cmd('--reconfigure')
             t.check(ok, '`labwc --reconfigure` exits 0', err)
             shot = wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
