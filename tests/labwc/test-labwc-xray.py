@@ -29,10 +29,12 @@ window's box within tests/veiltest/xray.py's BLEND:
    wallpaper are seen).
 4. Over the other window: where the two overlap, the blurred wallpaper under the window of the
    rule, not the window below (that is what xray means).
-5. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
+5. On a second output (VirtualOutputAdd, MoveToOutput): that output's wallpaper's blur, and
+   the first's once the output is removed (other_output()).
+6. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
    again, the blurred blend; a reconfigure without the window rule: no node, the plain blend.
-6. The window closed: no node.
-7. Server-side decorations, in a labwc of its own (decorated()): the blurred patch under the
+7. The window closed: no node.
+8. Server-side decorations, in a labwc of its own (decorated()): the blurred patch under the
    surface where it falls, the title bar over the node.
 """
 import importlib.util
@@ -59,6 +61,8 @@ _spec.loader.exec_module(lw)
 
 OUT = 'HEADLESS-1'
 W, H = 1280, 720
+VIRT = 'VIRT-1'  # the output that VirtualOutputAdd makes, right of OUT
+VW, VH = 1920, 1080
 XRAY_ID = 'veil-xray'
 PLAIN_ID = 'veil-plain'
 WINDOW = (0x30, 0x60, 0xd0)
@@ -73,12 +77,16 @@ SECOND_AT = (760, 60)
 RESIZED = (400, 300)
 OVER_AT = (700, 300)
 # The keys (pressed by wtype) and their actions on the focused window.
-KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7', 'second': 'F8'}
+KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7', 'second': 'F8', 'add': 'F9',
+        'remove': 'F10', 'to-virt': 'F11'}
 ACTIONS = {
     'moved': f'name="MoveTo" x="{MOVED_AT[0]}" y="{MOVED_AT[1]}"',
     'resized': f'name="ResizeTo" width="{RESIZED[0]}" height="{RESIZED[1]}"',
     'over': f'name="MoveTo" x="{OVER_AT[0]}" y="{OVER_AT[1]}"',
     'second': f'name="MoveTo" x="{SECOND_AT[0]}" y="{SECOND_AT[1]}"',
+    'add': f'name="VirtualOutputAdd" output_name="{VIRT}"',
+    'remove': f'name="VirtualOutputRemove" output_name="{VIRT}"',
+    'to-virt': f'name="MoveToOutput" output="{VIRT}"',
 }
 
 
@@ -89,7 +97,7 @@ def over(colour, background, alpha=ALPHA):
     return np.clip(np.rint(p + background.astype(np.float64) * (1 - a)), 0, 255).astype(np.uint8)
 
 
-def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, ssd=False):
+def rc_xml(wall_png, virt_png, wallpaper_xray=True, rule_xray=True, ssd=False):
     xray = ' xray="yes"' if wallpaper_xray else ''
     # solid-window asks for no decorations: serverDecoration gives it labwc's.
     prop = (' xray="yes"' if rule_xray else '') + (' serverDecoration="yes"' if ssd else '')
@@ -105,6 +113,7 @@ def rc_xml(wall_png, wallpaper_xray=True, rule_xray=True, ssd=False):
   <core><decoration>client</decoration></core>
   <wallpapers>
     <wallpaper output="*" mode="fill"{xray}>{wall_png}</wallpaper>
+    <wallpaper output="{VIRT}" mode="fill">{virt_png}</wallpaper>
   </wallpapers>
   <windowRules>
 {rules}  </windowRules>
@@ -125,12 +134,12 @@ def mask(*boxes):
     return m
 
 
-def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
+def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png):
     home = t.outdir
     cfgdir = t.path('labwc-config')
     os.makedirs(cfgdir)
     rc_path = os.path.join(cfgdir, 'rc.xml')
-    lw.write(rc_path, rc_xml(wall_png))
+    lw.write(rc_path, rc_xml(wall_png, virt_png))
     wtype = shutil.which('wtype')
     if not t.check(wtype, 'wtype is installed (it presses the keys of MoveTo and ResizeTo)'):
         return
@@ -153,7 +162,7 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
                 raise vt.Failure(f'wtype -k {key} failed ({r.returncode}): {r.stderr.strip()}')
 
         def reconfigure(**kw):
-            lw.write(rc_path, rc_xml(wall_png, **kw))
+            lw.write(rc_path, rc_xml(wall_png, virt_png, **kw))
             ok, err = c.labwc_cmd('--reconfigure')
             t.check(ok, '`labwc --reconfigure` exits 0', err)
 
@@ -238,6 +247,9 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
                 box = MOVED_AT + RESIZED
                 wait_box(t, c, box, over(WINDOW, crop(blurred, box)), 'moved back')
 
+            with t.case('another output'):
+                box = other_output(t, c, press, xray, virt_png, wall, blurred)
+
             with t.case('xray off'):
                 reconfigure(wallpaper_xray=False)
                 wait_box(t, c, box, over(WINDOW, crop(wall, box)),
@@ -275,7 +287,57 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
                 w.stop()
 
 
-def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
+def other_output(t, c, press, xray, virt_png, wall, blurred):
+    """
+    The window moved to a second output (VirtualOutputAdd, 1920x1080, right of the first; its
+    own wallpaper, pixel for pixel; labwc places the window there) shows that output's
+    wallpaper's blur at its box in that output's coordinates (ImageMagick's blur of a screenshot
+    of that output before the window came); the output removed, labwc takes
+    the window back to the first, where a MoveTo puts it: the first's blur again. Returns the
+    window's box.
+    """
+    press(KEYS['add'])
+    c.wait_until(lambda: VIRT in c.status(), f'{VIRT} to appear in veilctl status')
+    c.wait_veil(VIRT, 'shown', file=virt_png)
+    # What veil shows there (not its picture pixel for pixel: VIRT-1's fill resamples it) is
+    # the reference, and ImageMagick's blur of that.
+    virt = c.settled_screenshot(VIRT)
+    shown_png = t.path('media', 'virt-shown.png')
+    vt.write_png(shown_png, virt)
+    virt_blurred = magick_blur(t, shown_png, SIGMA)
+    press(KEYS['to-virt'])
+
+    def placed():
+        b = vt.bbox(np.any(c.screenshot(VIRT) != virt, axis=2))
+        if b is None or (b[2] - b[0] + 1, b[3] - b[1] + 1) != RESIZED:
+            return None
+        return (b[0], b[1]) + RESIZED
+    try:
+        box = c.wait_until(placed, f'the window on {VIRT}', timeout=20)
+    except vt.Failure as e:
+        shot = c.screenshot(VIRT)
+        vt.write_png(t.path('virt-no-window.png'), shot)
+        raise vt.Failure(f'{e}; the pixels that differ from its wallpaper: '
+                         f'{vt.bbox(np.any(shot != virt, axis=2))}')
+    shot = wait_box(t, c, box, over(WINDOW, crop(virt_blurred, box)),
+                    f"on {VIRT}: the patch is {VIRT}'s wallpaper's blur", output=VIRT)
+    vt.write_png(t.path('xray-virt.png'), shot)
+    nodes = (xray().get('nodes'), (c.veil(VIRT).get('xray') or {}).get('nodes'))
+    t.check(nodes == (0, 1), f"the node is {VIRT}'s, not {OUT}'s", str(nodes))
+    t.check(not np.array_equal(crop(virt, box), crop(wall, box)),
+            f"{VIRT}'s wallpaper differs from {OUT}'s at the box (the check can fail)")
+
+    press(KEYS['remove'])
+    c.wait_until(lambda: VIRT not in c.status(), f'{VIRT} to go')
+    press(KEYS['moved'])
+    box = MOVED_AT + RESIZED
+    wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
+             f"{VIRT} gone: the window on {OUT} over {OUT}'s blurred wallpaper")
+    t.check(xray().get('nodes') == 1, f"the node is {OUT}'s again", str(xray()))
+    return box
+
+
+def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png):
     """
     Server-side decorations (the rule's serverDecoration="yes"): the node covers the window's box with its title bar and borders
     (placed at minus their margins, set again when labwc decorates the window at map). The
@@ -287,7 +349,7 @@ def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
     cfgdir = os.path.join(home, 'labwc-config')
     os.makedirs(cfgdir)
     rc_path = os.path.join(cfgdir, 'rc.xml')
-    lw.write(rc_path, rc_xml(wall_png, wallpaper_xray=False, ssd=True))
+    lw.write(rc_path, rc_xml(wall_png, virt_png, wallpaper_xray=False, ssd=True))
     with lw.Labwc(t, labwc, veilctl, cfgdir, home, env=lw.sanitizer_env(t, sanitized),
                   name='labwc-xray-ssd') as c:
         c.wait_veil(OUT, 'shown', file=wall_png)
@@ -309,7 +371,7 @@ def decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred):
                     f'the window at {x},{y} has a title bar above its surface', str(box))
             t.check((c.veil(OUT).get('xray') or {}).get('nodes') == 1,
                     'a decorated window of the rule has a node', str(c.veil(OUT)))
-            lw.write(rc_path, rc_xml(wall_png, ssd=True))
+            lw.write(rc_path, rc_xml(wall_png, virt_png, ssd=True))
             ok, err = c.labwc_cmd('--reconfigure')
             t.check(ok, '`labwc --reconfigure` exits 0', err)
             shot = wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
@@ -331,9 +393,11 @@ def main():
         wall_png = t.path('media', 'squares.png')
         wall = squares(wall_png, 41, width=W, height=H)
         blurred = magick_blur(t, wall_png, SIGMA)
-        drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred)
+        virt_png = t.path('media', 'squares-virt.png')
+        squares(virt_png, 42, size=24, width=VW, height=VH)
+        drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png)
         with t.case('decorated'):
-            decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred)
+            decorated(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png)
     t.finish()
 
 
