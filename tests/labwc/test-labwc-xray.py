@@ -299,8 +299,8 @@ def other_output(t, c, press, xray, virt_png, wall, blurred):
     press(KEYS['add'])
     c.wait_until(lambda: VIRT in c.status(), f'{VIRT} to appear in veilctl status')
     c.wait_veil(VIRT, 'shown', file=virt_png)
-    # What veil shows there (not its picture pixel for pixel: VIRT-1's fill resamples it) is
-    # the reference, and ImageMagick's blur of that.
+    # What VIRT-1 shows is the reference, and ImageMagick's blur of that: it is not the picture
+    # pixel for pixel (up to 85 levels off in a run; why was not looked into).
     virt = c.settled_screenshot(VIRT)
     shown_png = t.path('media', 'virt-shown.png')
     vt.write_png(shown_png, virt)
