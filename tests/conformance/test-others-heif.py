@@ -12,12 +12,15 @@ The files are the libheif-rs project's test data, which Debian ships in librust-
 - test.heif: the same picture as AVIF (brand avif) with a Display P3 ICC profile: the status
   says it was converted to sRGB;
 - grid.heif: a 960x720 AVIF made of grid tiles, CICP sRGB;
-- alpha.heif: a 256x256 HEIC with an alpha plane, on black.
+- alpha.heif: a 256x256 HEIC with an alpha plane, on black;
+- star-8bpc.avifs: an AVIF image sequence (AV1 frames, 159x159, no still picture): its first
+  picture, as ImageMagick's [0] (veil shows a sequence's first picture, it does not play it).
 
 test.heic, test.heif and alpha.heif cut in half, asked for while grid.heif is shown: one
 sentence naming the file, the screen as it was, the compositor answering. grid.heif cut in half
 is left out: libheif decodes the tiles the file still holds (with warnings: "Extent in iloc box
-references data outside of file bounds"), and veil shows that, as heif-dec and ImageMagick do.
+references data outside of file bounds"), and veil shows that, as heif-dec and ImageMagick do;
+so is star-8bpc.avifs, whose first picture is whole in its first half, and shown.
 """
 import importlib.util
 import os
@@ -45,7 +48,8 @@ PACKAGE = 'librust-libheif-rs-dev'
 FILES = [('test.heic', (1652, 1791), 'none'),
          ('test.heif', (1652, 1791), 'Display P3 (ICC) -> sRGB'),
          ('grid.heif', (960, 720), 'sRGB'),
-         ('alpha.heif', (256, 256), 'none')]
+         ('alpha.heif', (256, 256), 'none'),
+         ('star-8bpc.avifs', (159, 159), 'none')]
 PATHS = {}
 
 with t.case('the files'):
@@ -96,7 +100,7 @@ with t.compositor(outputs=1) as c:
         if 'grid.heif' in PATHS:
             shown_right(c, 'grid.heif', (960, 720), 'sRGB')
             before = c.settled_screenshot(OUT)
-            for name in [n for n in PATHS if n != 'grid.heif']:
+            for name in [n for n in PATHS if n not in ('grid.heif', 'star-8bpc.avifs')]:
                 bad = ol.cut(t, PATHS[name], fraction=0.5)
                 err = c.refused_file(OUT, f'{vt.quote(bad)} center #000000', bad, [],
                                      os.path.basename(bad))
