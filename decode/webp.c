@@ -15,10 +15,14 @@
 #include "util/read.h"
 
 /*
- * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). An
- * animated WebP shows its first frame, composited on its canvas by libwebpdemux's animation
- * decoder (the image says how many frames it has: the status says it is the first of them),
- * until veil plays animations. libwebp gives no orientation: an EXIF chunk's is ignored.
+ * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). A still
+ * whose header declares no alpha (VP8L's alpha hint, VP8X's flag) is opaque, as dwebp and ImageMagick
+ * show it: a lossless stream may still decode to some alpha below 255 (an
+ * out-of-range palette index is transparent black), which is dropped, the colours kept as they
+ * are (MODE_BGRA, alpha set to 255). An animated WebP shows its first frame, composited on its
+ * canvas by libwebpdemux's animation decoder (the image says how many frames it has: the status
+ * says it is the first of them), until veil plays animations. libwebp gives no orientation: an
+ * EXIF chunk's is ignored.
  */
 
 /* RIFF header (12) and the first chunk's header and the bytes libwebp needs for the size. */
@@ -138,6 +142,16 @@ static int load_first_frame(const uint8_t *data, size_t len, uint8_t *pixels, in
 	return ret;
 }
 
+/* Straight B, G, R, A pixels made opaque: the alpha libwebp gives dropped, as dwebp's RGB does. */
+static void drop_alpha(uint8_t *pixels, int width, int height, size_t stride) {
+	for (int y = 0; y < height; y++) {
+		uint8_t *row = pixels + (size_t)y * stride;
+		for (int x = 0; x < width; x++) {
+			row[4 * x + 3] = 0xff;
+		}
+	}
+}
+
 /* The ICCP chunk of an extended WebP, through libwebpdemux. false when out of memory. */
 static bool read_colour(const uint8_t *data, size_t len, struct veil_image_colour *colour) {
 	WebPData webp_data = { .bytes = data, .size = len };
@@ -193,7 +207,7 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 			ret = -ENOTSUP;
 			goto out;
 		}
-		config.output.colorspace = MODE_bgrA;
+		config.output.colorspace = features.has_alpha ? MODE_bgrA : MODE_BGRA;
 		config.output.is_external_memory = 1;
 		config.output.u.RGBA.rgba = pixels;
 		config.output.u.RGBA.stride = (int)stride;
@@ -205,8 +219,11 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 			ret = status_to_errno(status);
 			goto out;
 		}
+		if (!features.has_alpha) {
+			drop_alpha(pixels, width, height, stride);
+		}
 	}
-	/* Not from the header's alpha bit: a lossless stream may have alpha it does not announce. */
+	/* An animation's canvas, or a still with alpha declared: opaque if every pixel is. */
 	bool opaque = veil_still_opaque(pixels, width, height, (int)stride);
 	*image = (struct veil_image){
 		.width = width,

@@ -19,6 +19,8 @@ struct veil_slide {
 	int64_t mtime_ns;
 	int64_t size;
 	bool bad; /* cannot be shown: passed over */
+	/* A package's metadata and pictures' folders as stat() saw them (slideshow_scan.c), or 0. */
+	uint64_t stamp;
 	/* A wallpaper package's directory: the package the scan read (one reference), else NULL. */
 	struct veil_package *package;
 };

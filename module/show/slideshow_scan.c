@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,9 +38,8 @@ struct veil_slideshow_scan *veil_slideshow_scan_create(const char *dir, bool rec
 			goto error;
 		}
 		for (size_t i = 0; i < n_known; i++) {
+			/* The package borrowed: the worker moves the pointer and never counts it. */
 			scan->known[i] = known[i];
-			/* A package is read again on the worker: no reference crosses threads. */
-			scan->known[i].package = NULL;
 			scan->known[i].path = strdup(known[i].path);
 			scan->n_known = i + 1;
 			if (scan->known[i].path == NULL) {
@@ -59,7 +59,17 @@ void veil_slideshow_scan_destroy(struct veil_slideshow_scan *scan) {
 		return;
 	}
 	free(scan->dir);
+	/* Borrowed packages are not this scan's to let go (and discard() runs on a worker). */
+	for (size_t i = 0; i < scan->n_known; i++) {
+		scan->known[i].package = NULL;
+	}
 	veil_slides_free(scan->known, scan->n_known);
+	for (size_t i = 0; scan->borrowed != NULL && i < scan->n_slides; i++) {
+		if (scan->borrowed[i]) {
+			scan->slides[i].package = NULL;
+		}
+	}
+	free(scan->borrowed);
 	veil_slides_free(scan->slides, scan->n_slides);
 	free(scan->error);
 	for (size_t i = 0; i < scan->n_skipped; i++) {
@@ -106,18 +116,66 @@ static void note_skipped(struct veil_slideshow_scan *scan, char *sentence) {
 	scan->skipped[scan->n_skipped++] = sentence;
 }
 
+static void stamp_add(uint64_t *hash, const void *data, size_t len) {
+	const uint8_t *p = data;
+	for (size_t i = 0; i < len; i++) {
+		*hash = (*hash ^ p[i]) * 0x100000001b3u; /* FNV-1a */
+	}
+}
+
+/*
+ * What a package's reading depends on, from stat() alone: its metadata.json's (or
+ * metadata.desktop's) inode, size and mtime, and the mtimes of contents/images/ and
+ * contents/images_dark/ (a picture added, removed or renamed). A metadata.json fixed in place
+ * changes the file's mtime, not its directory's. 0 when the metadata cannot be stat()ed.
+ */
+static uint64_t package_stamp(const char *dir) {
+	static const char *const parts[] = {
+		"metadata.json", "metadata.desktop", "contents/images", "contents/images_dark",
+	};
+	uint64_t hash = 0xcbf29ce484222325u;
+	bool metadata = false;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *path = veil_message("%s/%s", dir, parts[i]);
+		struct stat st;
+		int64_t key[4] = {0};
+		if (path != NULL && stat(path, &st) == 0) {
+			metadata = metadata || i < 2;
+			key[0] = (int64_t)st.st_ino;
+			key[1] = i < 2 ? (int64_t)st.st_size : 0;
+			key[2] = (int64_t)st.st_mtim.tv_sec;
+			key[3] = (int64_t)st.st_mtim.tv_nsec;
+		}
+		free(path);
+		stamp_add(&hash, key, sizeof(key));
+	}
+	return !metadata ? 0 : hash != 0 ? hash : 1;
+}
+
 /*
  * Whether a file can be shown: as the last scan found it, else checked as a command would. A
- * package found good is read again, into slide->package: its step shows what this read gave,
- * and the compositor's thread never reads it.
+ * package is read here, into slide->package, unless the last scan read it and its stamp has
+ * not changed (that package is then borrowed: *borrowed): the step shows what a scan read, and
+ * the compositor's thread never reads it. A package found bad is read again once its stamp
+ * changes. borrowed NULL (memory was short): every package is read.
  */
-static bool usable(struct veil_slideshow_scan *scan, struct veil_slide *slide) {
+static bool usable(struct veil_slideshow_scan *scan, struct veil_slide *slide, bool *borrowed) {
 	struct veil_slide *known = scan->n_known > 0 ? bsearch(slide, scan->known, scan->n_known,
 		sizeof(*scan->known), by_path) : NULL;
 	bool package = veil_package_detect(slide->path);
+	if (package) {
+		slide->stamp = package_stamp(slide->path);
+	}
 	if (known != NULL && known->size == slide->size && known->mtime_ns == slide->mtime_ns &&
-			(known->bad || !package)) {
-		return !known->bad;
+			known->stamp == slide->stamp && (!package || slide->stamp != 0)) {
+		if (known->bad || !package) {
+			return !known->bad;
+		}
+		if (known->package != NULL && borrowed != NULL) {
+			slide->package = known->package;
+			*borrowed = true;
+			return true;
+		}
 	}
 	char *message = NULL;
 	int ret = package ?
@@ -190,16 +248,25 @@ static void scan_run(struct veil_job *job) {
 	}
 	struct growing list = {0};
 	read_dir(scan, &list, scan->dir, 0);
-	for (size_t i = 0; i < list.n; i++) {
-		list.slides[i].bad = !usable(scan, &list.slides[i]);
-	}
 	veil_slides_sort(list.slides, list.n, scan->order);
 	scan->slides = list.slides;
 	scan->n_slides = list.n;
+	scan->borrowed = list.n > 0 ? calloc(list.n, sizeof(*scan->borrowed)) : NULL;
+	for (size_t i = 0; i < list.n; i++) {
+		list.slides[i].bad = !usable(scan, &list.slides[i],
+			scan->borrowed != NULL ? &scan->borrowed[i] : NULL);
+	}
 }
 
 static void scan_done(struct veil_job *job) {
 	struct veil_slideshow_scan *scan = wl_container_of(job, scan, job);
+	/* The show still holds the packages lent: each slide now holds its own reference. */
+	for (size_t i = 0; scan->borrowed != NULL && i < scan->n_slides; i++) {
+		if (scan->borrowed[i]) {
+			veil_package_ref(scan->slides[i].package);
+			scan->borrowed[i] = false;
+		}
+	}
 	scan->done(scan, scan->data);
 }
 

@@ -20,15 +20,23 @@ struct veil_slideshow_scan {
 	struct veil_job job;
 	veil_slideshow_scan_done_fn done;
 	void *data;
-	/* In: what to read, and the last scan's files (a copy), whose checks are not redone. */
+	/*
+	 * In: what to read, and the last scan's files (a copy), whose checks are not redone; their
+	 * packages are borrowed from the show, which keeps them until done() or the cancel.
+	 */
 	char *dir;
 	bool recursive;
 	enum veil_slideshow_order order;
 	struct veil_slide *known;
 	size_t n_known;
-	/* Out: the files, sorted; why the directory could not be read (NULL when it could). */
+	/*
+	 * Out: the files, sorted; why the directory could not be read (NULL when it could).
+	 * borrowed[i]: slides[i].package is a known one, referenced on the compositor's thread
+	 * before done() (a package's count is the compositor thread's alone).
+	 */
 	struct veil_slide *slides;
 	size_t n_slides;
+	bool *borrowed;
 	char *error;
 	/* Out: a sentence for each file found bad in this scan (not known bad before). */
 	char **skipped;

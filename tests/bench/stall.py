@@ -151,7 +151,8 @@ class Frames:
     """framecb.py on the compositor; (callback ms, read ns, commit ns) per callback."""
 
     def __init__(self, comp, log_path):
-        argv = [sys.executable, os.path.join(bl.HERE, 'framecb.py')]
+        here = os.path.dirname(os.path.abspath(__file__))
+        argv = [sys.executable, os.path.join(here, 'framecb.py')]
         self.log = open(log_path, 'w')
         self.proc = subprocess.Popen(argv, env=comp.client_env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)

@@ -13,6 +13,9 @@ compared with an independent decoder's:
   what veil's perceptual transform does); a JPEG in CMYK or YCCK is made sRGB with
   `-colorspace sRGB`; an AVIF's or HEIC's CICP other than sRGB's (SDR) is converted here in
   numpy as H.273 defines it;
+- for a WebP still without an ICC profile, libwebp's own dwebp too (from Debian's `webp`
+  package, fetched at test time: tests/veiltest/debfiles.py), whose PNG is RGB when the header
+  declares no alpha (VP8L's hint, VP8X's flag) and RGBA when it does: veil must agree with both;
 - for a PNG whose gAMA or cHRM says something other than sRGB: the PNG specification's
   conversion (third edition, 13.13 and 12.2), computed here with numpy from ImageMagick's
   16-bit samples, which ImageMagick itself leaves as they are (see expectations.txt for why veil
@@ -48,7 +51,7 @@ import zlib
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from veiltest import decode_still  # noqa: E402
+from veiltest import debfiles, decode_still  # noqa: E402
 
 SUITES = {
     'png': ('.png',),
@@ -264,6 +267,24 @@ def reference(suite, path):
         raise RuntimeError('%s; heif-dec: %s' % (e, r.stderr.decode(errors='replace')[-200:]))
 
 
+def dwebp_reference(path, tmp):
+    """
+    (pixels, what) of libwebp's dwebp for a WebP still with no ICC profile (dwebp leaves colour
+    alone), or None for an animation (dwebp refuses those) or a file with a profile.
+    """
+    with open(path, 'rb') as f:
+        head = f.read(21)
+    # VP8X's flags: ICC (0x20) and animation (0x02).
+    if head[12:16] == b'VP8X' and head[20] & 0x22:
+        return None
+    out = os.path.join(tmp, os.path.basename(path) + '.dwebp.png')
+    tool = debfiles.path('webp', 'usr/bin/dwebp')
+    r = subprocess.run([tool, path, '-o', out], capture_output=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError('dwebp: %s' % r.stderr.decode(errors='replace').strip()[-200:])
+    return magick([out]), 'dwebp'
+
+
 def psnr(a, b):
     """Over premultiplied R, G, B and alpha, on 0-255."""
     pa = np.concatenate([a[:, :, :3] * a[:, :, 3:], a[:, :, 3:]], axis=2) * 255
@@ -373,6 +394,19 @@ def main():
                 db = psnr(mine, ref)
                 state = 'right' if db >= THRESHOLD_DB else 'wrong'
                 detail = '%.1f dB against %s' % (db, what)
+            if suite == 'webp' and ref is not None:
+                try:
+                    second = dwebp_reference(path, args.outdir)
+                except Exception as e:  # noqa: BLE001: dwebp cannot be had, or fails
+                    state, second = 'wrong', None
+                    detail += '; no dwebp reference: %s' % e
+                if second is not None and second[0].shape != mine.shape:
+                    state = 'wrong'
+                    detail += '; size against dwebp'
+                elif second is not None:
+                    db = psnr(mine, second[0])
+                    state = state if db >= THRESHOLD_DB else 'wrong'
+                    detail += ', %.1f dB against dwebp' % db
             detail += '; colour: %s' % info.get('colour', '?')
         else:
             ok, why = clear_error(info)

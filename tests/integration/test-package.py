@@ -385,6 +385,42 @@ with t.compositor(outputs=3) as c:
         t.compare(shot, np.broadcast_to(np.array(green, np.uint8), shot.shape),
                   'slideshow-green', **EXACT)
 
+    with t.case('a slideshow\'s package fixed in place'):
+        # A package whose metadata.json is not JSON is passed over; written again in place
+        # (its directory's mtime unchanged), the next scan reads it again and the show gets it.
+        fixed = os.path.join(media, 'fixed-show')
+        make_package(os.path.join(fixed, 'a-Red'), 'Red', [('1920x1080.png', (96, 54), red)])
+        broken = make_package(os.path.join(fixed, 'b-Blue'), 'Blue',
+                              [('1920x1080.png', (96, 54), blue)], metadata='{"KPlugin": ')
+        ok, err = c.msg(f'output HEADLESS-1 veil {vt.quote(fixed)} fill every 1h order name')
+        t.check(ok, 'a slideshow of a good package and a broken one', err)
+        red_pic = os.path.join(fixed, 'a-Red', 'contents', 'images', '1920x1080.png')
+        blue_pic = os.path.join(broken, 'contents', 'images', '1920x1080.png')
+        c.wait_veil('HEADLESS-1', 'shown', file=red_pic)
+        ok, err = c.msg('output HEADLESS-1 veil next')
+        t.check(ok, 'next', err)
+        time.sleep(1)
+        t.check(c.veil('HEADLESS-1').get('file') == red_pic,
+                'b-Blue is passed over: Red again', str(c.veil('HEADLESS-1').get('file')))
+        dir_mtime = os.stat(broken).st_mtime_ns
+        time.sleep(0.05)
+        with open(os.path.join(broken, 'metadata.json'), 'w') as f:
+            f.write(json.dumps({'KPlugin': {'Name': 'Blue', 'Id': 'Blue'}}))
+        t.check(os.stat(broken).st_mtime_ns == dir_mtime,
+                'the fix leaves b-Blue\'s directory\'s mtime as it was')
+        seen = None
+        for _ in range(4):
+            ok, err = c.msg('output HEADLESS-1 veil next')
+            t.check(ok, 'next', err)
+            time.sleep(1)
+            seen = c.veil('HEADLESS-1').get('file')
+            if seen == blue_pic:
+                break
+        t.check(seen == blue_pic, 'the fixed package is shown within four steps', str(seen))
+        v = c.wait_veil('HEADLESS-1', 'shown', file=blue_pic)
+        t.check((v.get('package') or {}).get('name') == 'Blue', 'named Blue, as its new '
+                'metadata.json says', json.dumps(v.get('package')))
+
     with t.case('a slideshow of Plasma\'s packages'):
         # Two of plasma-workspace-wallpapers' packages (thirteen JPEGs each, 640x480 to
         # 2560x1600), copied into one directory: the scan reads each on a worker, the step
@@ -507,5 +543,11 @@ with t.case('packages and XML are read off the compositor\'s thread'):
                 f'{len(lines)} lines')
     on_main = [line for line in read if line.split()[0] == main]
     t.check(not on_main, 'none opened by the compositor\'s own thread', '\n'.join(on_main[:5]))
+    # The slideshow of a-Red and b-Green scanned three times (the start and two steps): an
+    # unchanged package is kept from the last scan, not read again.
+    green_meta = os.path.join(media, 'show', 'b-Green', 'metadata.json')
+    opened = [line for line in read if f'"{green_meta}"' in line and '= -1' not in line]
+    t.check(len(opened) == 1, 'b-Green\'s metadata.json read once across the scans',
+            f'{len(opened)} times')
 
 t.finish()
