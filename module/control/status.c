@@ -31,7 +31,7 @@ static enum veil_output_kind kind_of(const struct veil_output *output) {
 	if (setting->off) {
 		return VEIL_OUTPUT_OFF;
 	}
-	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+	if (setting->look.mode == VEIL_MODE_SOLID_COLOR) {
 		return VEIL_OUTPUT_COLOR;
 	}
 	if (output->source == NULL) {
@@ -82,10 +82,10 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->setting = setting->name;
 		state->setting_workspace = setting->workspace;
 		state->has_mode = !setting->off;
-		state->mode = setting->mode;
-		state->color = setting->color & 0xffffff;
-		state->loopfade_ms = setting->loopfade_ms;
-		state->filter = setting->filter;
+		state->mode = setting->look.mode;
+		state->color = setting->look.color & 0xffffff;
+		state->loopfade_ms = setting->look.loopfade_ms;
+		state->filter = setting->look.filter;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -378,12 +378,12 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	/* `location <lat> <lon>` of the setting, else the compositor's (null: none). */
 	const struct veil_setting *placed = output->setting;
 	struct json_object *location = NULL;
-	if ((placed != NULL && placed->has_location) || output->scene->has_location) {
-		bool own = placed != NULL && placed->has_location;
+	if ((placed != NULL && placed->look.has_location) || output->scene->has_location) {
+		bool own = placed != NULL && placed->look.has_location;
 		location = json_object_new_array();
-		json_object_array_add(location, json_object_new_double(own ? placed->latitude :
+		json_object_array_add(location, json_object_new_double(own ? placed->look.latitude :
 			output->scene->latitude));
-		json_object_array_add(location, json_object_new_double(own ? placed->longitude :
+		json_object_array_add(location, json_object_new_double(own ? placed->look.longitude :
 			output->scene->longitude));
 	}
 	json_object_object_add(obj, "location", location);

@@ -33,24 +33,17 @@ struct veil_setting {
 	int refs;
 	char *name; /* an output name or "*" */
 	bool off; /* `veil off`: show nothing, also where "*" has a wallpaper */
-	enum veil_mode mode;
-	uint32_t color; /* 0xRRGGBB: bars, or the solid colour */
+	/*
+	 * Its command's look (one copy: module/words/command.h), the same for its dark picture's
+	 * and a package's choices.
+	 */
+	struct veil_look look;
 	struct veil_source *source; /* one reference; NULL for off and solid_color */
-	/* Given with the command: how the outputs move to this setting; else their default. */
-	bool has_transition;
-	struct veil_transition_spec transition;
-	bool span; /* one picture across the outputs that use this setting (module/core/span.c) */
-	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
 	/*
 	 * `dark <file>`: the same setting with the dark scheme's picture (one reference; not in the
 	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
 	 */
 	struct veil_setting *dark;
-	/* `filter`: how stills are shrunk; nearest: the buffer nodes scale without smoothing */
-	enum veil_image_filter filter;
-	/* `location <lat> <lon>`: the place an Apple solar wallpaper follows (show/dynamic.c). */
-	bool has_location;
-	double latitude, longitude;
 	/*
 	 * `veil workspace <ws> ...`: the workspace of the outputs named that this setting is for
 	 * (module/core/workspace.c); NULL for the outputs whatever workspace they show.

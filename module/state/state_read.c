@@ -560,10 +560,10 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			return fail(why, -ENOMEM, "out of memory");
 		}
 	}
-	if (dark != NULL && cmd->dark_path != NULL) {
-		free(cmd->dark_path);
-		cmd->dark_path = strdup(dark);
-		if (cmd->dark_path == NULL) {
+	if (dark != NULL && cmd->look.dark_path != NULL) {
+		free(cmd->look.dark_path);
+		cmd->look.dark_path = strdup(dark);
+		if (cmd->look.dark_path == NULL) {
 			veil_command_finish(cmd);
 			return fail(why, -ENOMEM, "out of memory");
 		}

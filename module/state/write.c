@@ -79,11 +79,11 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		return obj;
 	}
 	char color[8];
-	snprintf(color, sizeof(color), "#%06" PRIx32, setting->color & 0xffffff);
+	snprintf(color, sizeof(color), "#%06" PRIx32, setting->look.color & 0xffffff);
 	json_object_object_add(obj, "mode",
-		json_object_new_string(veil_mode_name(setting->mode)));
+		json_object_new_string(veil_mode_name(setting->look.mode)));
 	json_object_object_add(obj, "color", json_object_new_string(color));
-	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+	if (setting->look.mode == VEIL_MODE_SOLID_COLOR) {
 		return obj;
 	}
 	/*
@@ -101,38 +101,38 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		json_object_object_add(file, "path", json_object_new_string(path));
 		json_object_object_add(obj, "file", file);
 	}
-	if (words != NULL && words->has_transition) {
-		json_object_object_add(obj, "transition", transition_object(&words->transition));
+	if (words != NULL && words->look.has_transition) {
+		json_object_object_add(obj, "transition", transition_object(&words->look.transition));
 	}
 	/* `dark <file|#rrggbb>`: the dark scheme's picture, by its path, or its colour. */
 	/* A wallpaper package's dark pictures are its own: its directory says it all. */
 	const char *dark = setting->dark != NULL && setting->package == NULL ?
 		setting_path(setting->dark) : NULL;
 	char dark_color[8];
-	if (setting->dark != NULL && setting->dark->mode == VEIL_MODE_SOLID_COLOR) {
-		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);
+	if (setting->dark != NULL && setting->dark->look.mode == VEIL_MODE_SOLID_COLOR) {
+		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->look.color & 0xffffff);
 		dark = dark_color;
 	}
 	if (!has_show && dark != NULL) {
 		json_object_object_add(obj, "dark", json_object_new_string(dark));
 	}
-	if (setting->has_transition && words == NULL) {
-		json_object_object_add(obj, "transition", transition_object(&setting->transition));
+	if (setting->look.has_transition && words == NULL) {
+		json_object_object_add(obj, "transition", transition_object(&setting->look.transition));
 	}
-	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
-	json_object_object_add(obj, "loopfade_ms", json_object_new_int(setting->loopfade_ms));
-	if (setting->filter != VEIL_IMAGE_FILTER_SMOOTH) {
+	json_object_object_add(obj, "span", json_object_new_boolean(setting->look.span));
+	json_object_object_add(obj, "loopfade_ms", json_object_new_int(setting->look.loopfade_ms));
+	if (setting->look.filter != VEIL_IMAGE_FILTER_SMOOTH) {
 		/* Not the default: written, as its word. */
 		json_object_object_add(obj, "filter",
-			json_object_new_string(veil_image_filter_name(setting->filter)));
+			json_object_new_string(veil_image_filter_name(setting->look.filter)));
 	}
 	/* `location <lat> <lon>`: the setting's own place, not the compositor's. */
-	if (words != NULL ? words->has_location : setting->has_location) {
+	if (words != NULL ? words->look.has_location : setting->look.has_location) {
 		struct json_object *place = json_object_new_array();
 		json_object_array_add(place, json_object_new_double(words != NULL ?
-			words->latitude : setting->latitude));
+			words->look.latitude : setting->look.latitude));
 		json_object_array_add(place, json_object_new_double(words != NULL ?
-			words->longitude : setting->longitude));
+			words->look.longitude : setting->look.longitude));
 		json_object_object_add(obj, "location", place);
 	}
 	/* `veil pause`: a video stays paused, where it was. */
@@ -161,7 +161,7 @@ struct json_object *veil_state_snapshot(struct veil_scene *scene) {
 			continue;
 		}
 		/* A client's file (a descriptor) has no path to find it by again. */
-		if (setting->mode != VEIL_MODE_SOLID_COLOR && setting_path(setting) == NULL) {
+		if (setting->look.mode != VEIL_MODE_SOLID_COLOR && setting_path(setting) == NULL) {
 			continue;
 		}
 		struct json_object *spaces;

@@ -302,7 +302,7 @@ static void read_look(struct xray_output *out, struct look *look) {
 	}
 	if (shown->rect != NULL && shown->rect->node.enabled && shown->setting != NULL) {
 		look->fill = true;
-		look->color = shown->setting->color;
+		look->color = shown->setting->look.color;
 		look->fill_width = shown->rect_width;
 		look->fill_height = shown->rect_height;
 	}
