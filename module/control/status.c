@@ -18,6 +18,7 @@
 #include "scene/sample_buffer.h"
 #include "veil-config.h"
 #include "module/show/show.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "module/xray/xray.h"
 #include "util/colour_space.h"
@@ -84,8 +85,6 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->has_mode = !setting->off;
 		state->mode = setting->look.mode;
 		state->color = setting->look.color & 0xffffff;
-		state->loopfade_ms = setting->look.loopfade_ms;
-		state->filter = setting->look.filter;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -326,13 +325,6 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "workspace", string_or_null(state.workspace));
 	json_object_object_add(obj, "setting_workspace", string_or_null(state.setting_workspace));
 	json_object_object_add(obj, "workspaces", veil_workspace_status(output));
-	if (state.has_mode) {
-		char color[8];
-		snprintf(color, sizeof(color), "#%06x", state.color);
-		json_object_object_add(obj, "mode",
-			json_object_new_string(veil_mode_name(state.mode)));
-		json_object_object_add(obj, "color", json_object_new_string(color));
-	}
 	if (state.source != NULL) {
 		json_object_object_add(obj, "file", json_object_new_string(state.file));
 		json_object_object_add(obj, "source_size", size_object(state.width, state.height));
@@ -371,22 +363,19 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "package", veil_package_status(output));
 	veil_show_status(output, obj);
 	veil_state_status(output, obj);
-	json_object_object_add(obj, "filter",
-		json_object_new_string(veil_image_filter_name(state.filter)));
-	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
-		json_object_new_int(state.loopfade_ms) : NULL);
-	/* `location <lat> <lon>` of the setting, else the compositor's (null: none). */
-	const struct veil_setting *placed = output->setting;
-	struct json_object *location = NULL;
-	if ((placed != NULL && placed->look.has_location) || output->scene->has_location) {
-		bool own = placed != NULL && placed->look.has_location;
-		location = json_object_new_array();
-		json_object_array_add(location, json_object_new_double(own ? placed->look.latitude :
-			output->scene->latitude));
-		json_object_array_add(location, json_object_new_double(own ? placed->look.longitude :
-			output->scene->longitude));
+	/*
+	 * The shown setting's look (mode and colour where a setting shows); `location` the
+	 * setting's, else the compositor's (null: none).
+	 */
+	const struct veil_setting *setting = output->setting;
+	struct veil_look look = setting != NULL ? setting->look : (struct veil_look){0};
+	if (!look.has_location && output->scene->has_location) {
+		look.has_location = true;
+		look.latitude = output->scene->latitude;
+		look.longitude = output->scene->longitude;
 	}
-	json_object_object_add(obj, "location", location);
+	veil_look_to_json(&look, state.has_mode ? VEIL_LOOK_JSON_STATUS :
+		VEIL_LOOK_JSON_STATUS_UNSET, obj);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
 	json_object_object_add(obj, "scheme",
 		json_object_new_string(output->scene->dark ? "dark" : "light"));

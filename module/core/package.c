@@ -63,7 +63,8 @@ int veil_package_open(const struct veil_command *cmd, struct veil_package **pack
 		/* GNOME's XML: a list (1), <size> choices (a package), or a timed background. */
 		int ret = veil_package_xml_read(cmd->path, package, wallpaper, message);
 		if (ret > 0 && *package == NULL) {
-			ret = (cmd->look.dark_path != NULL || cmd->look.has_dark_color) && wallpaper->dark != NULL ?
+			ret = (cmd->look.dark_path != NULL || cmd->look.has_dark_color) &&
+				wallpaper->dark != NULL ?
 				veil_message_fail(message, -EINVAL, "'%s' names its own dark picture "
 				"(<filename-dark>): dark is not for it", cmd->path) :
 				check_listed(wallpaper, cmd->path, message);
@@ -108,8 +109,9 @@ static struct veil_setting *choice_create(const struct veil_setting *parent,
 		veil_setting_unref(choice);
 		return NULL;
 	}
-	choice->full_size = parent->look.mode == VEIL_MODE_CENTER || parent->look.mode == VEIL_MODE_TILE ||
-		parent->look.mode == VEIL_MODE_INTEGER;
+	enum veil_mode mode = parent->look.mode;
+	choice->full_size = mode == VEIL_MODE_CENTER || mode == VEIL_MODE_TILE ||
+		mode == VEIL_MODE_INTEGER;
 	choice->package = veil_package_ref(package);
 	choice->picture = picture;
 	return choice;

@@ -20,7 +20,8 @@
 /* The place a dynamic wallpaper follows: the setting's `location`, else the compositor's. */
 static void find_place(struct veil_timed_show *show) {
 	show->has_place = show->step.look.has_location || show->scene->has_location;
-	show->latitude = show->step.look.has_location ? show->step.look.latitude : show->scene->latitude;
+	show->latitude = show->step.look.has_location ? show->step.look.latitude :
+		show->scene->latitude;
 	show->longitude = show->step.look.has_location ? show->step.look.longitude :
 		show->scene->longitude;
 }

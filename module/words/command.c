@@ -375,8 +375,8 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.look.has_transition || parsed.look.loopfade_ms > 0 || parsed.look.span ||
-					parsed.look.has_location || dark_first > 0) {
+			if (argc > 2 || parsed.look.has_transition || parsed.look.loopfade_ms > 0 ||
+					parsed.look.span || parsed.look.has_location || dark_first > 0) {
 				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}

@@ -203,8 +203,9 @@ static void test_transition_options(void) {
 	/* The words after the kind in any order; each kind's default side. */
 	CHECK(veil_command_parse(ARGV("veil", "transition", "slide", "from", "bottom", "300"),
 		&cmd, NULL) == 0);
-	CHECK(cmd.kind == VEIL_COMMAND_TRANSITION && cmd.look.transition.kind == VEIL_TRANSITION_SLIDE &&
-		cmd.look.transition.ms == 300 && cmd.look.transition.side == VEIL_SIDE_BOTTOM);
+	CHECK(cmd.kind == VEIL_COMMAND_TRANSITION &&
+		cmd.look.transition.kind == VEIL_TRANSITION_SLIDE && cmd.look.transition.ms == 300 &&
+		cmd.look.transition.side == VEIL_SIDE_BOTTOM);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "slide"), &cmd, NULL) == 0);
 	CHECK(cmd.look.transition.side == VEIL_SIDE_RIGHT);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "wipe"), &cmd, NULL) == 0);
@@ -249,8 +250,8 @@ static void test_transition_options(void) {
 	/* loopfade, before or after the transition. */
 	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "fill", "loopfade", "600"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.look.loopfade_ms == 600 && !cmd.look.has_transition && cmd.look.mode == VEIL_MODE_FILL &&
-		strcmp(cmd.path, "v.mp4") == 0);
+	CHECK(cmd.look.loopfade_ms == 600 && !cmd.look.has_transition &&
+		cmd.look.mode == VEIL_MODE_FILL && strcmp(cmd.path, "v.mp4") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "loopfade", "600", "transition", "grow",
 		"900", "at", "1,2"), &cmd, NULL) == 0);
@@ -291,8 +292,8 @@ static void test_transition_options(void) {
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "loopfade", "5", "filter", "SMOOTH",
 		"span"), &cmd, NULL) == 0);
-	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.look.loopfade_ms == 5 && cmd.look.span &&
-		strcmp(cmd.path, "a.png") == 0);
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.look.loopfade_ms == 5 &&
+		cmd.look.span && strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill"), &cmd, NULL) == 0);
 	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH, "smooth unless asked");
@@ -478,13 +479,14 @@ static void test_dark(void) {
 	/* `dark #rrggbb`: a colour, after a colour or a file. */
 	CHECK(veil_command_parse(ARGV("veil", "#102030", "solid_color", "dark", "#0A0B0C"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.look.mode == VEIL_MODE_SOLID_COLOR && cmd.look.color == 0x102030 && cmd.look.has_dark_color &&
-		cmd.look.dark_color == 0x0a0b0c && cmd.look.dark_path == NULL);
+	CHECK(cmd.look.mode == VEIL_MODE_SOLID_COLOR && cmd.look.color == 0x102030 &&
+		cmd.look.has_dark_color && cmd.look.dark_color == 0x0a0b0c && cmd.look.dark_path == NULL);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "dark", "#000001",
 		"transition", "fade"), &cmd, NULL) == 0);
-	CHECK(strcmp(cmd.path, "a.png") == 0 && cmd.look.mode == VEIL_MODE_FIT && cmd.look.has_dark_color &&
-		cmd.look.dark_color == 0x000001 && cmd.look.dark_path == NULL && cmd.look.has_transition);
+	CHECK(strcmp(cmd.path, "a.png") == 0 && cmd.look.mode == VEIL_MODE_FIT &&
+		cmd.look.has_dark_color && cmd.look.dark_color == 0x000001 &&
+		cmd.look.dark_path == NULL && cmd.look.has_transition);
 	veil_command_finish(&cmd);
 	expect_dark(ARGV("veil", "a.png", "dark", "./#000001"), "a.png", "./#000001", fill);
 	expect_error(ARGV("veil", "a.png", "dark", "#00000g"), -EINVAL,

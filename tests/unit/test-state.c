@@ -9,6 +9,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "module/words/command.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "check.h"
 
@@ -89,8 +90,8 @@ static void test_round_trip(void) {
 	json_object_object_get_ex(outputs, "DP-4", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/l.png") == 0 &&
-		cmd.look.mode == VEIL_MODE_FIT && cmd.look.has_dark_color && cmd.look.dark_color == 0x0a0b0c &&
-		cmd.look.dark_path == NULL);
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.has_dark_color &&
+		cmd.look.dark_color == 0x0a0b0c && cmd.look.dark_path == NULL);
 	veil_command_finish(&cmd);
 
 	json_object_object_get_ex(outputs, "DP-2", &entry);
@@ -101,9 +102,11 @@ static void test_round_trip(void) {
 	json_object_object_get_ex(outputs, "DP-3", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.dark_path != NULL &&
-		strcmp(cmd.look.dark_path, "/$d/d.png") == 0 && cmd.look.transition.kind == VEIL_TRANSITION_FADE &&
+		strcmp(cmd.look.dark_path, "/$d/d.png") == 0 &&
+		cmd.look.transition.kind == VEIL_TRANSITION_FADE &&
 		cmd.look.transition.ease.kind == VEIL_EASE_BEZIER && cmd.look.transition.ease.x1 == 0.2 &&
-		cmd.look.transition.ease.y2 == 1.0, "%s", cmd.look.dark_path != NULL ? cmd.look.dark_path : "no dark");
+		cmd.look.transition.ease.y2 == 1.0, "%s",
+		cmd.look.dark_path != NULL ? cmd.look.dark_path : "no dark");
 	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH, "no filter written: the default");
 	veil_command_finish(&cmd);
 	json_object_put(root);
@@ -234,7 +237,8 @@ static void test_extras(void) {
 	CHECK(veil_state_transition_command(member(member(root, "transitions"), "*"), &cmd,
 		&why) == 0 && cmd.kind == VEIL_COMMAND_TRANSITION &&
 		cmd.look.transition.kind == VEIL_TRANSITION_WIPE && cmd.look.transition.ms == 250 &&
-		cmd.look.transition.side == VEIL_SIDE_TOP && cmd.look.transition.ease.kind != VEIL_EASE_LINEAR,
+		cmd.look.transition.side == VEIL_SIDE_TOP &&
+		cmd.look.transition.ease.kind != VEIL_EASE_LINEAR,
 		"%s", why);
 	veil_command_finish(&cmd);
 
@@ -315,11 +319,92 @@ static void test_restore_words(void) {
 	free(message);
 }
 
+/* The member's text in obj ("" when absent, "null" for null). */
+static const char *text_of(struct json_object *obj, const char *name) {
+	struct json_object *value = NULL;
+	if (!json_object_object_get_ex(obj, name, &value)) {
+		return "";
+	}
+	return value != NULL ? json_object_to_json_string(value) : "null";
+}
+
+/*
+ * One look through the table (module/state/look_json.c): written as the state file has it, it
+ * comes back through the reader's words as it was; the status names its members its own way.
+ */
+static void test_look_table(void) {
+	struct veil_look look = {
+		.mode = VEIL_MODE_FIT, .color = 0x102030, .has_transition = true,
+		.transition = { .kind = VEIL_TRANSITION_GROW, .ms = 700,
+			.at_x = { .value = 25, .percent = true }, .at_y = { .value = 40 } },
+		.span = true, .loopfade_ms = 450, .filter = VEIL_IMAGE_FILTER_NEAREST,
+		.has_location = true, .latitude = 51.5, .longitude = -0.125,
+		.dark_path = "/d/dark one.png",
+	};
+	struct json_object *entry = json_object_new_object();
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
+	struct json_object *file = json_object_new_object();
+	json_object_object_add(file, "path", json_object_new_string("/l.png"));
+	json_object_object_add(entry, "file", file);
+	CHECK(veil_look_check_json(entry) == NULL, "%s", json_object_to_json_string(entry));
+	CHECK(strcmp(text_of(entry, "loopfade_ms"), "450") == 0 &&
+		strcmp(text_of(entry, "filter"), "\"nearest\"") == 0 &&
+		strcmp(text_of(entry, "span"), "true") == 0, "%s", json_object_to_json_string(entry));
+	struct veil_command cmd;
+	char *why = NULL;
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/l.png") == 0 &&
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.color == 0x102030 &&
+		cmd.look.has_transition && cmd.look.transition.kind == VEIL_TRANSITION_GROW &&
+		cmd.look.transition.ms == 700 && cmd.look.transition.at_x.value == 25 &&
+		cmd.look.transition.at_x.percent && cmd.look.transition.at_y.value == 40 &&
+		!cmd.look.transition.at_y.percent && cmd.look.span && cmd.look.loopfade_ms == 450 &&
+		cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.look.has_location &&
+		cmd.look.latitude == 51.5 && cmd.look.longitude == -0.125 &&
+		cmd.look.dark_path != NULL && strcmp(cmd.look.dark_path, "/d/dark one.png") == 0,
+		"%s", json_object_to_json_string(entry));
+	veil_command_finish(&cmd);
+	free(why);
+
+	/* The status: its own names, null for what is not set, no state-only member. */
+	struct json_object *status = json_object_new_object();
+	look.loopfade_ms = 0;
+	look.has_location = false;
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATUS, status);
+	CHECK(strcmp(text_of(status, "mode"), "\"fit\"") == 0 &&
+		strcmp(text_of(status, "color"), "\"#102030\"") == 0 &&
+		strcmp(text_of(status, "filter"), "\"nearest\"") == 0 &&
+		strcmp(text_of(status, "loopfade"), "null") == 0 &&
+		strcmp(text_of(status, "location"), "null") == 0 &&
+		json_object_object_length(status) == 5, "%s", json_object_to_json_string(status));
+	json_object_put(status);
+	status = json_object_new_object();
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATUS_UNSET, status);
+	CHECK(strcmp(text_of(status, "mode"), "") == 0 && strcmp(text_of(status, "color"), "") == 0 &&
+		json_object_object_length(status) == 3, "%s", json_object_to_json_string(status));
+	json_object_put(status);
+
+	/* A solid colour's entry is its colour alone. */
+	json_object_put(entry);
+	entry = json_object_new_object();
+	look.mode = VEIL_MODE_SOLID_COLOR;
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
+	CHECK(json_object_object_length(entry) == 2 &&
+		strcmp(text_of(entry, "color"), "\"#102030\"") == 0, "%s",
+		json_object_to_json_string(entry));
+	json_object_put(entry);
+
+	/* A member of another type is refused, by its name. */
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"loopfade_ms\":\"1\"}}}", "loopfade_ms");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"location\":[1]}}}", "two numbers");
+}
+
 int main(void) {
 	test_round_trip();
 	test_values();
 	test_refused();
 	test_extras();
 	test_restore_words();
+	test_look_table();
 	return check_summary("state");
 }
