@@ -74,6 +74,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->transition_progress = veil_transition_progress(output->transition);
 		state->transition_eased = veil_transition_eased(output->transition);
 		state->transition_spec = veil_transition_get_spec(output->transition);
+		state->transition_random = veil_transition_is_random(output->transition);
 	}
 	if (output->pending != NULL && output->pending->source != NULL) {
 		state->loading = output->pending->source->path;
@@ -266,7 +267,7 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 
 /* A wipe's or a slide's edge ("from"), a grow's centre ("at", as its words say it). */
 static void add_transition_words(struct json_object *obj,
-		const struct veil_transition_spec *spec) {
+		const struct veil_transition_spec *spec, bool random) {
 	if (spec == NULL) {
 		return;
 	}
@@ -284,7 +285,7 @@ static void add_transition_words(struct json_object *obj,
 	veil_ease_format(&spec->ease, curve, sizeof(curve));
 	json_object_object_add(obj, "ease", json_object_new_string(curve));
 	/* `transition random` picked the kind above for this change. */
-	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
+	json_object_object_add(obj, "random", json_object_new_boolean(random));
 }
 
 /*
@@ -353,7 +354,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_double(state.transition_progress));
 		json_object_object_add(transition, "eased",
 			json_object_new_double(state.transition_eased));
-		add_transition_words(transition, state.transition_spec);
+		add_transition_words(transition, state.transition_spec,
+			state.transition_random);
 	}
 	json_object_object_add(obj, "transition", transition);
 	struct json_object *span = veil_span_status(output);

@@ -198,7 +198,7 @@ struct veil_output {
 	struct veil_transition_spec switch_transition;
 
 	struct wl_listener source_frame;
-	/* a video's loop seam: loopfade (module/core/transition/transition.c) */
+	/* a video's loop seam, faded over (module/core/transition/transition.c) */
 	struct wl_listener source_loop;
 	struct wl_listener pending_frame; /* on pending->source */
 	struct wl_listener output_commit;
@@ -277,6 +277,8 @@ float veil_transition_progress(const struct veil_transition *transition);
 float veil_transition_eased(const struct veil_transition *transition);
 const struct veil_transition_spec *veil_transition_get_spec(
 	const struct veil_transition *transition);
+/* Whether `transition random` picked its kind (and side). */
+bool veil_transition_is_random(const struct veil_transition *transition);
 
 /*
  * module/core/span.c: one picture across outputs. The canvas of a spanning setting on an output is
@@ -391,8 +393,8 @@ void veil_workspace_output_finish(struct veil_output *output);
 struct json_object *veil_workspace_status(struct veil_output *output);
 struct veil_setting *veil_setting_ref(struct veil_setting *setting);
 /*
- * A new setting (one reference, in no list) of the same words as setting: name, off, mode,
- * colour, transition, loopfade, span, filter, location; no source, file, dark or workspace.
+ * A new setting (one reference, in no list) of the same words as setting: name, off, its look
+ * (veil_look_copy); no source, file, dark setting or workspace. NULL without memory.
  */
 struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting);
 /* NULL is allowed. */

@@ -35,9 +35,9 @@ struct veil_state_words {
 };
 
 /*
- * Adds the words of a state file's entry's look after its file, mode and colour: dark (a
- * colour, or "/" for a path put in after the parser), transition, filter, location, loopfade,
- * span. A checked entry (veil_look_check_json) is assumed.
+ * Adds the words of a state file's entry's look after its file, mode and colour, in the table's
+ * order: dark (a colour, or "/" for a path put in after the parser), then the words the parser
+ * takes off the end. A checked entry (veil_look_check_json) is assumed.
  */
 void veil_look_from_json(struct json_object *entry, struct veil_state_words *w);
 

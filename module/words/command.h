@@ -103,8 +103,6 @@ struct veil_transition_spec {
 	struct veil_coord at_x, at_y;
 	/* `ease <curve>`: how progress follows time; linear when not given (zeroed). */
 	struct veil_ease ease;
-	/* A running transition whose kind (and side) `random` picked; never set by the parser. */
-	bool random;
 	/*
 	 * Whether `from` was given: a slide without it, in a workspace setting, comes from the
 	 * side the switch goes to (module/core/workspace.c).
