@@ -123,10 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		if (fallback != NULL) {
 			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_RESTORE && fallback->kind == VEIL_COMMAND_SET,
 				"fallback of kind %d for kind %d", (int)fallback->kind, (int)cmd.kind);
-			FUZZ_CHECK(fallback->mode == VEIL_MODE_SOLID_COLOR ? fallback->path == NULL :
+			FUZZ_CHECK(fallback->look.mode == VEIL_MODE_SOLID_COLOR ? fallback->path == NULL :
 				fallback->path != NULL && fallback->path[0] != '\0' &&
 				strlen(fallback->path) < PATH_MAX && !has_control(fallback->path),
-				"fallback path for mode %d", (int)fallback->mode);
+				"fallback path for mode %d", (int)fallback->look.mode);
 		}
 		/* `workspace <ws> ...`: a SET or an OFF, for a name a person could have typed. */
 		if (cmd.workspace != NULL) {
