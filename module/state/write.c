@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "module/state/state_impl.h"
-#include "util/ease.h"
 #include "util/message.h"
 #include "util/mode.h"
 #include "util/worker.h"
