@@ -95,8 +95,8 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 		return NULL;
 	}
 	/* The same picture from a new renderer: no reason to fade. */
-	copy->has_transition = true;
-	copy->transition.kind = VEIL_TRANSITION_NONE;
+	copy->look.has_transition = true;
+	copy->look.transition.kind = VEIL_TRANSITION_NONE;
 	copy->source = veil_source_ref(source);
 	/* The dark picture goes along as it is (a video there keeps the old renderer's frames). */
 	copy->dark = setting->dark != NULL ? veil_setting_ref(setting->dark) : NULL;

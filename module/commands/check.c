@@ -17,7 +17,7 @@
 static int check_parsed(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, char **message) {
 	int ret = 0;
-	if (cmd->kind == VEIL_COMMAND_SET && cmd->span && scene != NULL &&
+	if (cmd->kind == VEIL_COMMAND_SET && cmd->look.span && scene != NULL &&
 			scene->display != NULL && scene->output_layout == NULL) {
 		/* As veil_scene_command() would say; without a scene, the command decides. */
 		veil_message_set(message, "span needs the compositor's output layout, which it has "
@@ -39,17 +39,17 @@ static int check_parsed(struct veil_scene *scene, const char *output_name,
 		directory = show != NULL && show->directory;
 		timed = show != NULL && !show->directory;
 	}
-	if (ret == 0 && cmd->kind == VEIL_COMMAND_SET && cmd->mode != VEIL_MODE_SOLID_COLOR &&
+	if (ret == 0 && cmd->kind == VEIL_COMMAND_SET && cmd->look.mode != VEIL_MODE_SOLID_COLOR &&
 			!directory && !timed) {
 		ret = veil_source_check(cmd->path, message);
 	}
-	if (ret == 0 && directory && (cmd->dark_path != NULL || cmd->has_dark_color)) {
+	if (ret == 0 && directory && (cmd->look.dark_path != NULL || cmd->look.has_dark_color)) {
 		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
 			"one", cmd->path);
 		ret = -EINVAL;
 	}
-	if (ret == 0 && cmd->dark_path != NULL) {
-		ret = veil_source_check(cmd->dark_path, message);
+	if (ret == 0 && cmd->look.dark_path != NULL) {
+		ret = veil_source_check(cmd->look.dark_path, message);
 	}
 	/* restore's fallback file: checked as if it were the command. */
 	const struct veil_command *fallback = cmd->fallback;

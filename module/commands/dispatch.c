@@ -43,7 +43,7 @@ static int run_show(struct veil_scene *scene, const char *output_name,
 		ret = veil_show_claim(cmd, &show, message);
 	}
 	if (ret == 0 && show != NULL && show->directory &&
-			(cmd->dark_path != NULL || cmd->has_dark_color)) {
+			(cmd->look.dark_path != NULL || cmd->look.has_dark_color)) {
 		veil_message_set(message, "dark names one picture: a slideshow of '%s' cannot have "
 			"one", cmd->path);
 		ret = -EINVAL;
@@ -75,7 +75,7 @@ static int handle_pause(struct veil_scene *scene, const char *name,
 
 static int handle_transition(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
-	int ret = veil_scene_set_transition_default(scene, name, &cmd->transition);
+	int ret = veil_scene_set_transition_default(scene, name, &cmd->look.transition);
 	if (ret < 0) {
 		veil_message_set(message, "Out of memory");
 	}
@@ -156,7 +156,7 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 		}
 	}
 	if (cmd->kind == VEIL_COMMAND_SET && package == NULL) {
-		if (cmd->workspace != NULL && fd < 0 && cmd->mode != VEIL_MODE_SOLID_COLOR) {
+		if (cmd->workspace != NULL && fd < 0 && cmd->look.mode != VEIL_MODE_SOLID_COLOR) {
 			ret = refuse_show_for_workspace(cmd, message);
 			if (ret < 0) {
 				return ret;
@@ -167,7 +167,7 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 			/* A show started (1), or the words were wrong for the path. */
 			return ret < 0 ? ret : 0;
 		}
-		if (cmd->mode != VEIL_MODE_SOLID_COLOR) {
+		if (cmd->look.mode != VEIL_MODE_SOLID_COLOR) {
 			ret = veil_scene_open(scene, output_name, cmd, fd, label, &source, &dark,
 				message);
 			if (ret < 0) {

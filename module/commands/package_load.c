@@ -141,7 +141,7 @@ static int check_xml(const struct veil_command *cmd, char **message) {
 
 static bool names_file(const struct veil_command *cmd) {
 	return cmd->kind == VEIL_COMMAND_SET && cmd->path != NULL &&
-		cmd->mode != VEIL_MODE_SOLID_COLOR;
+		cmd->look.mode != VEIL_MODE_SOLID_COLOR;
 }
 
 int veil_package_check(const struct veil_command *cmd, bool *package, bool *xml,
@@ -164,15 +164,14 @@ static bool copy_command(struct veil_command *copy, const struct veil_command *c
 	*copy = *cmd;
 	copy->fallback = NULL;
 	copy->path = cmd->path != NULL ? strdup(cmd->path) : NULL;
-	copy->dark_path = cmd->dark_path != NULL ? strdup(cmd->dark_path) : NULL;
+	bool look = veil_look_copy(&copy->look, &cmd->look) == 0;
 	copy->workspace = cmd->workspace != NULL ? strdup(cmd->workspace) : NULL;
 	if (cmd->from_restore && cmd->fallback != NULL &&
 			((copy->fallback = calloc(1, sizeof(*copy->fallback))) == NULL ||
 			!copy_command(copy->fallback, cmd->fallback))) {
 		return false;
 	}
-	return (cmd->path == NULL || copy->path != NULL) &&
-		(cmd->dark_path == NULL || copy->dark_path != NULL) &&
+	return (cmd->path == NULL || copy->path != NULL) && look &&
 		(cmd->workspace == NULL || copy->workspace != NULL);
 }
 

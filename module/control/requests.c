@@ -163,9 +163,9 @@ out:
 static void manager_handle_set_wallpaper(struct wl_client *client,
 		struct wl_resource *manager_resource, uint32_t id, const char *output, int32_t fd,
 		const char *label, uint32_t mode, uint32_t color) {
-	struct veil_command cmd = { .kind = VEIL_COMMAND_SET, .color = color };
+	struct veil_command cmd = { .kind = VEIL_COMMAND_SET, .look.color = color };
 	/* solid_color has a request of its own. */
-	if (!veil_mode_from_protocol(mode, &cmd.mode) || cmd.mode == VEIL_MODE_SOLID_COLOR) {
+	if (!veil_mode_from_protocol(mode, &cmd.look.mode) || cmd.look.mode == VEIL_MODE_SOLID_COLOR) {
 		wl_resource_post_error(manager_resource, ZVEIL_CONTROL_MANAGER_V1_ERROR_INVALID_MODE,
 			"set_wallpaper: mode %" PRIu32 " is not stretch, fill, fit, center, tile or "
 			"integer", mode);
@@ -203,8 +203,8 @@ static void manager_handle_set_color(struct wl_client *client,
 	}
 	struct veil_command cmd = {
 		.kind = VEIL_COMMAND_SET,
-		.mode = VEIL_MODE_SOLID_COLOR,
-		.color = color,
+		.look.mode = VEIL_MODE_SOLID_COLOR,
+		.look.color = color,
 	};
 	run_command(client, manager_resource, id, output, &cmd, -1, NULL);
 }

@@ -302,7 +302,7 @@ void veil_snapshot_start(struct veil_scene *scene, struct wl_resource *resource,
 		send_failed(resource, not_shown, message != NULL ? message : "Nothing shown");
 		goto out;
 	}
-	if (setting->mode != VEIL_MODE_SOLID_COLOR && (source == NULL || source->frame == NULL)) {
+	if (setting->look.mode != VEIL_MODE_SOLID_COLOR && (source == NULL || source->frame == NULL)) {
 		const char *why = source != NULL && source->error != NULL ? source->error :
 			"its picture is still loading";
 		message = veil_message("%s shows no picture yet: %s", name, why);
@@ -318,9 +318,9 @@ void veil_snapshot_start(struct veil_scene *scene, struct wl_resource *resource,
 	job->fd = -1;
 	job->max_width = (int)max_width;
 	job->max_height = (int)max_height;
-	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+	if (setting->look.mode == VEIL_MODE_SOLID_COLOR) {
 		job->solid = true;
-		job->color = setting->color & 0xffffff;
+		job->color = setting->look.color & 0xffffff;
 	} else if (veil_frame_read_take(&job->read, source->frame, &message) < 0) {
 		char *sentence = veil_message("Cannot read back what %s shows: %s", name, message);
 		send_failed(resource, ZVEIL_CONTROL_RESULT_V1_REASON_FAILURE,

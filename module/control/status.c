@@ -18,6 +18,7 @@
 #include "scene/sample_buffer.h"
 #include "veil-config.h"
 #include "module/show/show.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "module/xray/xray.h"
 #include "util/colour_space.h"
@@ -31,7 +32,7 @@ static enum veil_output_kind kind_of(const struct veil_output *output) {
 	if (setting->off) {
 		return VEIL_OUTPUT_OFF;
 	}
-	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+	if (setting->look.mode == VEIL_MODE_SOLID_COLOR) {
 		return VEIL_OUTPUT_COLOR;
 	}
 	if (output->source == NULL) {
@@ -73,6 +74,7 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->transition_progress = veil_transition_progress(output->transition);
 		state->transition_eased = veil_transition_eased(output->transition);
 		state->transition_spec = veil_transition_get_spec(output->transition);
+		state->transition_random = veil_transition_is_random(output->transition);
 	}
 	if (output->pending != NULL && output->pending->source != NULL) {
 		state->loading = output->pending->source->path;
@@ -82,10 +84,8 @@ void veil_output_get_state(struct veil_output *output, struct veil_output_state 
 		state->setting = setting->name;
 		state->setting_workspace = setting->workspace;
 		state->has_mode = !setting->off;
-		state->mode = setting->mode;
-		state->color = setting->color & 0xffffff;
-		state->loopfade_ms = setting->loopfade_ms;
-		state->filter = setting->filter;
+		state->mode = setting->look.mode;
+		state->color = setting->look.color & 0xffffff;
 	}
 	struct veil_source *source = output->source;
 	if (source != NULL) {
@@ -267,7 +267,7 @@ static struct json_object *source_status(const struct veil_output_state *state) 
 
 /* A wipe's or a slide's edge ("from"), a grow's centre ("at", as its words say it). */
 static void add_transition_words(struct json_object *obj,
-		const struct veil_transition_spec *spec) {
+		const struct veil_transition_spec *spec, bool random) {
 	if (spec == NULL) {
 		return;
 	}
@@ -285,7 +285,7 @@ static void add_transition_words(struct json_object *obj,
 	veil_ease_format(&spec->ease, curve, sizeof(curve));
 	json_object_object_add(obj, "ease", json_object_new_string(curve));
 	/* `transition random` picked the kind above for this change. */
-	json_object_object_add(obj, "random", json_object_new_boolean(spec->random));
+	json_object_object_add(obj, "random", json_object_new_boolean(random));
 }
 
 /*
@@ -326,13 +326,6 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "workspace", string_or_null(state.workspace));
 	json_object_object_add(obj, "setting_workspace", string_or_null(state.setting_workspace));
 	json_object_object_add(obj, "workspaces", veil_workspace_status(output));
-	if (state.has_mode) {
-		char color[8];
-		snprintf(color, sizeof(color), "#%06x", state.color);
-		json_object_object_add(obj, "mode",
-			json_object_new_string(veil_mode_name(state.mode)));
-		json_object_object_add(obj, "color", json_object_new_string(color));
-	}
 	if (state.source != NULL) {
 		json_object_object_add(obj, "file", json_object_new_string(state.file));
 		json_object_object_add(obj, "source_size", size_object(state.width, state.height));
@@ -361,7 +354,8 @@ struct json_object *veil_output_status(struct veil_output *output) {
 			json_object_new_double(state.transition_progress));
 		json_object_object_add(transition, "eased",
 			json_object_new_double(state.transition_eased));
-		add_transition_words(transition, state.transition_spec);
+		add_transition_words(transition, state.transition_spec,
+			state.transition_random);
 	}
 	json_object_object_add(obj, "transition", transition);
 	struct json_object *span = veil_span_status(output);
@@ -371,22 +365,19 @@ struct json_object *veil_output_status(struct veil_output *output) {
 	json_object_object_add(obj, "package", veil_package_status(output));
 	veil_show_status(output, obj);
 	veil_state_status(output, obj);
-	json_object_object_add(obj, "filter",
-		json_object_new_string(veil_image_filter_name(state.filter)));
-	json_object_object_add(obj, "loopfade", state.loopfade_ms > 0 ?
-		json_object_new_int(state.loopfade_ms) : NULL);
-	/* `location <lat> <lon>` of the setting, else the compositor's (null: none). */
-	const struct veil_setting *placed = output->setting;
-	struct json_object *location = NULL;
-	if ((placed != NULL && placed->has_location) || output->scene->has_location) {
-		bool own = placed != NULL && placed->has_location;
-		location = json_object_new_array();
-		json_object_array_add(location, json_object_new_double(own ? placed->latitude :
-			output->scene->latitude));
-		json_object_array_add(location, json_object_new_double(own ? placed->longitude :
-			output->scene->longitude));
+	/*
+	 * The shown setting's look (mode and colour where a setting shows); `location` the
+	 * setting's, else the compositor's (null: none).
+	 */
+	const struct veil_setting *setting = output->setting;
+	struct veil_look look = setting != NULL ? setting->look : (struct veil_look){0};
+	if (!look.has_location && output->scene->has_location) {
+		look.has_location = true;
+		look.latitude = output->scene->latitude;
+		look.longitude = output->scene->longitude;
 	}
-	json_object_object_add(obj, "location", location);
+	veil_look_to_json(&look, state.has_mode ? VEIL_LOOK_JSON_STATUS :
+		VEIL_LOOK_JSON_STATUS_UNSET, obj);
 	/* `veil scheme`: the whole scene's; a setting with `dark` shows its second picture. */
 	json_object_object_add(obj, "scheme",
 		json_object_new_string(output->scene->dark ? "dark" : "light"));

@@ -58,8 +58,7 @@ struct veil_output_state {
 	float transition_progress; /* 0 to 1: the time elapsed, as a fraction */
 	float transition_eased; /* the progress drawn: transition_progress through the curve */
 	const struct veil_transition_spec *transition_spec; /* its words (side, centre) */
-	int loopfade_ms; /* the shown setting's `loopfade`, 0 for none */
-	enum veil_image_filter filter; /* the shown setting's `filter` */
+	bool transition_random; /* `transition random` picked its kind */
 };
 
 void veil_output_get_state(struct veil_output *output, struct veil_output_state *state);

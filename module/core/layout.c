@@ -146,7 +146,7 @@ void veil_output_release_tiled(struct veil_output *output) {
 
 /* The frame the nodes show: the source's, or for a small still in tile mode a repeated one. */
 static struct wlr_buffer *frame_to_show(struct veil_output *output, struct wlr_buffer *frame) {
-	bool repeat = output->setting->mode == VEIL_MODE_TILE &&
+	bool repeat = output->setting->look.mode == VEIL_MODE_TILE &&
 		output->source->impl->kind == VEIL_SOURCE_IMAGE &&
 		(frame->width < TILE_MIN_SIZE || frame->height < TILE_MIN_SIZE);
 	if (!repeat) {
@@ -312,7 +312,7 @@ void veil_output_set_opacity(struct veil_output *output, float opacity) {
 	}
 	if (output->setting != NULL) {
 		float color[4];
-		color_to_float(output->setting->color, opacity, color);
+		color_to_float(output->setting->look.color, opacity, color);
 		wlr_scene_rect_set_color(output->rect, color);
 	}
 }
@@ -337,12 +337,12 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 		return false;
 	}
 	float color[4];
-	color_to_float(output->setting->color, output->opacity, color);
+	color_to_float(output->setting->look.color, output->opacity, color);
 	output->rect_width = cover.width;
 	output->rect_height = cover.height;
 	view_rect(output);
 	wlr_scene_rect_set_color(output->rect, color);
-	enum veil_mode mode = output->setting->mode;
+	enum veil_mode mode = output->setting->look.mode;
 	bool bars = mode != VEIL_MODE_STRETCH && mode != VEIL_MODE_FILL;
 	/* Transparent pixels of an animation show the colour, as the bars do. */
 	bool translucent = framed && output->source != NULL && output->source->translucent;
@@ -353,8 +353,8 @@ static bool place_rect(struct veil_output *output, const struct veil_geometry_in
 enum wlr_scale_filter_mode veil_output_filter_mode(const struct veil_output *output) {
 	/* `filter nearest`, and `integer`'s whole-number scales: no smoothing. */
 	const struct veil_setting *setting = output->setting;
-	bool nearest = setting != NULL && (setting->filter == VEIL_IMAGE_FILTER_NEAREST ||
-		setting->mode == VEIL_MODE_INTEGER);
+	bool nearest = setting != NULL && (setting->look.filter == VEIL_IMAGE_FILTER_NEAREST ||
+		setting->look.mode == VEIL_MODE_INTEGER);
 	return nearest ? WLR_SCALE_FILTER_NEAREST : WLR_SCALE_FILTER_BILINEAR;
 }
 
@@ -430,7 +430,7 @@ void veil_output_layout(struct veil_output *output) {
 		veil_output_release_tiled(output);
 	}
 	struct veil_geometry_in in = {
-		.mode = setting->mode,
+		.mode = setting->look.mode,
 		.image_width = frame != NULL ? frame->width : 1,
 		.image_height = frame != NULL ? frame->height : 1,
 		.scale = output->output->scale,

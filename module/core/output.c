@@ -41,7 +41,7 @@ static void handle_source_frame(struct wl_listener *listener, void *data) {
 static void handle_source_loop(struct wl_listener *listener, void *data) {
 	struct veil_output *output = wl_container_of(listener, output, source_loop);
 	const struct veil_setting *setting = output->setting;
-	if (setting == NULL || setting->loopfade_ms <= 0 || !output->viewing) {
+	if (setting == NULL || setting->look.loopfade_ms <= 0 || !output->viewing) {
 		return;
 	}
 	/* A loop shorter than its fade: the next seam starts from the end of the last fade. */
@@ -55,7 +55,7 @@ static void handle_source_loop(struct wl_listener *listener, void *data) {
 	}
 	struct veil_transition_spec spec = {
 		.kind = VEIL_TRANSITION_LOOPFADE,
-		.ms = setting->loopfade_ms,
+		.ms = setting->look.loopfade_ms,
 	};
 	output->transition = veil_transition_create(output, &spec);
 	if (output->transition == NULL) {
@@ -182,7 +182,7 @@ static char *refusal(const struct veil_setting *setting) {
 		return strdup(source->error != NULL ? source->error : "The wallpaper has no frame");
 	}
 	/* Each copy of a video is a node updated every frame: keep them few. */
-	if (setting->mode == VEIL_MODE_TILE && source->impl->kind == VEIL_SOURCE_VIDEO &&
+	if (setting->look.mode == VEIL_MODE_TILE && source->impl->kind == VEIL_SOURCE_VIDEO &&
 			(source->width < MIN_TILED_VIDEO || source->height < MIN_TILED_VIDEO)) {
 		return veil_message("'%s' is %dx%d: too small to tile (a video needs %dx%d at "
 			"least)", source->path, source->width, source->height, MIN_TILED_VIDEO,

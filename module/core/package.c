@@ -33,7 +33,7 @@ static int check_listed(const struct veil_gnome_wallpaper *wallpaper, const char
 int veil_package_words_check(const struct veil_command *cmd, char **message) {
 	/* A slideshow's step carries the show's words: a package there is one of its pictures. */
 	bool show_words = cmd->has_slideshow && !cmd->from_slideshow;
-	const char *refused = cmd->dark_path != NULL || cmd->has_dark_color ? "dark (its "
+	const char *refused = cmd->look.dark_path != NULL || cmd->look.has_dark_color ? "dark (its "
 		"contents/images_dark/ is its dark picture)" : show_words ? "every, order or "
 		"recursive (a package is one wallpaper)" : NULL;
 	if (refused == NULL) {
@@ -48,7 +48,7 @@ int veil_package_open(const struct veil_command *cmd, struct veil_package **pack
 	*package = NULL;
 	memset(wallpaper, 0, sizeof(*wallpaper));
 	if (cmd->kind != VEIL_COMMAND_SET || cmd->path == NULL ||
-			cmd->mode == VEIL_MODE_SOLID_COLOR || cmd->package_read) {
+			cmd->look.mode == VEIL_MODE_SOLID_COLOR || cmd->package_read) {
 		return 0;
 	}
 	if (cmd->package != NULL) {
@@ -63,7 +63,8 @@ int veil_package_open(const struct veil_command *cmd, struct veil_package **pack
 		/* GNOME's XML: a list (1), <size> choices (a package), or a timed background. */
 		int ret = veil_package_xml_read(cmd->path, package, wallpaper, message);
 		if (ret > 0 && *package == NULL) {
-			ret = (cmd->dark_path != NULL || cmd->has_dark_color) && wallpaper->dark != NULL ?
+			ret = (cmd->look.dark_path != NULL || cmd->look.has_dark_color) &&
+				wallpaper->dark != NULL ?
 				veil_message_fail(message, -EINVAL, "'%s' names its own dark picture "
 				"(<filename-dark>): dark is not for it", cmd->path) :
 				check_listed(wallpaper, cmd->path, message);
@@ -94,9 +95,9 @@ struct veil_command veil_package_list_command(const struct veil_command *cmd,
 		const struct veil_gnome_wallpaper *listed) {
 	struct veil_command shown = *cmd;
 	shown.path = listed->file;
-	shown.dark_path = listed->dark;
-	shown.mode = cmd->has_mode ? cmd->mode : listed->mode;
-	shown.color = !cmd->has_color && listed->has_color ? listed->color : cmd->color;
+	shown.look.dark_path = listed->dark;
+	shown.look.mode = cmd->look.has_mode ? cmd->look.mode : listed->mode;
+	shown.look.color = !cmd->look.has_color && listed->has_color ? listed->color : cmd->look.color;
 	return shown;
 }
 
@@ -108,8 +109,9 @@ static struct veil_setting *choice_create(const struct veil_setting *parent,
 		veil_setting_unref(choice);
 		return NULL;
 	}
-	choice->full_size = parent->mode == VEIL_MODE_CENTER || parent->mode == VEIL_MODE_TILE ||
-		parent->mode == VEIL_MODE_INTEGER;
+	enum veil_mode mode = parent->look.mode;
+	choice->full_size = mode == VEIL_MODE_CENTER || mode == VEIL_MODE_TILE ||
+		mode == VEIL_MODE_INTEGER;
 	choice->package = veil_package_ref(package);
 	choice->picture = picture;
 	return choice;
@@ -155,7 +157,7 @@ static void output_size(struct veil_output *output, int *width, int *height) {
  */
 static void fit_size(const struct veil_setting *setting, struct veil_output *output,
 		int *width, int *height) {
-	if (!setting->span || !veil_span_size(output->scene, setting, width, height)) {
+	if (!setting->look.span || !veil_span_size(output->scene, setting, width, height)) {
 		output_size(output, width, height);
 	}
 }
@@ -203,7 +205,7 @@ static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, 
 	}
 	int err = 0;
 	choice->source = veil_source_open(&scene->ctx, choice->path, choice->full_size,
-		choice->filter, &err, message);
+		choice->look.filter, &err, message);
 	scene->ctx.max_output_width = saved_width;
 	scene->ctx.max_output_height = saved_height;
 	return choice->source != NULL;

@@ -33,24 +33,17 @@ struct veil_setting {
 	int refs;
 	char *name; /* an output name or "*" */
 	bool off; /* `veil off`: show nothing, also where "*" has a wallpaper */
-	enum veil_mode mode;
-	uint32_t color; /* 0xRRGGBB: bars, or the solid colour */
+	/*
+	 * Its command's look (one copy: module/words/command.h), the same for its dark picture's
+	 * and a package's choices.
+	 */
+	struct veil_look look;
 	struct veil_source *source; /* one reference; NULL for off and solid_color */
-	/* Given with the command: how the outputs move to this setting; else their default. */
-	bool has_transition;
-	struct veil_transition_spec transition;
-	bool span; /* one picture across the outputs that use this setting (module/core/span.c) */
-	int loopfade_ms; /* a video's loop seam fades over this long; 0: a cut */
 	/*
 	 * `dark <file>`: the same setting with the dark scheme's picture (one reference; not in the
 	 * table), which veil_scene_resolve() gives while the scene is dark; NULL without one.
 	 */
 	struct veil_setting *dark;
-	/* `filter`: how stills are shrunk; nearest: the buffer nodes scale without smoothing */
-	enum veil_image_filter filter;
-	/* `location <lat> <lon>`: the place an Apple solar wallpaper follows (show/dynamic.c). */
-	bool has_location;
-	double latitude, longitude;
 	/*
 	 * `veil workspace <ws> ...`: the workspace of the outputs named that this setting is for
 	 * (module/core/workspace.c); NULL for the outputs whatever workspace they show.
@@ -205,7 +198,7 @@ struct veil_output {
 	struct veil_transition_spec switch_transition;
 
 	struct wl_listener source_frame;
-	/* a video's loop seam: loopfade (module/core/transition/transition.c) */
+	/* a video's loop seam, faded over (module/core/transition/transition.c) */
 	struct wl_listener source_loop;
 	struct wl_listener pending_frame; /* on pending->source */
 	struct wl_listener output_commit;
@@ -284,6 +277,8 @@ float veil_transition_progress(const struct veil_transition *transition);
 float veil_transition_eased(const struct veil_transition *transition);
 const struct veil_transition_spec *veil_transition_get_spec(
 	const struct veil_transition *transition);
+/* Whether `transition random` picked its kind (and side). */
+bool veil_transition_is_random(const struct veil_transition *transition);
 
 /*
  * module/core/span.c: one picture across outputs. The canvas of a spanning setting on an output is
@@ -398,8 +393,8 @@ void veil_workspace_output_finish(struct veil_output *output);
 struct json_object *veil_workspace_status(struct veil_output *output);
 struct veil_setting *veil_setting_ref(struct veil_setting *setting);
 /*
- * A new setting (one reference, in no list) of the same words as setting: name, off, mode,
- * colour, transition, loopfade, span, filter, location; no source, file, dark or workspace.
+ * A new setting (one reference, in no list) of the same words as setting: name, off, its look
+ * (veil_look_copy); no source, file, dark setting or workspace. NULL without memory.
  */
 struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting);
 /* NULL is allowed. */

@@ -33,6 +33,7 @@ void veil_setting_unref(struct veil_setting *setting) {
 	if (setting->fd >= 0) {
 		close(setting->fd);
 	}
+	veil_look_finish(&setting->look);
 	free(setting->workspace);
 	free(setting->path);
 	free(setting->label);
@@ -65,8 +66,8 @@ static void default_destroy(struct veil_transition_default *dflt) {
 
 struct veil_transition_spec veil_output_resolve_transition(struct veil_output *output,
 		const struct veil_setting *setting) {
-	if (setting->has_transition) {
-		return setting->transition;
+	if (setting->look.has_transition) {
+		return setting->look.transition;
 	}
 	struct veil_scene *scene = output->scene;
 	struct veil_transition_default *dflt = find_default(scene, output->output->name);
@@ -184,16 +185,11 @@ struct veil_setting *veil_setting_copy_words(const struct veil_setting *setting)
 	copy->refs = 1;
 	copy->fd = -1;
 	copy->off = setting->off;
-	copy->mode = setting->mode;
-	copy->color = setting->color;
-	copy->has_transition = setting->has_transition;
-	copy->transition = setting->transition;
-	copy->loopfade_ms = setting->loopfade_ms;
-	copy->span = setting->span;
-	copy->filter = setting->filter;
-	copy->has_location = setting->has_location;
-	copy->latitude = setting->latitude;
-	copy->longitude = setting->longitude;
+	if (veil_look_copy(&copy->look, &setting->look) < 0) {
+		free(copy->name);
+		free(copy);
+		return NULL;
+	}
 	copy->full_size = setting->full_size;
 	copy->video = setting->video;
 	return copy;

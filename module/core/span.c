@@ -74,7 +74,7 @@ bool veil_span_canvas(struct veil_output *output, struct veil_canvas *canvas) {
 	struct veil_scene *scene = output->scene;
 	const struct veil_setting *setting = output->setting;
 	*canvas = (struct veil_canvas){0};
-	if (scene->output_layout == NULL || setting == NULL || !setting->span || setting->off) {
+	if (scene->output_layout == NULL || setting == NULL || !setting->look.span || setting->off) {
 		return false;
 	}
 	struct wlr_box own;
@@ -127,7 +127,7 @@ void veil_span_max_size(struct veil_scene *scene, int *width, int *height) {
 
 struct json_object *veil_span_status(struct veil_output *output) {
 	struct veil_canvas canvas;
-	if (output->setting == NULL || !output->setting->span) {
+	if (output->setting == NULL || !output->setting->look.span) {
 		return NULL;
 	}
 	struct json_object *obj = json_object_new_object();

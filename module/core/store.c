@@ -60,8 +60,8 @@ static bool setting_is_wildcard_off(const struct veil_setting *setting) {
 /* What a workspace setting (and its dark picture) needs to load its files again. */
 static bool workspace_origin(struct veil_setting *setting, const struct veil_command *cmd,
 		int fd, const char *label) {
-	bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE ||
-		cmd->mode == VEIL_MODE_INTEGER;
+	bool full_size = cmd->look.mode == VEIL_MODE_CENTER || cmd->look.mode == VEIL_MODE_TILE ||
+		cmd->look.mode == VEIL_MODE_INTEGER;
 	for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
 		if ((s->workspace = strdup(cmd->workspace)) == NULL) {
 			return false;
@@ -87,8 +87,8 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 	} else if ((setting->path = strdup(cmd->path)) == NULL) {
 		return false;
 	}
-	if (setting->dark != NULL && cmd->dark_path != NULL &&
-			(setting->dark->path = strdup(cmd->dark_path)) == NULL) {
+	if (setting->dark != NULL && cmd->look.dark_path != NULL &&
+			(setting->dark->path = strdup(cmd->look.dark_path)) == NULL) {
 		return false;
 	}
 	return true;
@@ -107,16 +107,12 @@ static struct veil_setting *setting_create(const char *name, const struct veil_c
 	setting->refs = 1;
 	setting->fd = -1;
 	setting->off = cmd->kind == VEIL_COMMAND_OFF;
-	setting->mode = cmd->mode;
-	setting->color = cmd->color;
-	setting->has_transition = cmd->has_transition;
-	setting->transition = cmd->transition;
-	setting->span = cmd->span;
-	setting->loopfade_ms = cmd->loopfade_ms;
-	setting->filter = cmd->filter;
-	setting->has_location = cmd->has_location;
-	setting->latitude = cmd->latitude;
-	setting->longitude = cmd->longitude;
+	if (veil_look_copy(&setting->look, &cmd->look) < 0) {
+		free(setting->name);
+		free(setting);
+		veil_source_unref(source);
+		return NULL;
+	}
 	setting->source = source;
 	return setting;
 }
@@ -146,11 +142,11 @@ int veil_scene_store(struct veil_scene *scene, const char *name,
 		veil_setting_unref(setting);
 		return -ENOMEM;
 	}
-	if (cmd->has_dark_color) {
+	if (cmd->look.has_dark_color) {
 		/* `dark #rrggbb`: the dark scheme's setting is that colour alone. */
 		struct veil_command color = *cmd;
-		color.mode = VEIL_MODE_SOLID_COLOR;
-		color.color = cmd->dark_color;
+		color.look.mode = VEIL_MODE_SOLID_COLOR;
+		color.look.color = cmd->look.dark_color;
 		if ((setting->dark = setting_create(name, &color, NULL)) == NULL) {
 			veil_setting_unref(setting);
 			return -ENOMEM;
@@ -215,7 +211,7 @@ void veil_scene_apply_dark(struct veil_scene *scene, bool dark) {
 
 int veil_scene_check_span(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, char **message) {
-	if (cmd->kind != VEIL_COMMAND_SET || !cmd->span || scene->output_layout != NULL) {
+	if (cmd->kind != VEIL_COMMAND_SET || !cmd->look.span || scene->output_layout != NULL) {
 		return 0;
 	}
 	veil_message_set(message, "span needs the compositor's output layout, which it has "
@@ -228,12 +224,12 @@ int veil_scene_open(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label,
 		struct veil_source **source, struct veil_source **dark, char **message) {
 	int ret = 0;
-	bool full_size = cmd->mode == VEIL_MODE_CENTER || cmd->mode == VEIL_MODE_TILE ||
-		cmd->mode == VEIL_MODE_INTEGER;
+	bool full_size = cmd->look.mode == VEIL_MODE_CENTER || cmd->look.mode == VEIL_MODE_TILE ||
+		cmd->look.mode == VEIL_MODE_INTEGER;
 	/* Across outputs, a still is decoded for the whole layout rather than one output. */
 	int max_width = scene->ctx.max_output_width;
 	int max_height = scene->ctx.max_output_height;
-	if (cmd->span) {
+	if (cmd->look.span) {
 		int w, h;
 		veil_span_max_size(scene, &w, &h);
 		scene->ctx.max_output_width = w > max_width ? w : max_width;
@@ -242,16 +238,16 @@ int veil_scene_open(struct veil_scene *scene, const char *output_name,
 	if (fd >= 0) {
 		char *name = strdup(label != NULL ? label : "(file descriptor)");
 		*source = name != NULL ?
-			veil_source_open_fd(&scene->ctx, fd, name, full_size, cmd->filter,
+			veil_source_open_fd(&scene->ctx, fd, name, full_size, cmd->look.filter,
 			&ret, message) :
 			NULL;
 	} else {
 		*source = veil_source_open_item(&scene->ctx, cmd->path, cmd->item, full_size,
-			cmd->filter, &ret, message);
+			cmd->look.filter, &ret, message);
 	}
-	if (*source != NULL && cmd->dark_path != NULL) {
-		*dark = veil_source_open_item(&scene->ctx, cmd->dark_path, cmd->dark_item,
-			full_size, cmd->filter, &ret, message);
+	if (*source != NULL && cmd->look.dark_path != NULL) {
+		*dark = veil_source_open_item(&scene->ctx, cmd->look.dark_path, cmd->dark_item,
+			full_size, cmd->look.filter, &ret, message);
 		if (*dark == NULL) {
 			veil_source_unref(*source);
 			*source = NULL;
@@ -290,7 +286,7 @@ int veil_scene_apply(struct veil_scene *scene, const char *name, const struct ve
 			ret = veil_scene_apply(scene, name, &shown, message);
 			veil_gnome_wallpaper_finish(&listed);
 			return ret;
-		} else if (package == NULL && cmd->mode != VEIL_MODE_SOLID_COLOR) {
+		} else if (package == NULL && cmd->look.mode != VEIL_MODE_SOLID_COLOR) {
 			ret = veil_scene_open(scene, name, cmd, -1, NULL, &source, &dark, message);
 		}
 	}

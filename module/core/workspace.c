@@ -36,10 +36,10 @@ bool veil_workspace_load(struct veil_scene *scene, struct veil_setting *setting)
 		if (s->fd >= 0) {
 			char *label = strdup(s->label);
 			s->source = label != NULL ? veil_source_open_fd(&scene->ctx, s->fd, label,
-				s->full_size, setting->filter, &err, &message) : NULL;
+				s->full_size, setting->look.filter, &err, &message) : NULL;
 		} else {
 			s->source = veil_source_open(&scene->ctx, s->path, s->full_size,
-				setting->filter, &err, &message);
+				setting->look.filter, &err, &message);
 		}
 		if (s->source == NULL) {
 			wlr_log(WLR_ERROR, "veil: workspace '%s': %s", setting->workspace,
@@ -207,10 +207,10 @@ static struct veil_transition_spec switch_spec(struct veil_output *output, const
 		const char *to) {
 	struct veil_transition_spec spec = { .kind = VEIL_TRANSITION_NONE };
 	struct veil_setting *setting = to != NULL ? for_workspace(output, to) : NULL;
-	if (setting == NULL || !setting->has_transition) {
+	if (setting == NULL || !setting->look.has_transition) {
 		return spec;
 	}
-	spec = setting->transition;
+	spec = setting->look.transition;
 	if (spec.kind == VEIL_TRANSITION_SLIDE && !spec.side_given && from != NULL) {
 		/* As phones and GNOME move their backgrounds: the next comes in from the right. */
 		spec.side = strverscmp(to, from) >= 0 ? VEIL_SIDE_RIGHT : VEIL_SIDE_LEFT;
@@ -328,11 +328,11 @@ struct json_object *veil_workspace_status(struct veil_output *output) {
 		struct json_object *ws = json_object_new_object();
 		json_object_object_add(ws, "setting", json_object_new_string(setting->name));
 		json_object_object_add(ws, "kind", json_object_new_string(
-			setting->mode == VEIL_MODE_SOLID_COLOR ? "color" :
+			setting->look.mode == VEIL_MODE_SOLID_COLOR ? "color" :
 			setting->video ? "video" : "image"));
-		if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+		if (setting->look.mode == VEIL_MODE_SOLID_COLOR) {
 			char color[8];
-			snprintf(color, sizeof(color), "#%06x", setting->color & 0xffffff);
+			snprintf(color, sizeof(color), "#%06x", setting->look.color & 0xffffff);
 			json_object_object_add(ws, "color", json_object_new_string(color));
 		} else {
 			const char *file = setting->source != NULL ? setting->source->path :

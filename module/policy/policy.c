@@ -6,7 +6,9 @@
  * its outputs ask (none when one of them asks none), and it is held (paused by the policy) only
  * when every output that shows it says pause on battery.
  */
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -15,32 +17,27 @@
 #include "module/words/command.h"
 #include "module/policy/policy.h"
 #include "module/policy/power.h"
+#include "module/core/per_output.h"
 #include "module/core/scene.h"
 
+/* The words of a name's policy (veil_per_output.given). */
+enum {
+	POLICY_FPS = 1 << 0,
+	POLICY_BATTERY = 1 << 1,
+};
+
 struct veil_policy {
-	struct wl_list link; /* veil_scene.policies */
-	char *name; /* an output name or "*" */
-	bool has_fps;
+	struct veil_per_output base; /* first; in veil_scene.policies */
 	int fps; /* 0: no cap */
-	bool has_battery;
 	enum veil_battery_action battery;
 	int battery_fps;
 };
+static_assert(offsetof(struct veil_policy, base) == 0, "the entry comes first");
 
-static struct veil_policy *find_policy(struct veil_scene *scene, const char *name) {
-	struct veil_policy *policy;
-	wl_list_for_each(policy, &scene->policies, link) {
-		if (strcmp(policy->name, name) == 0) {
-			return policy;
-		}
-	}
-	return NULL;
-}
-
-static void policy_destroy(struct veil_policy *policy) {
-	wl_list_remove(&policy->link);
-	free(policy->name);
-	free(policy);
+/* The policy whose word applies to the output named name, or NULL. */
+static struct veil_policy *resolve(struct veil_scene *scene, const char *name, unsigned word) {
+	struct veil_per_output *entry = veil_per_output_resolve(&scene->policies, name, word);
+	return entry != NULL ? wl_container_of(entry, (struct veil_policy *)NULL, base) : NULL;
 }
 
 static void handle_power_changed(void *data) {
@@ -69,42 +66,20 @@ void veil_policy_finish(struct veil_scene *scene) {
 	wl_list_init(&scene->policy_changed.link);
 	veil_power_destroy(scene->power);
 	scene->power = NULL;
-	struct veil_policy *policy, *tmp;
-	wl_list_for_each_safe(policy, tmp, &scene->policies, link) {
-		policy_destroy(policy);
-	}
+	veil_per_output_finish(&scene->policies);
 }
 
 int veil_policy_set(struct veil_scene *scene, const char *name, const struct veil_command *cmd) {
 	bool fps = cmd->kind == VEIL_COMMAND_FPS;
-	if (strcmp(name, "*") == 0) {
-		/* The outputs' own word on the same thing goes. */
-		struct veil_policy *policy, *tmp;
-		wl_list_for_each_safe(policy, tmp, &scene->policies, link) {
-			if (fps) {
-				policy->has_fps = false;
-			} else {
-				policy->has_battery = false;
-			}
-			if (!policy->has_fps && !policy->has_battery) {
-				policy_destroy(policy);
-			}
-		}
+	struct veil_per_output *entry = veil_per_output_set(&scene->policies, name,
+		fps ? POLICY_FPS : POLICY_BATTERY, sizeof(struct veil_policy));
+	if (entry == NULL) {
+		return -ENOMEM;
 	}
-	struct veil_policy *policy = find_policy(scene, name);
-	if (policy == NULL) {
-		policy = calloc(1, sizeof(*policy));
-		if (policy == NULL || (policy->name = strdup(name)) == NULL) {
-			free(policy);
-			return -ENOMEM;
-		}
-		wl_list_insert(&scene->policies, &policy->link);
-	}
+	struct veil_policy *policy = wl_container_of(entry, policy, base);
 	if (fps) {
-		policy->has_fps = true;
 		policy->fps = cmd->fps;
 	} else {
-		policy->has_battery = true;
 		policy->battery = cmd->battery;
 		policy->battery_fps = cmd->battery_fps;
 	}
@@ -120,19 +95,12 @@ struct wish {
 
 static struct wish output_wish(struct veil_scene *scene, struct veil_output *output) {
 	const char *name = output->output->name;
-	struct veil_policy *own = find_policy(scene, name);
-	struct veil_policy *all = find_policy(scene, "*");
-	struct wish wish = {0};
-	if (own != NULL && own->has_fps) {
-		wish.fps = own->fps;
-	} else if (all != NULL && all->has_fps) {
-		wish.fps = all->fps;
-	}
+	struct veil_policy *cap = resolve(scene, name, POLICY_FPS);
+	struct wish wish = { .fps = cap != NULL ? cap->fps : 0 };
 	if (!veil_power_on_battery(scene->power)) {
 		return wish;
 	}
-	struct veil_policy *battery = own != NULL && own->has_battery ? own :
-		all != NULL && all->has_battery ? all : NULL;
+	struct veil_policy *battery = resolve(scene, name, POLICY_BATTERY);
 	if (battery == NULL) {
 		return wish;
 	}
@@ -153,8 +121,8 @@ static bool shows(const struct veil_output *output, const struct veil_source *so
 /* Whether some output says what to do on battery other than play: then it is worth reading. */
 static bool battery_matters(struct veil_scene *scene) {
 	struct veil_policy *policy;
-	wl_list_for_each(policy, &scene->policies, link) {
-		if (policy->has_battery && policy->battery != VEIL_BATTERY_PLAY) {
+	wl_list_for_each(policy, &scene->policies, base.link) {
+		if ((policy->base.given & POLICY_BATTERY) && policy->battery != VEIL_BATTERY_PLAY) {
 			return true;
 		}
 	}
@@ -208,12 +176,12 @@ struct json_object *veil_policy_state(struct veil_scene *scene) {
 	};
 	struct json_object *all = json_object_new_object();
 	struct veil_policy *policy;
-	wl_list_for_each_reverse(policy, &scene->policies, link) {
+	wl_list_for_each_reverse(policy, &scene->policies, base.link) {
 		struct json_object *obj = json_object_new_object();
-		if (policy->has_fps) {
+		if (policy->base.given & POLICY_FPS) {
 			json_object_object_add(obj, "fps", json_object_new_int(policy->fps));
 		}
-		if (policy->has_battery) {
+		if (policy->base.given & POLICY_BATTERY) {
 			json_object_object_add(obj, "battery",
 				json_object_new_string(actions[policy->battery]));
 			if (policy->battery == VEIL_BATTERY_FPS) {
@@ -221,7 +189,7 @@ struct json_object *veil_policy_state(struct veil_scene *scene) {
 					json_object_new_int(policy->battery_fps));
 			}
 		}
-		json_object_object_add(all, policy->name, obj);
+		json_object_object_add(all, policy->base.name, obj);
 	}
 	return all;
 }

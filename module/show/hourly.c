@@ -86,7 +86,7 @@ static bool is_hourly(const struct veil_command *cmd) {
 
 static int claims(const struct veil_command *cmd, bool *yes, char **message) {
 	*yes = is_hourly(cmd);
-	if (*yes && (cmd->dark_path != NULL || cmd->has_dark_color)) {
+	if (*yes && (cmd->look.dark_path != NULL || cmd->look.has_dark_color)) {
 		return veil_message_fail(message, -EINVAL, "'%s' is a directory of pictures by the "
 			"hour: dark names one picture, not for it", cmd->path);
 	}

@@ -142,7 +142,7 @@ int veil_show_move(struct veil_scene *scene, const char *name, int direction, ch
 void veil_show_step_init(struct veil_command *step, const struct veil_command *cmd) {
 	*step = *cmd;
 	step->path = NULL;
-	step->dark_path = NULL;
+	step->look.dark_path = NULL;
 	step->fallback = NULL;
 	step->workspace = NULL;
 	step->package = NULL;

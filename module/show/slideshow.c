@@ -152,8 +152,8 @@ static void mark_bad(struct veil_slideshow *show, const char *path) {
 }
 
 static bool full_size(const struct veil_slideshow *show) {
-	return show->step.mode == VEIL_MODE_CENTER || show->step.mode == VEIL_MODE_TILE ||
-		show->step.mode == VEIL_MODE_INTEGER;
+	return show->step.look.mode == VEIL_MODE_CENTER || show->step.look.mode == VEIL_MODE_TILE ||
+		show->step.look.mode == VEIL_MODE_INTEGER;
 }
 
 /*
@@ -192,7 +192,7 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 		char *picture = NULL;
 		struct veil_source *source = veil_package_ahead(show->scene, slide->package,
 			&picture, &message) == 0 ? veil_source_open(&show->scene->ctx,
-			picture != NULL ? picture : slide->path, full_size(show), show->step.filter,
+			picture != NULL ? picture : slide->path, full_size(show), show->step.look.filter,
 			&err, &message) : NULL;
 		free(picture);
 		if (source == NULL) {

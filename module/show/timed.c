@@ -262,7 +262,7 @@ int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message
 	*timed = cmd->path != NULL && veil_package_xml_name(cmd->path);
 	if (!*timed && is_dynamic(cmd)) {
 		*timed = true;
-		if (cmd->dark_path != NULL || cmd->has_dark_color) {
+		if (cmd->look.dark_path != NULL || cmd->look.has_dark_color) {
 			return veil_message_fail(message, -EINVAL, "'%s' is an Apple dynamic "
 				"wallpaper: it has its own light and dark pictures, dark is not for it",
 				cmd->path);
@@ -278,7 +278,7 @@ int veil_timed_check(const struct veil_command *cmd, bool *timed, char **message
 		return veil_message_fail(message, -EINVAL, "'%s' is a timed background: every, order "
 			"and recursive are for a directory of pictures", cmd->path);
 	}
-	if (cmd->dark_path != NULL || cmd->has_dark_color) {
+	if (cmd->look.dark_path != NULL || cmd->look.has_dark_color) {
 		return veil_message_fail(message, -EINVAL, "'%s' is a timed background: dark names "
 			"one picture, not for a timed background", cmd->path);
 	}

@@ -19,9 +19,10 @@
 
 /* The place a dynamic wallpaper follows: the setting's `location`, else the compositor's. */
 static void find_place(struct veil_timed_show *show) {
-	show->has_place = show->step.has_location || show->scene->has_location;
-	show->latitude = show->step.has_location ? show->step.latitude : show->scene->latitude;
-	show->longitude = show->step.has_location ? show->step.longitude :
+	show->has_place = show->step.look.has_location || show->scene->has_location;
+	show->latitude = show->step.look.has_location ? show->step.look.latitude :
+		show->scene->latitude;
+	show->longitude = show->step.look.has_location ? show->step.look.longitude :
 		show->scene->longitude;
 }
 
@@ -91,9 +92,9 @@ bool veil_timed_dynamic_day(struct veil_timed_show *show, int64_t now) {
 		return true;
 	}
 	int64_t fade = DYNAMIC_FADE_MS;
-	if (show->step.has_transition) {
-		fade = show->step.transition.kind == VEIL_TRANSITION_NONE ? 0 :
-			show->step.transition.ms;
+	if (show->step.look.has_transition) {
+		fade = show->step.look.transition.kind == VEIL_TRANSITION_NONE ? 0 :
+			show->step.look.transition.ms;
 	}
 	struct veil_timed_schedule schedule;
 	if (veil_dynamic_schedule(&show->dynamic, mode, show->latitude, show->longitude,
@@ -114,7 +115,7 @@ bool veil_timed_dynamic_day(struct veil_timed_show *show, int64_t now) {
 void veil_timed_location_changed(struct veil_scene *scene) {
 	struct veil_timed_show *show;
 	wl_list_for_each(show, &scene->timed_shows, link) {
-		if (show->is_dynamic && !show->step.has_location) {
+		if (show->is_dynamic && !show->step.look.has_location) {
 			show->day_start_ms = 0;
 			show->applied = false;
 			veil_timed_update_soon(show);

@@ -55,8 +55,8 @@ static void handle_held_frame(struct wl_listener *listener, void *data) {
 }
 
 static bool full_size(const struct veil_timed_show *show) {
-	return show->step.mode == VEIL_MODE_CENTER || show->step.mode == VEIL_MODE_TILE ||
-		show->step.mode == VEIL_MODE_INTEGER;
+	return show->step.look.mode == VEIL_MODE_CENTER || show->step.look.mode == VEIL_MODE_TILE ||
+		show->step.look.mode == VEIL_MODE_INTEGER;
 }
 
 /* Keeps path open in held (already, or now); false with the error when it cannot be. */
@@ -73,7 +73,7 @@ bool veil_timed_hold(struct veil_timed_show *show, struct veil_timed_held *held,
 	int err = 0;
 	char *message = NULL;
 	struct veil_source *source = veil_source_open_item(&show->scene->ctx, path, item,
-		full_size(show), show->step.filter, &err, &message);
+		full_size(show), show->step.look.filter, &err, &message);
 	if (source == NULL) {
 		veil_timed_fail(show, message != NULL ? message : "out of memory");
 		free(message);
@@ -132,12 +132,12 @@ bool veil_timed_set_picture(struct veil_timed_show *show, const char *path, int 
 	cmd.package = sizes;
 	cmd.path = (char *)path;
 	cmd.item = item;
-	cmd.dark_path = dark_item != 0 ? (char *)path : NULL;
+	cmd.look.dark_path = dark_item != 0 ? (char *)path : NULL;
 	cmd.dark_item = dark_item;
 	cmd.from_slideshow = true;
 	if (spec != NULL) {
-		cmd.has_transition = true;
-		cmd.transition = *spec;
+		cmd.look.has_transition = true;
+		cmd.look.transition = *spec;
 	}
 	char *message = NULL;
 	int ret = veil_scene_apply(show->scene, show->name, &cmd, &message);
@@ -206,8 +206,8 @@ bool veil_timed_apply(struct veil_timed_show *show, const struct veil_timed_slot
 		.ms = slot->duration_ms > INT_MAX ? INT_MAX : (int)slot->duration_ms,
 		.skip_ms = point->into_ms > INT_MAX ? INT_MAX : (int)point->into_ms,
 	};
-	if (show->step.has_transition) {
-		fade.ease = show->step.transition.ease;
+	if (show->step.look.has_transition) {
+		fade.ease = show->step.look.transition.ease;
 	}
 	return veil_timed_set_picture(show, slot->to, slot->to_item, 0, &fade, NULL);
 }

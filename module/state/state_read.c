@@ -5,11 +5,11 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 #include "module/words/command.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "util/message.h"
 
@@ -91,61 +91,30 @@ static const char *check_slideshow(struct json_object *show) {
 	return NULL;
 }
 
-static const char *check_transition(struct json_object *tr) {
-	if (!json_object_is_type(tr, json_type_object)) {
-		return "a transition that is not an object";
-	}
-	struct json_object *at;
-	if (!is_type(tr, "kind", json_type_string) || !is_type(tr, "ms", json_type_int) ||
-			!is_type(tr, "from", json_type_string) || !is_type(tr, "ease", json_type_string)) {
-		return "a transition's kind, ms, from or ease of the wrong type";
-	}
-	if (json_object_object_get_ex(tr, "at", &at) && (!json_object_is_type(at,
-			json_type_array) || json_object_array_length(at) != 2 ||
-			!json_object_is_type(json_object_array_get_idx(at, 0), json_type_string) ||
-			!json_object_is_type(json_object_array_get_idx(at, 1), json_type_string))) {
-		return "a transition's at that is not two words";
-	}
-	return NULL;
-}
-
 /* NULL when the setting has the writer's shape, else what is wrong with it. */
 static const char *check_setting(struct json_object *entry) {
 	struct json_object *member;
 	if (!json_object_is_type(entry, json_type_object)) {
 		return "a setting that is not an object";
 	}
-	if (!is_type(entry, "off", json_type_boolean) || !is_type(entry, "mode", json_type_string) ||
-			!is_type(entry, "color", json_type_string) ||
-			!is_type(entry, "span", json_type_boolean) ||
-			!is_type(entry, "loopfade_ms", json_type_int) ||
-			!is_type(entry, "paused", json_type_boolean) ||
-			!is_type(entry, "dark", json_type_string) ||
-			!is_type(entry, "filter", json_type_string)) {
-		return "a setting's off, mode, color, span, loopfade_ms, paused, dark or filter of the "
-			"wrong type";
+	if (!is_type(entry, "off", json_type_boolean) ||
+			!is_type(entry, "paused", json_type_boolean)) {
+		return "a setting's off or paused of the wrong type";
 	}
-	if (json_object_object_get_ex(entry, "location", &member) &&
-			(!json_object_is_type(member, json_type_array) ||
-			json_object_array_length(member) != 2 ||
-			!json_object_is_type(json_object_array_get_idx(member, 0), json_type_double) ||
-			!json_object_is_type(json_object_array_get_idx(member, 1), json_type_double))) {
-		return "a location that is not two numbers";
+	const char *why = veil_look_check_json(entry);
+	if (why != NULL) {
+		return why;
 	}
 	if (json_object_object_get_ex(entry, "position_ms", &member) &&
 			(!json_object_is_type(member, json_type_int) ||
 			json_object_get_int64(member) < 0)) {
 		return "a video's position_ms that is not a number of milliseconds";
 	}
-	const char *why = NULL;
 	if (json_object_object_get_ex(entry, "file", &member)) {
 		why = check_file(member);
 	}
 	if (why == NULL && json_object_object_get_ex(entry, "slideshow", &member)) {
 		why = check_slideshow(member);
-	}
-	if (why == NULL && json_object_object_get_ex(entry, "transition", &member)) {
-		why = check_transition(member);
 	}
 	return why;
 }
@@ -194,7 +163,7 @@ static const char *check_transitions(struct json_object *all) {
 		if (bad_name(name)) {
 			return "a setting's name that is empty or too long";
 		}
-		const char *why = check_transition(tr);
+		const char *why = veil_state_check_transition(tr);
 		if (why != NULL) {
 			return why;
 		}
@@ -347,60 +316,9 @@ static int64_t get_int(struct json_object *obj, const char *name, int64_t otherw
 		json_object_is_type(member, json_type_int) ? json_object_get_int64(member) : otherwise;
 }
 
-#define MAX_WORDS 28
-
-struct words {
-	char *argv[MAX_WORDS];
-	int argc;
-	char buf[8][32]; /* numbers written for the words */
-	int n_buf;
-};
-
-static void add(struct words *w, const char *word) {
-	if (w->argc < MAX_WORDS && word != NULL) {
-		w->argv[w->argc++] = (char *)word;
-	}
-}
-
-/* A number as a word, followed by unit ("s", or ""). */
-static void add_number(struct words *w, int64_t value, const char *unit) {
-	if (w->n_buf < 8) {
-		snprintf(w->buf[w->n_buf], sizeof(w->buf[0]), "%lld%s", (long long)value, unit);
-		add(w, w->buf[w->n_buf++]);
-	}
-}
-
-/* Degrees of `location` as a word. */
-static void add_degrees(struct words *w, double value) {
-	if (w->n_buf < 8) {
-		snprintf(w->buf[w->n_buf], sizeof(w->buf[0]), "%.6f", value);
-		add(w, w->buf[w->n_buf++]);
-	}
-}
-
-/* A transition's words after `transition`: kind, ms, from, at, ease. */
-static void add_transition(struct words *w, struct json_object *tr) {
-	add(w, get_string(tr, "kind") != NULL ? get_string(tr, "kind") : "none");
-	add_number(w, get_int(tr, "ms", VEIL_TRANSITION_DEFAULT_MS), "");
-	if (get_string(tr, "from") != NULL) {
-		add(w, "from");
-		add(w, get_string(tr, "from"));
-	}
-	struct json_object *at;
-	if (json_object_object_get_ex(tr, "at", &at)) {
-		add(w, "at");
-		add(w, json_object_get_string(json_object_array_get_idx(at, 0)));
-		add(w, json_object_get_string(json_object_array_get_idx(at, 1)));
-	}
-	if (get_string(tr, "ease") != NULL) {
-		add(w, "ease");
-		add(w, get_string(tr, "ease"));
-	}
-}
-
 /* The words parsed as a command of kind, or a negative errno with *why. */
-static int parse_words(struct words *w, enum veil_command_kind kind, struct veil_command *cmd,
-		char **why) {
+static int parse_words(struct veil_state_words *w, enum veil_command_kind kind,
+		struct veil_command *cmd, char **why) {
 	char *message = NULL;
 	int ret = veil_command_parse(w->argc, w->argv, cmd, &message);
 	if (ret < 0) {
@@ -420,28 +338,28 @@ static int parse_words(struct words *w, enum veil_command_kind kind, struct veil
 int veil_state_transition_command(struct json_object *tr, struct veil_command *cmd,
 		char **why) {
 	*why = NULL;
-	struct words w = { .argc = 0 };
-	add(&w, "veil");
-	add(&w, "transition");
-	add_transition(&w, tr);
+	struct veil_state_words w = { .argc = 0 };
+	veil_state_words_add(&w, "veil");
+	veil_state_words_add(&w, "transition");
+	veil_state_words_add_transition(&w, tr);
 	return parse_words(&w, VEIL_COMMAND_TRANSITION, cmd, why);
 }
 
 int veil_state_policy_command(struct json_object *policy, bool battery,
 		struct veil_command *cmd, char **why) {
 	*why = NULL;
-	struct words w = { .argc = 0 };
-	add(&w, "veil");
+	struct veil_state_words w = { .argc = 0 };
+	veil_state_words_add(&w, "veil");
 	if (!battery) {
 		struct json_object *fps;
 		if (!json_object_object_get_ex(policy, "fps", &fps)) {
 			return 1;
 		}
-		add(&w, "fps");
+		veil_state_words_add(&w, "fps");
 		if (json_object_get_int64(fps) == 0) {
-			add(&w, "off");
+			veil_state_words_add(&w, "off");
 		} else {
-			add_number(&w, json_object_get_int64(fps), "");
+			veil_state_words_add_number(&w, json_object_get_int64(fps), "");
 		}
 		return parse_words(&w, VEIL_COMMAND_FPS, cmd, why);
 	}
@@ -449,10 +367,10 @@ int veil_state_policy_command(struct json_object *policy, bool battery,
 	if (action == NULL) {
 		return 1;
 	}
-	add(&w, "battery");
-	add(&w, action);
+	veil_state_words_add(&w, "battery");
+	veil_state_words_add(&w, action);
 	if (strcmp(action, "fps") == 0) {
-		add_number(&w, get_int(policy, "battery_fps", 0), "");
+		veil_state_words_add_number(&w, get_int(policy, "battery_fps", 0), "");
 	}
 	return parse_words(&w, VEIL_COMMAND_BATTERY, cmd, why);
 }
@@ -460,43 +378,42 @@ int veil_state_policy_command(struct json_object *policy, bool battery,
 int veil_state_xray_command(struct json_object *xray, bool blur, struct veil_command *cmd,
 		char **why) {
 	*why = NULL;
-	struct words w = { .argc = 0 };
+	struct veil_state_words w = { .argc = 0 };
 	struct json_object *member;
-	add(&w, "veil");
+	veil_state_words_add(&w, "veil");
 	if (!json_object_object_get_ex(xray, blur ? "blur" : "xray", &member)) {
 		return 1;
 	}
 	if (blur) {
-		add(&w, "blur");
-		add_number(&w, json_object_get_int64(member), "");
+		veil_state_words_add(&w, "blur");
+		veil_state_words_add_number(&w, json_object_get_int64(member), "");
 		return parse_words(&w, VEIL_COMMAND_BLUR, cmd, why);
 	}
-	add(&w, "xray");
-	add(&w, json_object_get_boolean(member) ? "on" : "off");
+	veil_state_words_add(&w, "xray");
+	veil_state_words_add(&w, json_object_get_boolean(member) ? "on" : "off");
 	return parse_words(&w, VEIL_COMMAND_XRAY, cmd, why);
 }
 
 int veil_state_command(struct json_object *entry, struct veil_command *cmd, char **why) {
 	*why = NULL;
-	struct words w = { .argc = 0 };
-	add(&w, "veil");
-	struct json_object *file = NULL, *show = NULL, *tr = NULL;
+	struct veil_state_words w = { .argc = 0 };
+	veil_state_words_add(&w, "veil");
+	struct json_object *file = NULL, *show = NULL;
 	json_object_object_get_ex(entry, "file", &file);
 	json_object_object_get_ex(entry, "slideshow", &show);
-	json_object_object_get_ex(entry, "transition", &tr);
 	const char *mode = get_string(entry, "mode");
 	const char *color = get_string(entry, "color");
 	const char *dark = get_string(entry, "dark");
 	const char *path = NULL;
 	if (get_bool(entry, "off")) {
-		add(&w, "off");
+		veil_state_words_add(&w, "off");
 	} else if (mode != NULL && strcmp(mode, "solid_color") == 0) {
-		add(&w, color != NULL ? color : "#000000");
-		add(&w, "solid_color");
+		veil_state_words_add(&w, color != NULL ? color : "#000000");
+		veil_state_words_add(&w, "solid_color");
 		if (dark != NULL) {
 			/* A colour's dark is a colour, a word the parser checks. */
-			add(&w, "dark");
-			add(&w, dark);
+			veil_state_words_add(&w, "dark");
+			veil_state_words_add(&w, dark);
 		}
 	} else {
 		path = show != NULL ? get_string(show, "directory") :
@@ -505,48 +422,22 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			return fail(why, -EINVAL, "the setting names no file");
 		}
 		/* The parser expands ~ and $VAR in names: the path is put in after it. */
-		add(&w, "/");
-		add(&w, mode != NULL ? mode : "fill");
-		add(&w, color);
-		/* The dark picture goes in after the parser, as the path does; a colour now. */
-		if (dark != NULL) {
-			add(&w, "dark");
-			add(&w, dark[0] == '#' ? dark : "/");
-		}
+		veil_state_words_add(&w, "/");
+		veil_state_words_add(&w, mode != NULL ? mode : "fill");
+		veil_state_words_add(&w, color);
 		if (show != NULL) {
-			add(&w, "every");
-			add_number(&w, get_int(show, "every", VEIL_SLIDESHOW_DEFAULT_EVERY_S), "s");
-			add(&w, "order");
-			add(&w, get_string(show, "order") != NULL ? get_string(show, "order") : "name");
+			veil_state_words_add(&w, "every");
+			veil_state_words_add_number(&w, get_int(show, "every",
+				VEIL_SLIDESHOW_DEFAULT_EVERY_S), "s");
+			veil_state_words_add(&w, "order");
+			veil_state_words_add(&w, get_string(show, "order") != NULL ?
+				get_string(show, "order") : "name");
 			if (get_bool(show, "recursive")) {
-				add(&w, "recursive");
+				veil_state_words_add(&w, "recursive");
 			}
 		}
-		if (tr != NULL) {
-			add(&w, "transition");
-			add_transition(&w, tr);
-		}
-		if (get_string(entry, "filter") != NULL) {
-			add(&w, "filter");
-			add(&w, get_string(entry, "filter"));
-		}
-		struct json_object *location;
-		if (json_object_object_get_ex(entry, "location", &location)) {
-			add(&w, "location");
-			add_degrees(&w, json_object_get_double(
-				json_object_array_get_idx(location, 0)));
-			add_degrees(&w, json_object_get_double(
-				json_object_array_get_idx(location, 1)));
-		}
-
-		int64_t loopfade = get_int(entry, "loopfade_ms", 0);
-		if (loopfade != 0) {
-			add(&w, "loopfade");
-			add_number(&w, loopfade, "");
-		}
-		if (get_bool(entry, "span")) {
-			add(&w, "span");
-		}
+		/* The rest of the look: dark, transition and the words the parser takes off the end. */
+		veil_look_from_json(entry, &w);
 	}
 	int ret = parse_words(&w, get_bool(entry, "off") ? VEIL_COMMAND_OFF : VEIL_COMMAND_SET,
 		cmd, why);
@@ -560,10 +451,10 @@ int veil_state_command(struct json_object *entry, struct veil_command *cmd, char
 			return fail(why, -ENOMEM, "out of memory");
 		}
 	}
-	if (dark != NULL && cmd->dark_path != NULL) {
-		free(cmd->dark_path);
-		cmd->dark_path = strdup(dark);
-		if (cmd->dark_path == NULL) {
+	if (dark != NULL && cmd->look.dark_path != NULL) {
+		free(cmd->look.dark_path);
+		cmd->look.dark_path = strdup(dark);
+		if (cmd->look.dark_path == NULL) {
 			veil_command_finish(cmd);
 			return fail(why, -ENOMEM, "out of memory");
 		}

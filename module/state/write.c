@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,42 +23,14 @@
 #include "module/xray/xray.h"
 #include "module/core/scene.h"
 #include "module/show/show.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "module/state/state_impl.h"
-#include "util/ease.h"
 #include "util/message.h"
 #include "util/mode.h"
 #include "util/worker.h"
 
 /* ---- What is written ---- */
-
-static struct json_object *transition_object(const struct veil_transition_spec *spec) {
-	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "kind",
-		json_object_new_string(veil_transition_name(spec->kind)));
-	json_object_object_add(obj, "ms", json_object_new_int(spec->ms));
-	if (spec->kind == VEIL_TRANSITION_WIPE || spec->kind == VEIL_TRANSITION_SLIDE) {
-		json_object_object_add(obj, "from",
-			json_object_new_string(veil_side_name(spec->side)));
-	}
-	if (spec->kind == VEIL_TRANSITION_GROW) {
-		struct json_object *at = json_object_new_array();
-		const struct veil_coord *coords[2] = { &spec->at_x, &spec->at_y };
-		for (int i = 0; i < 2; i++) {
-			char word[24];
-			snprintf(word, sizeof(word), "%d%s", coords[i]->value,
-				coords[i]->percent ? "%" : "");
-			json_object_array_add(at, json_object_new_string(word));
-		}
-		json_object_object_add(obj, "at", at);
-	}
-	if (spec->ease.kind != VEIL_EASE_LINEAR) {
-		char curve[64];
-		veil_ease_format(&spec->ease, curve, sizeof(curve));
-		json_object_object_add(obj, "ease", json_object_new_string(curve));
-	}
-	return obj;
-}
 
 /* The file a setting shows, by its absolute path; NULL for none (a colour, a client's file). */
 static const char *setting_path(const struct veil_setting *setting) {
@@ -78,12 +49,12 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		json_object_object_add(obj, "off", json_object_new_boolean(true));
 		return obj;
 	}
-	char color[8];
-	snprintf(color, sizeof(color), "#%06" PRIx32, setting->color & 0xffffff);
-	json_object_object_add(obj, "mode",
-		json_object_new_string(veil_mode_name(setting->mode)));
-	json_object_object_add(obj, "color", json_object_new_string(color));
-	if (setting->mode == VEIL_MODE_SOLID_COLOR) {
+	/* The setting's look, its strings borrowed, with what is written in place of its own. */
+	struct veil_look look = setting->look;
+	look.dark_path = NULL;
+	look.has_dark_color = false;
+	if (look.mode == VEIL_MODE_SOLID_COLOR) {
+		veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, obj);
 		return obj;
 	}
 	/*
@@ -93,6 +64,26 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	struct veil_show_state show;
 	bool has_show = setting->workspace == NULL && veil_show_state(scene, setting->name, &show);
 	const struct veil_command *words = has_show ? show.words : NULL;
+	if (words != NULL) {
+		look.has_transition = words->look.has_transition;
+		look.transition = words->look.transition;
+		look.has_location = words->look.has_location;
+		look.latitude = words->look.latitude;
+		look.longitude = words->look.longitude;
+	}
+	/*
+	 * `dark <file|#rrggbb>`: the dark scheme's picture, by its absolute path (a wallpaper
+	 * package's dark pictures are its own: its directory says it all), or its colour.
+	 */
+	if (!has_show && setting->dark != NULL) {
+		if (setting->dark->look.mode == VEIL_MODE_SOLID_COLOR) {
+			look.has_dark_color = true;
+			look.dark_color = setting->dark->look.color;
+		} else if (setting->package == NULL) {
+			look.dark_path = (char *)setting_path(setting->dark);
+		}
+	}
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, obj);
 	const char *path = has_show && show.path != NULL ? show.path : setting_path(setting);
 	if (has_show && show.part != NULL) {
 		json_object_object_add(obj, show.key, show.part);
@@ -100,40 +91,6 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		struct json_object *file = json_object_new_object();
 		json_object_object_add(file, "path", json_object_new_string(path));
 		json_object_object_add(obj, "file", file);
-	}
-	if (words != NULL && words->has_transition) {
-		json_object_object_add(obj, "transition", transition_object(&words->transition));
-	}
-	/* `dark <file|#rrggbb>`: the dark scheme's picture, by its path, or its colour. */
-	/* A wallpaper package's dark pictures are its own: its directory says it all. */
-	const char *dark = setting->dark != NULL && setting->package == NULL ?
-		setting_path(setting->dark) : NULL;
-	char dark_color[8];
-	if (setting->dark != NULL && setting->dark->mode == VEIL_MODE_SOLID_COLOR) {
-		snprintf(dark_color, sizeof(dark_color), "#%06" PRIx32, setting->dark->color & 0xffffff);
-		dark = dark_color;
-	}
-	if (!has_show && dark != NULL) {
-		json_object_object_add(obj, "dark", json_object_new_string(dark));
-	}
-	if (setting->has_transition && words == NULL) {
-		json_object_object_add(obj, "transition", transition_object(&setting->transition));
-	}
-	json_object_object_add(obj, "span", json_object_new_boolean(setting->span));
-	json_object_object_add(obj, "loopfade_ms", json_object_new_int(setting->loopfade_ms));
-	if (setting->filter != VEIL_IMAGE_FILTER_SMOOTH) {
-		/* Not the default: written, as its word. */
-		json_object_object_add(obj, "filter",
-			json_object_new_string(veil_image_filter_name(setting->filter)));
-	}
-	/* `location <lat> <lon>`: the setting's own place, not the compositor's. */
-	if (words != NULL ? words->has_location : setting->has_location) {
-		struct json_object *place = json_object_new_array();
-		json_object_array_add(place, json_object_new_double(words != NULL ?
-			words->latitude : setting->latitude));
-		json_object_array_add(place, json_object_new_double(words != NULL ?
-			words->longitude : setting->longitude));
-		json_object_object_add(obj, "location", place);
 	}
 	/* `veil pause`: a video stays paused, where it was. */
 	struct veil_source *source = setting->source;
@@ -161,7 +118,7 @@ struct json_object *veil_state_snapshot(struct veil_scene *scene) {
 			continue;
 		}
 		/* A client's file (a descriptor) has no path to find it by again. */
-		if (setting->mode != VEIL_MODE_SOLID_COLOR && setting_path(setting) == NULL) {
+		if (setting->look.mode != VEIL_MODE_SOLID_COLOR && setting_path(setting) == NULL) {
 			continue;
 		}
 		struct json_object *spaces;
@@ -174,7 +131,7 @@ struct json_object *veil_state_snapshot(struct veil_scene *scene) {
 	struct json_object *transitions = json_object_new_object();
 	struct veil_transition_default *dflt;
 	wl_list_for_each_reverse(dflt, &scene->transition_defaults, link) {
-		json_object_object_add(transitions, dflt->name, transition_object(&dflt->spec));
+		json_object_object_add(transitions, dflt->name, veil_state_transition_json(&dflt->spec));
 	}
 	struct json_object *root = json_object_new_object();
 	json_object_object_add(root, "version", json_object_new_int(VEIL_STATE_VERSION));

@@ -97,16 +97,16 @@ static bool parse_degrees(const char *word, double limit, double *value) {
 static int parse_location(const char *lat, const char *lon, struct veil_command *parsed,
 		char **message) {
 	char shown[VEIL_QUOTE_SIZE];
-	if (!parse_degrees(lat, 90.0, &parsed->latitude)) {
+	if (!parse_degrees(lat, 90.0, &parsed->look.latitude)) {
 		return veil_message_fail(message, -EINVAL, "Invalid location latitude '%s': expected "
 			"degrees from -90 (south) to 90 (north)", veil_message_quote(shown, lat));
 	}
-	if (!parse_degrees(lon, 180.0, &parsed->longitude)) {
+	if (!parse_degrees(lon, 180.0, &parsed->look.longitude)) {
 		return veil_message_fail(message, -EINVAL, "Invalid location longitude '%s': "
 			"expected degrees from -180 (west) to 180 (east)",
 			veil_message_quote(shown, lon));
 	}
-	parsed->has_location = true;
+	parsed->look.has_location = true;
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 	bool has_loopfade = false, has_filter = false;
 	for (int round = 0; round < 4; round++) {
 		int n = *argc;
-		if (!parsed->has_location && n >= 5 && strcasecmp(argv[n - 3], "location") == 0) {
+		if (!parsed->look.has_location && n >= 5 && strcasecmp(argv[n - 3], "location") == 0) {
 			int ret = parse_location(argv[n - 2], argv[n - 1], parsed, message);
 			if (ret < 0) {
 				return ret;
@@ -129,7 +129,7 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 			continue;
 		}
 		if (!has_filter && n >= 4 && strcasecmp(argv[n - 2], "filter") == 0) {
-			int ret = parse_filter(argv[n - 1], &parsed->filter, message);
+			int ret = parse_filter(argv[n - 1], &parsed->look.filter, message);
 			if (ret < 0) {
 				return ret;
 			}
@@ -138,7 +138,7 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 			continue;
 		}
 		if (!has_loopfade && n >= 4 && strcasecmp(argv[n - 2], "loopfade") == 0) {
-			int ret = parse_loopfade(argv[n - 1], &parsed->loopfade_ms, message);
+			int ret = parse_loopfade(argv[n - 1], &parsed->look.loopfade_ms, message);
 			if (ret < 0) {
 				return ret;
 			}
@@ -146,19 +146,19 @@ static int parse_tail(int *argc, char *argv[], struct veil_command *parsed, char
 			*argc = n - 2;
 			continue;
 		}
-		if (parsed->has_transition) {
+		if (parsed->look.has_transition) {
 			break;
 		}
 		for (int k = n - 1; k >= 2 && k >= n - 11; k--) {
 			if (strcasecmp(argv[k], "transition") != 0) {
 				continue;
 			}
-			int ret = veil_words_parse_transition(n - k - 1, argv + k + 1, &parsed->transition,
+			int ret = veil_words_parse_transition(n - k - 1, argv + k + 1, &parsed->look.transition,
 				message);
 			if (ret < 0) {
 				return ret;
 			}
-			parsed->has_transition = true;
+			parsed->look.has_transition = true;
 			*argc = k;
 			break;
 		}
@@ -302,7 +302,7 @@ static int parse_workspace(int argc, char *argv[], struct veil_command *cmd, cha
 }
 
 int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **message) {
-	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .mode = VEIL_MODE_FILL };
+	struct veil_command parsed = { .kind = VEIL_COMMAND_SET, .look.mode = VEIL_MODE_FILL };
 	char shown[VEIL_QUOTE_SIZE];
 	char *name = NULL;
 	int ret;
@@ -341,21 +341,21 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 		if (ret >= 0) {
 			ret = 0;
 			cmd->kind = VEIL_COMMAND_TRANSITION;
-			cmd->has_transition = true;
-			cmd->transition = spec;
+			cmd->look.has_transition = true;
+			cmd->look.transition = spec;
 		}
 		return ret;
 	}
 	if (strcasecmp(argv[1], "scheme") == 0) {
 		return parse_scheme(argc, argv, cmd, message);
 	}
-	parsed.span = take_span(&argc, argv);
+	parsed.look.span = take_span(&argc, argv);
 	ret = parse_tail(&argc, argv, &parsed, message);
 	if (ret < 0) {
 		return ret;
 	}
-	if (!parsed.span) {
-		parsed.span = take_span(&argc, argv);
+	if (!parsed.look.span) {
+		parsed.look.span = take_span(&argc, argv);
 	}
 	int n_words = argc;
 	int dark_first = take_dark(&argc, argv, message);
@@ -365,18 +365,18 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	int dark_words = dark_first > 0 ? n_words - dark_first : 0;
 	if (dark_words == 1 && argv[dark_first][0] == '#') {
 		/* `dark #rrggbb`: a colour alone. A file named so is given as ./#name. */
-		if (!veil_color_parse(argv[dark_first], &parsed.dark_color)) {
+		if (!veil_color_parse(argv[dark_first], &parsed.look.dark_color)) {
 			return veil_message_fail(message, -EINVAL, "Invalid colour '%s' after dark: "
 				"expected #rrggbb", veil_message_quote(shown, argv[dark_first]));
 		}
-		parsed.has_dark_color = true;
+		parsed.look.has_dark_color = true;
 		dark_words = 0;
 	}
 
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strcasecmp(argv[1], keywords[i].name) == 0) {
-			if (argc > 2 || parsed.has_transition || parsed.loopfade_ms > 0 || parsed.span ||
-					parsed.has_location || dark_first > 0) {
+			if (argc > 2 || parsed.look.has_transition || parsed.look.loopfade_ms > 0 ||
+					parsed.look.span || parsed.look.has_location || dark_first > 0) {
 				return veil_message_fail(message, -EINVAL, "`veil %s` takes no arguments",
 					keywords[i].name);
 			}
@@ -421,7 +421,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 			return veil_message_fail(message, -EINVAL, "solid_color needs a colour: "
 				"`veil #rrggbb solid_color`");
 		}
-		if (!veil_color_parse(argv[1], &parsed.color)) {
+		if (!veil_color_parse(argv[1], &parsed.look.color)) {
 			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
 				veil_message_quote(shown, argv[1]));
 		}
@@ -429,7 +429,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 			return veil_message_fail(message, -EINVAL, "Unexpected word '%s' after solid_color",
 				veil_message_quote(shown, argv[3]));
 		}
-		parsed.mode = mode;
+		parsed.look.mode = mode;
 		*cmd = parsed;
 		return 0;
 	}
@@ -460,13 +460,13 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 
 	int next = end;
 	if (has_mode) {
-		parsed.mode = mode;
-		parsed.has_mode = true;
+		parsed.look.mode = mode;
+		parsed.look.has_mode = true;
 		next++;
 	}
 	if (next < argc) {
-		parsed.has_color = true;
-		if (!veil_color_parse(argv[next], &parsed.color)) {
+		parsed.look.has_color = true;
+		if (!veil_color_parse(argv[next], &parsed.look.color)) {
 			return veil_message_fail(message, -EINVAL, "Invalid colour '%s': expected #rrggbb",
 				veil_message_quote(shown, argv[next]));
 		}
@@ -492,7 +492,7 @@ int veil_command_parse(int argc, char *argv[], struct veil_command *cmd, char **
 	if (dark_words > 0) {
 		free(name);
 		name = veil_words_join(argv + dark_first, (size_t)dark_words);
-		ret = name != NULL ? veil_words_expand_name(name, &parsed.dark_path, message) :
+		ret = name != NULL ? veil_words_expand_name(name, &parsed.look.dark_path, message) :
 			veil_message_fail(message, -ENOMEM, "Out of memory");
 		if (ret < 0) {
 			free(parsed.path);
@@ -512,8 +512,7 @@ void veil_command_finish(struct veil_command *cmd) {
 	}
 	free(cmd->path);
 	cmd->path = NULL;
-	free(cmd->dark_path);
-	cmd->dark_path = NULL;
+	veil_look_finish(&cmd->look);
 	free(cmd->workspace);
 	cmd->workspace = NULL;
 	if (cmd->fallback != NULL) {

@@ -103,8 +103,6 @@ struct veil_transition_spec {
 	struct veil_coord at_x, at_y;
 	/* `ease <curve>`: how progress follows time; linear when not given (zeroed). */
 	struct veil_ease ease;
-	/* A running transition whose kind (and side) `random` picked; never set by the parser. */
-	bool random;
 	/*
 	 * Whether `from` was given: a slide without it, in a workspace setting, comes from the
 	 * side the switch goes to (module/core/workspace.c).
@@ -127,24 +125,52 @@ struct veil_transition_spec {
 /* `loopfade <ms>`: at most this long. */
 #define VEIL_LOOPFADE_MAX_MS 10000
 
-struct veil_command {
-	enum veil_command_kind kind;
-	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
-	/* SET: `dark <file>`, the picture for the dark scheme, expanded and malloc()ed; or NULL. */
-	char *dark_path;
-	/* SET: `dark #rrggbb`: the dark scheme shows this colour alone (dark_path is NULL). */
-	bool has_dark_color;
-	uint32_t dark_color;
-	bool dark; /* SCHEME: `scheme dark` (else light) */
-	enum veil_mode mode; /* SET; VEIL_MODE_FILL when not given */
+/*
+ * How a wallpaper looks: the words of a SET that its setting keeps (module/core/setting.c), its
+ * state file entry and its status write (module/state/look_json.c). A new look word is a member
+ * here, its parsing, its handler and a row of look_json.c's table.
+ */
+struct veil_look {
+	enum veil_mode mode; /* VEIL_MODE_FILL when not given */
 	uint32_t color; /* 0xRRGGBB: the bars of fit/center, or the solid colour; 0 when not given */
 	/* The mode, the colour were given (else a GNOME wallpaper list's own apply). */
 	bool has_mode, has_color;
-	/* SET: whether `transition ...` was given; always true for TRANSITION. */
+	/* Whether `transition ...` was given: how outputs move to it (else their default). */
 	bool has_transition;
 	struct veil_transition_spec transition;
-	/* SET: `span`, one picture across the outputs of the setting (module/core/span.c). */
+	/* `span`, one picture across the outputs of the setting (module/core/span.c). */
 	bool span;
+	/* `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
+	int loopfade_ms;
+	/*
+	 * `filter linear|nearest|smooth`: how the worker shrinks a large still (nearest: the
+	 * renderer too scales without smoothing); smooth (0) when not given.
+	 */
+	enum veil_image_filter filter;
+	/*
+	 * `location <lat> <lon>`, degrees north and east: the place whose sun an Apple solar
+	 * wallpaper follows (module/show/dynamic.c). has_location false when not given.
+	 */
+	bool has_location;
+	double latitude, longitude;
+	/* `dark <file>`: the picture for the dark scheme, expanded and malloc()ed; or NULL. */
+	char *dark_path;
+	/* `dark #rrggbb`: the dark scheme shows this colour alone (dark_path is NULL). */
+	bool has_dark_color;
+	uint32_t dark_color;
+};
+
+/* *dst becomes src with a string of its own: 0, or -ENOMEM (dst left empty). */
+int veil_look_copy(struct veil_look *dst, const struct veil_look *src);
+/* Frees the look's strings; the look stays usable, without them. NULL is allowed. */
+void veil_look_finish(struct veil_look *look);
+
+struct veil_command {
+	enum veil_command_kind kind;
+	char *path; /* SET with a file: ~ and $VAR expanded, malloc()ed; NULL otherwise */
+	/* SET: how it looks; TRANSITION: look.transition (has_transition always true). */
+	struct veil_look look;
+	bool dark; /* SCHEME: `scheme dark` (else light) */
 	/* SET: whether a slideshow's words were given (then the path must be a directory). */
 	bool has_slideshow;
 	/* SET: for a directory; the defaults when none of its words were given. */
@@ -156,21 +182,8 @@ struct veil_command {
 	 * fallback: a package whose read fails shows it (module/commands/package_load.c).
 	 */
 	bool from_restore;
-	/* SET: `loopfade <ms>`, a video's last frame fading into its first; 0 when not given. */
-	int loopfade_ms;
 	/*
-	 * SET: `filter linear|nearest|smooth`: how the worker shrinks a large still (nearest: the
-	 * renderer too scales without smoothing); smooth (0) when not given.
-	 */
-	enum veil_image_filter filter;
-	/*
-	 * SET: `location <lat> <lon>`, degrees north and east: the place whose sun an Apple solar
-	 * wallpaper follows (module/show/dynamic.c). has_location false when not given.
-	 */
-	bool has_location;
-	double latitude, longitude;
-	/*
-	 * SET, never parsed: path's (and dark_path's) item-th top-level image (from 1), 0 for
+	 * SET, never parsed: path's (and look.dark_path's) item-th top-level image (from 1), 0 for
 	 * the file's own picture: an Apple dynamic wallpaper's pictures (module/show/timed.c).
 	 */
 	int item, dark_item;

@@ -17,6 +17,7 @@
  * xray is off for the output (its copy is let go), or while no node of it has a box and is
  * visible.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <wlr/types/wlr_scene.h>
 #include <wlr/util/log.h>
 #include <veil/veil.h>
+#include "module/core/per_output.h"
 #include "module/core/scene.h"
 #include "module/words/command.h"
 #include "module/xray/xray.h"
@@ -40,13 +42,18 @@
 /* Blurs of one output start at most this often. */
 #define MIN_INTERVAL_MS 200
 
+/* The words of a name's xray setting (veil_per_output.given). */
+enum {
+	XRAY_ON = 1 << 0,
+	XRAY_BLUR = 1 << 1,
+};
+
 struct xray_setting {
-	struct wl_list link; /* veil_xray_room.settings */
-	char *name; /* an output name or "*" */
-	bool has_on, on;
-	bool has_blur;
+	struct veil_per_output base; /* first; in veil_xray_room.settings */
+	bool on;
 	int blur;
 };
+static_assert(offsetof(struct xray_setting, base) == 0, "the entry comes first");
 
 /* What an output's picture is made of: compared at each of its commits. */
 struct look {
@@ -83,7 +90,7 @@ struct xray_output {
 
 struct veil_xray_room {
 	struct veil_scene *scene;
-	struct wl_list settings; /* xray_setting.link */
+	struct wl_list settings; /* xray_setting.base.link */
 	struct wl_list outputs; /* xray_output.link */
 	struct wl_list orphans; /* veil_xray.link: nodes without an output */
 };
@@ -114,38 +121,21 @@ static void refresh(struct xray_output *out);
 
 /* ---- Settings ---- */
 
-static struct xray_setting *find_setting(struct veil_xray_room *room, const char *name) {
-	struct xray_setting *setting;
-	wl_list_for_each(setting, &room->settings, link) {
-		if (strcmp(setting->name, name) == 0) {
-			return setting;
-		}
-	}
-	return NULL;
-}
-
-static void setting_destroy(struct xray_setting *setting) {
-	wl_list_remove(&setting->link);
-	free(setting->name);
-	free(setting);
+/* The setting whose word applies to the output, or NULL. */
+static struct xray_setting *resolve(struct veil_xray_room *room, struct wlr_output *output,
+		unsigned word) {
+	struct veil_per_output *entry = veil_per_output_resolve(&room->settings, output->name, word);
+	return entry != NULL ? wl_container_of(entry, (struct xray_setting *)NULL, base) : NULL;
 }
 
 static bool output_on(struct veil_xray_room *room, struct wlr_output *output) {
-	struct xray_setting *own = find_setting(room, output->name);
-	struct xray_setting *all = find_setting(room, "*");
-	if (own != NULL && own->has_on) {
-		return own->on;
-	}
-	return all != NULL && all->has_on && all->on;
+	struct xray_setting *setting = resolve(room, output, XRAY_ON);
+	return setting != NULL && setting->on;
 }
 
 static int output_blur(struct veil_xray_room *room, struct wlr_output *output) {
-	struct xray_setting *own = find_setting(room, output->name);
-	struct xray_setting *all = find_setting(room, "*");
-	if (own != NULL && own->has_blur) {
-		return own->blur;
-	}
-	return all != NULL && all->has_blur ? all->blur : VEIL_BLUR_DEFAULT;
+	struct xray_setting *setting = resolve(room, output, XRAY_BLUR);
+	return setting != NULL ? setting->blur : VEIL_BLUR_DEFAULT;
 }
 
 /* ---- Nodes ---- */
@@ -302,7 +292,7 @@ static void read_look(struct xray_output *out, struct look *look) {
 	}
 	if (shown->rect != NULL && shown->rect->node.enabled && shown->setting != NULL) {
 		look->fill = true;
-		look->color = shown->setting->color;
+		look->color = shown->setting->look.color;
 		look->fill_width = shown->rect_width;
 		look->fill_height = shown->rect_height;
 	}
@@ -646,10 +636,7 @@ void veil_xray_finish(struct veil_scene *scene) {
 		wl_list_init(&xray->link);
 		xray->scene = NULL;
 	}
-	struct xray_setting *setting, *tmp_setting;
-	wl_list_for_each_safe(setting, tmp_setting, &room->settings, link) {
-		setting_destroy(setting);
-	}
+	veil_per_output_finish(&room->settings);
 	free(room);
 	scene->xray = NULL;
 }
@@ -657,34 +644,15 @@ void veil_xray_finish(struct veil_scene *scene) {
 int veil_xray_set(struct veil_scene *scene, const char *name, const struct veil_command *cmd) {
 	struct veil_xray_room *room = scene->xray;
 	bool on = cmd->kind == VEIL_COMMAND_XRAY;
-	if (strcmp(name, "*") == 0) {
-		/* The outputs' own word on the same thing goes, as with `fps`. */
-		struct xray_setting *setting, *tmp;
-		wl_list_for_each_safe(setting, tmp, &room->settings, link) {
-			if (on) {
-				setting->has_on = false;
-			} else {
-				setting->has_blur = false;
-			}
-			if (!setting->has_on && !setting->has_blur) {
-				setting_destroy(setting);
-			}
-		}
+	struct veil_per_output *entry = veil_per_output_set(&room->settings, name,
+		on ? XRAY_ON : XRAY_BLUR, sizeof(struct xray_setting));
+	if (entry == NULL) {
+		return -ENOMEM;
 	}
-	struct xray_setting *setting = find_setting(room, name);
-	if (setting == NULL) {
-		setting = calloc(1, sizeof(*setting));
-		if (setting == NULL || (setting->name = strdup(name)) == NULL) {
-			free(setting);
-			return -ENOMEM;
-		}
-		wl_list_insert(&room->settings, &setting->link);
-	}
+	struct xray_setting *setting = wl_container_of(entry, setting, base);
 	if (on) {
-		setting->has_on = true;
 		setting->on = cmd->xray;
 	} else {
-		setting->has_blur = true;
 		setting->blur = cmd->blur;
 	}
 	struct xray_output *out;
@@ -740,15 +708,15 @@ struct json_object *veil_xray_state(struct veil_scene *scene) {
 		return all;
 	}
 	struct xray_setting *setting;
-	wl_list_for_each_reverse(setting, &scene->xray->settings, link) {
+	wl_list_for_each_reverse(setting, &scene->xray->settings, base.link) {
 		struct json_object *obj = json_object_new_object();
-		if (setting->has_on) {
+		if (setting->base.given & XRAY_ON) {
 			json_object_object_add(obj, "xray", json_object_new_boolean(setting->on));
 		}
-		if (setting->has_blur) {
+		if (setting->base.given & XRAY_BLUR) {
 			json_object_object_add(obj, "blur", json_object_new_int(setting->blur));
 		}
-		json_object_object_add(all, setting->name, obj);
+		json_object_object_add(all, setting->base.name, obj);
 	}
 	return all;
 }

@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			"unexpected errno %d", ret);
 		FUZZ_CHECK(message != NULL, "failure %d without a message", ret);
 		FUZZ_CHECK(fuzz_message_ok(message, true), "bad message '%s'", message);
-		FUZZ_CHECK(cmd.path == NULL && cmd.dark_path == NULL, "failure left a path");
+		FUZZ_CHECK(cmd.path == NULL && cmd.look.dark_path == NULL, "failure left a path");
 		FUZZ_CHECK(cmd.workspace == NULL, "failure left a workspace");
 	} else {
 		FUZZ_CHECK(ret == 0, "positive return %d", ret);
@@ -123,10 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		if (fallback != NULL) {
 			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_RESTORE && fallback->kind == VEIL_COMMAND_SET,
 				"fallback of kind %d for kind %d", (int)fallback->kind, (int)cmd.kind);
-			FUZZ_CHECK(fallback->mode == VEIL_MODE_SOLID_COLOR ? fallback->path == NULL :
+			FUZZ_CHECK(fallback->look.mode == VEIL_MODE_SOLID_COLOR ? fallback->path == NULL :
 				fallback->path != NULL && fallback->path[0] != '\0' &&
 				strlen(fallback->path) < PATH_MAX && !has_control(fallback->path),
-				"fallback path for mode %d", (int)fallback->mode);
+				"fallback path for mode %d", (int)fallback->look.mode);
 		}
 		/* `workspace <ws> ...`: a SET or an OFF, for a name a person could have typed. */
 		if (cmd.workspace != NULL) {
@@ -136,30 +136,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 				strlen(cmd.workspace) <= VEIL_WORKSPACE_NAME_MAX &&
 				!has_control(cmd.workspace), "workspace name '%s'", cmd.workspace);
 		}
-		if (cmd.dark_path != NULL) {
-			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR &&
+		if (cmd.look.dark_path != NULL) {
+			FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.mode != VEIL_MODE_SOLID_COLOR &&
 				!cmd.has_slideshow, "dark for kind %d mode %d", (int)cmd.kind,
-				(int)cmd.mode);
-			FUZZ_CHECK(cmd.dark_path[0] != '\0' && strlen(cmd.dark_path) < PATH_MAX &&
-				!has_control(cmd.dark_path), "dark path '%s'", cmd.dark_path);
+				(int)cmd.look.mode);
+			FUZZ_CHECK(cmd.look.dark_path[0] != '\0' && strlen(cmd.look.dark_path) < PATH_MAX &&
+				!has_control(cmd.look.dark_path), "dark path '%s'", cmd.look.dark_path);
 		}
 		/* A curve's control points: x within [0,1], so that time runs one way. */
-		const struct veil_ease *ease = &cmd.transition.ease;
+		const struct veil_ease *ease = &cmd.look.transition.ease;
 		FUZZ_CHECK(ease->kind == VEIL_EASE_LINEAR || (ease->x1 >= 0.0 && ease->x1 <= 1.0 &&
 			ease->x2 >= 0.0 && ease->x2 <= 1.0), "curve x %g %g", ease->x1, ease->x2);
-		FUZZ_CHECK(!cmd.transition.random, "the parser set random");
-		FUZZ_CHECK(cmd.color <= 0xffffff, "colour 0x%x", cmd.color);
+		FUZZ_CHECK(cmd.look.color <= 0xffffff, "colour 0x%x", cmd.look.color);
 		FUZZ_CHECK(cmd.fps >= 0 && cmd.fps <= VEIL_FPS_MAX && cmd.battery_fps >= 0 &&
 			cmd.battery_fps <= VEIL_FPS_MAX, "fps %d, battery fps %d", cmd.fps,
 			cmd.battery_fps);
-		if (cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR) {
+		if (cmd.kind == VEIL_COMMAND_SET && cmd.look.mode != VEIL_MODE_SOLID_COLOR) {
 			FUZZ_CHECK(cmd.path != NULL && cmd.path[0] != '\0', "SET without a path");
 			FUZZ_CHECK(strlen(cmd.path) < PATH_MAX, "path of %zu bytes",
 				strlen(cmd.path));
 			FUZZ_CHECK(!has_control(cmd.path), "path with a control character");
 		} else {
 			FUZZ_CHECK(cmd.path == NULL, "a path for kind %d mode %d", (int)cmd.kind,
-				(int)cmd.mode);
+				(int)cmd.look.mode);
 		}
 	}
 	check_environment();
@@ -176,8 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			"media: failure %d without a good message", ret);
 	} else {
 		FUZZ_CHECK(ret == 0 && message == NULL, "media: %d, '%s'", ret, message);
-		FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode != VEIL_MODE_SOLID_COLOR,
-			"media: kind %d mode %d", (int)cmd.kind, (int)cmd.mode);
+		FUZZ_CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.mode != VEIL_MODE_SOLID_COLOR,
+			"media: kind %d mode %d", (int)cmd.kind, (int)cmd.look.mode);
 	}
 	FUZZ_CHECK(cmd.path == NULL, "media: a path");
 	veil_command_finish(&cmd);

@@ -53,8 +53,8 @@ static void expect_set_at(int line, int argc, char *argv[], const char *path,
 	}
 	CHECK_LINE(line, message == NULL, "a message on success");
 	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET, "kind %d, not SET", cmd.kind);
-	CHECK_LINE(line, cmd.mode == mode, "mode %d, not %d", cmd.mode, mode);
-	CHECK_LINE(line, cmd.color == color, "colour %06x, not %06x", cmd.color, color);
+	CHECK_LINE(line, cmd.look.mode == mode, "mode %d, not %d", cmd.look.mode, mode);
+	CHECK_LINE(line, cmd.look.color == color, "colour %06x, not %06x", cmd.look.color, color);
 	if (path == NULL) {
 		CHECK_LINE(line, cmd.path == NULL, "path '%s', not NULL", cmd.path);
 	} else {
@@ -116,13 +116,13 @@ static void expect_transition_at(int line, int argc, char *argv[],
 		return;
 	}
 	CHECK_LINE(line, cmd.kind == kind, "kind %d, not %d", cmd.kind, kind);
-	CHECK_LINE(line, cmd.mode == mode, "mode %d, not %d", cmd.mode, mode);
+	CHECK_LINE(line, cmd.look.mode == mode, "mode %d, not %d", cmd.look.mode, mode);
 	CHECK_LINE(line, (path == NULL && cmd.path == NULL) ||
 		(path != NULL && cmd.path != NULL && strcmp(path, cmd.path) == 0),
 		"path '%s', not '%s'", cmd.path ? cmd.path : "(null)", path ? path : "(null)");
-	CHECK_LINE(line, cmd.has_transition, "no transition");
-	CHECK_LINE(line, cmd.transition.kind == transition && cmd.transition.ms == ms,
-		"transition %d %d ms, not %d %d ms", cmd.transition.kind, cmd.transition.ms,
+	CHECK_LINE(line, cmd.look.has_transition, "no transition");
+	CHECK_LINE(line, cmd.look.transition.kind == transition && cmd.look.transition.ms == ms,
+		"transition %d %d ms, not %d %d ms", cmd.look.transition.kind, cmd.look.transition.ms,
 		transition, ms);
 	veil_command_finish(&cmd);
 }
@@ -158,7 +158,7 @@ static void test_transitions(void) {
 	/* Without the word, none is recorded: the output's default applies. */
 	struct veil_command cmd;
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit"), &cmd, NULL) == 0);
-	CHECK(!cmd.has_transition);
+	CHECK(!cmd.look.has_transition);
 	veil_command_finish(&cmd);
 
 	expect_error(ARGV("veil", "transition"), -EINVAL, "needs a kind");
@@ -196,35 +196,36 @@ static void test_transition_options(void) {
 
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "transition", "wipe", "800", "from",
 		"Top"), &cmd, &message) == 0, "%s", message ? message : "");
-	CHECK(cmd.transition.kind == VEIL_TRANSITION_WIPE && cmd.transition.ms == 800 &&
-		cmd.transition.side == VEIL_SIDE_TOP && cmd.mode == VEIL_MODE_FIT);
+	CHECK(cmd.look.transition.kind == VEIL_TRANSITION_WIPE && cmd.look.transition.ms == 800 &&
+		cmd.look.transition.side == VEIL_SIDE_TOP && cmd.look.mode == VEIL_MODE_FIT);
 	CHECK(strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	/* The words after the kind in any order; each kind's default side. */
 	CHECK(veil_command_parse(ARGV("veil", "transition", "slide", "from", "bottom", "300"),
 		&cmd, NULL) == 0);
-	CHECK(cmd.kind == VEIL_COMMAND_TRANSITION && cmd.transition.kind == VEIL_TRANSITION_SLIDE &&
-		cmd.transition.ms == 300 && cmd.transition.side == VEIL_SIDE_BOTTOM);
+	CHECK(cmd.kind == VEIL_COMMAND_TRANSITION &&
+		cmd.look.transition.kind == VEIL_TRANSITION_SLIDE && cmd.look.transition.ms == 300 &&
+		cmd.look.transition.side == VEIL_SIDE_BOTTOM);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "slide"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.side == VEIL_SIDE_RIGHT);
+	CHECK(cmd.look.transition.side == VEIL_SIDE_RIGHT);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "wipe"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.side == VEIL_SIDE_LEFT);
+	CHECK(cmd.look.transition.side == VEIL_SIDE_LEFT);
 
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "transition", "grow", "4000", "at",
 		"10,20%"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.kind == VEIL_TRANSITION_GROW && cmd.transition.ms == 4000 &&
-		cmd.transition.at_x.value == 10 && !cmd.transition.at_x.percent &&
-		cmd.transition.at_y.value == 20 && cmd.transition.at_y.percent);
+	CHECK(cmd.look.transition.kind == VEIL_TRANSITION_GROW && cmd.look.transition.ms == 4000 &&
+		cmd.look.transition.at_x.value == 10 && !cmd.look.transition.at_x.percent &&
+		cmd.look.transition.at_y.value == 20 && cmd.look.transition.at_y.percent);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a b.png", "fill", "transition", "grow", "4000", "at",
 		"100%", "0"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.at_x.value == 100 && cmd.transition.at_x.percent &&
-		cmd.transition.at_y.value == 0 && !cmd.transition.at_y.percent &&
-		cmd.transition.ms == 4000 && strcmp(cmd.path, "a b.png") == 0);
+	CHECK(cmd.look.transition.at_x.value == 100 && cmd.look.transition.at_x.percent &&
+		cmd.look.transition.at_y.value == 0 && !cmd.look.transition.at_y.percent &&
+		cmd.look.transition.ms == 4000 && strcmp(cmd.path, "a b.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "transition", "grow"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.at_x.value == 50 && cmd.transition.at_x.percent &&
-		cmd.transition.at_y.value == 50 && cmd.transition.at_y.percent);
+	CHECK(cmd.look.transition.at_x.value == 50 && cmd.look.transition.at_x.percent &&
+		cmd.look.transition.at_y.value == 50 && cmd.look.transition.at_y.percent);
 
 	expect_error(ARGV("veil", "transition", "wipe", "from"), -EINVAL, "wipe from where?");
 	expect_error(ARGV("veil", "transition", "wipe", "from", "up"), -EINVAL,
@@ -249,18 +250,18 @@ static void test_transition_options(void) {
 	/* loopfade, before or after the transition. */
 	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "fill", "loopfade", "600"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.loopfade_ms == 600 && !cmd.has_transition && cmd.mode == VEIL_MODE_FILL &&
-		strcmp(cmd.path, "v.mp4") == 0);
+	CHECK(cmd.look.loopfade_ms == 600 && !cmd.look.has_transition &&
+		cmd.look.mode == VEIL_MODE_FILL && strcmp(cmd.path, "v.mp4") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "loopfade", "600", "transition", "grow",
 		"900", "at", "1,2"), &cmd, NULL) == 0);
-	CHECK(cmd.loopfade_ms == 600 && cmd.has_transition && cmd.transition.ms == 900 &&
+	CHECK(cmd.look.loopfade_ms == 600 && cmd.look.has_transition && cmd.look.transition.ms == 900 &&
 		strcmp(cmd.path, "v.mp4") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "v.mp4", "transition", "fade", "loopfade", "10"),
 		&cmd, NULL) == 0);
-	CHECK(cmd.loopfade_ms == 10 && cmd.has_transition &&
-		cmd.transition.ms == VEIL_TRANSITION_DEFAULT_MS);
+	CHECK(cmd.look.loopfade_ms == 10 && cmd.look.has_transition &&
+		cmd.look.transition.ms == VEIL_TRANSITION_DEFAULT_MS);
 	veil_command_finish(&cmd);
 	expect_error(ARGV("veil", "v.mp4", "loopfade", "10001"), -EINVAL,
 		"Invalid loopfade duration '10001'");
@@ -270,32 +271,32 @@ static void test_transition_options(void) {
 	/* filter, among loopfade and the transition in any order. */
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "stretch", "filter", "nearest"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.mode == VEIL_MODE_STRETCH &&
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.look.mode == VEIL_MODE_STRETCH &&
 		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "filter", "Nearest", "transition", "fade",
 		"loopfade", "10"), &cmd, NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.has_transition &&
-		cmd.loopfade_ms == 10 &&
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.look.has_transition &&
+		cmd.look.loopfade_ms == 10 &&
 		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "filter", "linear"),
 		&cmd, NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_LINEAR && cmd.mode == VEIL_MODE_FIT &&
-		cmd.color == 0x102030);
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_LINEAR && cmd.look.mode == VEIL_MODE_FIT &&
+		cmd.look.color == 0x102030);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill", "filter", "smooth"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.mode == VEIL_MODE_FILL &&
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.look.mode == VEIL_MODE_FILL &&
 		strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "loopfade", "5", "filter", "SMOOTH",
 		"span"), &cmd, NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.loopfade_ms == 5 && cmd.span &&
-		strcmp(cmd.path, "a.png") == 0);
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH && cmd.look.loopfade_ms == 5 &&
+		cmd.look.span && strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fill"), &cmd, NULL) == 0);
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH, "smooth unless asked");
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH, "smooth unless asked");
 	veil_command_finish(&cmd);
 	expect_error(ARGV("veil", "a.png", "filter", "lanczos"), -EINVAL,
 		"Invalid filter 'lanczos': expected linear, nearest or smooth");
@@ -303,17 +304,17 @@ static void test_transition_options(void) {
 	/* location, among the other options in any order; its degrees range-checked. */
 	CHECK(veil_command_parse(ARGV("veil", "d.heic", "fill", "location", "51.48", "-0.5"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.has_location && cmd.latitude == 51.48 && cmd.longitude == -0.5 &&
-		cmd.mode == VEIL_MODE_FILL && strcmp(cmd.path, "d.heic") == 0);
+	CHECK(cmd.look.has_location && cmd.look.latitude == 51.48 && cmd.look.longitude == -0.5 &&
+		cmd.look.mode == VEIL_MODE_FILL && strcmp(cmd.path, "d.heic") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "d.heic", "location", "-90", "180", "transition",
 		"fade", "300", "filter", "linear"), &cmd, NULL) == 0);
-	CHECK(cmd.has_location && cmd.latitude == -90 && cmd.longitude == 180 &&
-		cmd.has_transition && cmd.transition.ms == 300 &&
-		cmd.filter == VEIL_IMAGE_FILTER_LINEAR);
+	CHECK(cmd.look.has_location && cmd.look.latitude == -90 && cmd.look.longitude == 180 &&
+		cmd.look.has_transition && cmd.look.transition.ms == 300 &&
+		cmd.look.filter == VEIL_IMAGE_FILTER_LINEAR);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "d.heic", "fill"), &cmd, NULL) == 0);
-	CHECK(!cmd.has_location, "no location unless given");
+	CHECK(!cmd.look.has_location, "no location unless given");
 	veil_command_finish(&cmd);
 	expect_error(ARGV("veil", "d.heic", "location", "90.5", "0"), -EINVAL,
 		"Invalid location latitude '90.5': expected degrees from -90 (south) to 90 (north)");
@@ -337,11 +338,10 @@ static void expect_ease_at(int line, int argc, char *argv[], enum veil_transitio
 		free(message);
 		return;
 	}
-	CHECK_LINE(line, cmd.has_transition && cmd.transition.kind == kind &&
-		cmd.transition.ms == ms && cmd.transition.ease.kind == ease,
-		"transition %d %d ms ease %d, not %d %d ms ease %d", cmd.transition.kind,
-		cmd.transition.ms, cmd.transition.ease.kind, kind, ms, ease);
-	CHECK_LINE(line, !cmd.transition.random, "the parser set random");
+	CHECK_LINE(line, cmd.look.has_transition && cmd.look.transition.kind == kind &&
+		cmd.look.transition.ms == ms && cmd.look.transition.ease.kind == ease,
+		"transition %d %d ms ease %d, not %d %d ms ease %d", cmd.look.transition.kind,
+		cmd.look.transition.ms, cmd.look.transition.ease.kind, kind, ms, ease);
 	CHECK_LINE(line, path == NULL ? cmd.path == NULL :
 		cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
 	veil_command_finish(&cmd);
@@ -386,9 +386,9 @@ static void test_transition_ease(void) {
 	struct veil_command cmd;
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "transition", "slide", "ease",
 		"cubic-bezier(0.25 0.1 0.25 1)", "from", "top"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.ease.x1 == 0.25 && cmd.transition.ease.y1 == 0.1 &&
-		cmd.transition.ease.x2 == 0.25 && cmd.transition.ease.y2 == 1.0 &&
-		cmd.transition.side == VEIL_SIDE_TOP && strcmp(cmd.path, "a.png") == 0);
+	CHECK(cmd.look.transition.ease.x1 == 0.25 && cmd.look.transition.ease.y1 == 0.1 &&
+		cmd.look.transition.ease.x2 == 0.25 && cmd.look.transition.ease.y2 == 1.0 &&
+		cmd.look.transition.side == VEIL_SIDE_TOP && strcmp(cmd.path, "a.png") == 0);
 	veil_command_finish(&cmd);
 	/* random: a duration and a curve; its side and centre are picked or the centre. */
 	expect_ease(ARGV("veil", "transition", "random"), VEIL_TRANSITION_RANDOM, dms,
@@ -431,13 +431,13 @@ static void expect_dark_at(int line, int argc, char *argv[], const char *path,
 		free(message);
 		return;
 	}
-	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.mode == mode, "kind %d mode %d",
-		cmd.kind, cmd.mode);
+	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.look.mode == mode, "kind %d mode %d",
+		cmd.kind, cmd.look.mode);
 	CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0, "path %s", cmd.path);
-	CHECK_LINE(line, dark_path == NULL ? cmd.dark_path == NULL : cmd.dark_path != NULL &&
-		strcmp(cmd.dark_path, dark_path) == 0, "dark %s", cmd.dark_path);
+	CHECK_LINE(line, dark_path == NULL ? cmd.look.dark_path == NULL : cmd.look.dark_path != NULL &&
+		strcmp(cmd.look.dark_path, dark_path) == 0, "dark %s", cmd.look.dark_path);
 	veil_command_finish(&cmd);
-	CHECK_LINE(line, cmd.path == NULL && cmd.dark_path == NULL, "left after finish");
+	CHECK_LINE(line, cmd.path == NULL && cmd.look.dark_path == NULL, "left after finish");
 }
 
 #define expect_dark(argv, path, dark, mode) expect_dark_at(__LINE__, argv, path, dark, mode)
@@ -466,8 +466,8 @@ static void test_dark(void) {
 	struct veil_command cmd;
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "dark", "b.png", "transition", "wipe",
 		"ease", "in"), &cmd, NULL) == 0);
-	CHECK(cmd.has_transition && cmd.transition.kind == VEIL_TRANSITION_WIPE &&
-		cmd.transition.ease.kind == VEIL_EASE_IN && strcmp(cmd.dark_path, "b.png") == 0);
+	CHECK(cmd.look.has_transition && cmd.look.transition.kind == VEIL_TRANSITION_WIPE &&
+		cmd.look.transition.ease.kind == VEIL_EASE_IN && strcmp(cmd.look.dark_path, "b.png") == 0);
 	veil_command_finish(&cmd);
 
 	expect_error(ARGV("veil", "a.png", "dark"), -EINVAL, "dark needs a file");
@@ -478,13 +478,14 @@ static void test_dark(void) {
 	/* `dark #rrggbb`: a colour, after a colour or a file. */
 	CHECK(veil_command_parse(ARGV("veil", "#102030", "solid_color", "dark", "#0A0B0C"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.mode == VEIL_MODE_SOLID_COLOR && cmd.color == 0x102030 && cmd.has_dark_color &&
-		cmd.dark_color == 0x0a0b0c && cmd.dark_path == NULL);
+	CHECK(cmd.look.mode == VEIL_MODE_SOLID_COLOR && cmd.look.color == 0x102030 &&
+		cmd.look.has_dark_color && cmd.look.dark_color == 0x0a0b0c && cmd.look.dark_path == NULL);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "a.png", "fit", "#102030", "dark", "#000001",
 		"transition", "fade"), &cmd, NULL) == 0);
-	CHECK(strcmp(cmd.path, "a.png") == 0 && cmd.mode == VEIL_MODE_FIT && cmd.has_dark_color &&
-		cmd.dark_color == 0x000001 && cmd.dark_path == NULL && cmd.has_transition);
+	CHECK(strcmp(cmd.path, "a.png") == 0 && cmd.look.mode == VEIL_MODE_FIT &&
+		cmd.look.has_dark_color && cmd.look.dark_color == 0x000001 &&
+		cmd.look.dark_path == NULL && cmd.look.has_transition);
 	veil_command_finish(&cmd);
 	expect_dark(ARGV("veil", "a.png", "dark", "./#000001"), "a.png", "./#000001", fill);
 	expect_error(ARGV("veil", "a.png", "dark", "#00000g"), -EINVAL,
@@ -514,21 +515,21 @@ static void test_workspace(void) {
 		"#102030", "transition", "slide", "300"), &cmd, NULL) == 0);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.workspace != NULL &&
 		strcmp(cmd.workspace, "2:web") == 0 && strcmp(cmd.path, "my a.png") == 0 &&
-		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030 && cmd.has_transition &&
-		cmd.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.transition.side_given);
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.color == 0x102030 && cmd.look.has_transition &&
+		cmd.look.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.look.transition.side_given);
 	veil_command_finish(&cmd);
 	CHECK(cmd.workspace == NULL && cmd.path == NULL);
 	CHECK(veil_command_parse(ARGV("veil", "workspace", "1", "a.png", "transition", "slide",
 		"from", "left"), &cmd, NULL) == 0);
-	CHECK(cmd.transition.side_given && cmd.transition.side == VEIL_SIDE_LEFT);
+	CHECK(cmd.look.transition.side_given && cmd.look.transition.side == VEIL_SIDE_LEFT);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "WORKSPACE", "3", "off"), &cmd, NULL) == 0);
 	CHECK(cmd.kind == VEIL_COMMAND_OFF && strcmp(cmd.workspace, "3") == 0);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(ARGV("veil", "workspace", "3", "#203040", "solid_color"), &cmd,
 		NULL) == 0);
-	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode == VEIL_MODE_SOLID_COLOR &&
-		cmd.color == 0x203040 && strcmp(cmd.workspace, "3") == 0);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.mode == VEIL_MODE_SOLID_COLOR &&
+		cmd.look.color == 0x203040 && strcmp(cmd.workspace, "3") == 0);
 	veil_command_finish(&cmd);
 	/* A file called workspace is given as ./workspace. */
 	expect_dark(ARGV("veil", "./workspace", "fill"), "./workspace", NULL, VEIL_MODE_FILL);
@@ -558,7 +559,7 @@ static void test_workspace(void) {
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse_media(4, (char *[]){ "workspace", "5", "fit", "#000000", NULL },
 		&cmd, NULL) == 0);
-	CHECK(cmd.mode == VEIL_MODE_FIT && strcmp(cmd.workspace, "5") == 0);
+	CHECK(cmd.look.mode == VEIL_MODE_FIT && strcmp(cmd.workspace, "5") == 0);
 	veil_command_finish(&cmd);
 }
 
@@ -575,7 +576,7 @@ static void expect_slideshow_at(int line, int argc, char *argv[], const char *pa
 	}
 	CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET, "kind %d", cmd.kind);
 	CHECK_LINE(line, cmd.path != NULL && strcmp(cmd.path, path) == 0, "path '%s'", cmd.path);
-	CHECK_LINE(line, cmd.mode == mode, "mode %d", cmd.mode);
+	CHECK_LINE(line, cmd.look.mode == mode, "mode %d", cmd.look.mode);
 	CHECK_LINE(line, cmd.has_slideshow == given, "has_slideshow %d", cmd.has_slideshow);
 	CHECK_LINE(line, cmd.slideshow.every_s == every_s, "every %d s, not %d",
 		cmd.slideshow.every_s, every_s);
@@ -1112,11 +1113,11 @@ static void expect_span_at(int line, int argc, char *argv[], const char *path,
 	char *message = NULL;
 	int ret = veil_command_parse(argc, argv, &cmd, &message);
 	if (CHECK_LINE(line, ret == 0, "returned %d: %s", ret, message ? message : "")) {
-		CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.mode == mode, "kind %d mode %d",
-			cmd.kind, cmd.mode);
-		CHECK_LINE(line, cmd.span == span, "span %d, not %d", cmd.span, span);
-		CHECK_LINE(line, cmd.has_transition == transition, "transition %d, not %d",
-			cmd.has_transition, transition);
+		CHECK_LINE(line, cmd.kind == VEIL_COMMAND_SET && cmd.look.mode == mode, "kind %d mode %d",
+			cmd.kind, cmd.look.mode);
+		CHECK_LINE(line, cmd.look.span == span, "span %d, not %d", cmd.look.span, span);
+		CHECK_LINE(line, cmd.look.has_transition == transition, "transition %d, not %d",
+			cmd.look.has_transition, transition);
 		CHECK_LINE(line, path == NULL ? cmd.path == NULL :
 			cmd.path != NULL && strcmp(cmd.path, path) == 0, "path '%s', not '%s'",
 			cmd.path ? cmd.path : "(null)", path ? path : "(null)");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "module/words/command.h"
+#include "module/state/look_json.h"
 #include "module/state/state.h"
 #include "check.h"
 
@@ -63,34 +64,34 @@ static void test_round_trip(void) {
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	/* The path as written, not expanded as the user's words would be. */
 	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/w/$HOME/~a b.png") == 0 &&
-		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x102030 && cmd.span &&
-		cmd.loopfade_ms == 300 && cmd.has_transition &&
-		cmd.filter == VEIL_IMAGE_FILTER_NEAREST &&
-		cmd.transition.kind == VEIL_TRANSITION_GROW && cmd.transition.ms == 1200 &&
-		cmd.transition.at_y.value == 100 && cmd.transition.at_y.percent, "%s", cmd.path);
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.color == 0x102030 && cmd.look.span &&
+		cmd.look.loopfade_ms == 300 && cmd.look.has_transition &&
+		cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST &&
+		cmd.look.transition.kind == VEIL_TRANSITION_GROW && cmd.look.transition.ms == 1200 &&
+		cmd.look.transition.at_y.value == 100 && cmd.look.transition.at_y.percent, "%s", cmd.path);
 	veil_command_finish(&cmd);
 
 	json_object_object_get_ex(outputs, "*", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/w") == 0 && cmd.has_slideshow &&
 		cmd.slideshow.order == VEIL_SLIDESHOW_SHUFFLE && cmd.slideshow.recursive &&
-		cmd.slideshow.every_s == 30 && cmd.transition.kind == VEIL_TRANSITION_WIPE &&
-		cmd.transition.side == VEIL_SIDE_TOP);
+		cmd.slideshow.every_s == 30 && cmd.look.transition.kind == VEIL_TRANSITION_WIPE &&
+		cmd.look.transition.side == VEIL_SIDE_TOP);
 	veil_command_finish(&cmd);
 
 	json_object_object_get_ex(outputs, "DP-1", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
-	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.mode == VEIL_MODE_SOLID_COLOR &&
-		cmd.color == 0xabcdef && cmd.path == NULL && cmd.has_dark_color &&
-		cmd.dark_color == 0x010203 && cmd.dark_path == NULL);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.mode == VEIL_MODE_SOLID_COLOR &&
+		cmd.look.color == 0xabcdef && cmd.path == NULL && cmd.look.has_dark_color &&
+		cmd.look.dark_color == 0x010203 && cmd.look.dark_path == NULL);
 	veil_command_finish(&cmd);
 
 	/* A picture's dark colour. */
 	json_object_object_get_ex(outputs, "DP-4", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
 	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/l.png") == 0 &&
-		cmd.mode == VEIL_MODE_FIT && cmd.has_dark_color && cmd.dark_color == 0x0a0b0c &&
-		cmd.dark_path == NULL);
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.has_dark_color &&
+		cmd.look.dark_color == 0x0a0b0c && cmd.look.dark_path == NULL);
 	veil_command_finish(&cmd);
 
 	json_object_object_get_ex(outputs, "DP-2", &entry);
@@ -100,11 +101,13 @@ static void test_round_trip(void) {
 	/* The dark picture as written, and the transition's curve. */
 	json_object_object_get_ex(outputs, "DP-3", &entry);
 	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
-	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.dark_path != NULL &&
-		strcmp(cmd.dark_path, "/$d/d.png") == 0 && cmd.transition.kind == VEIL_TRANSITION_FADE &&
-		cmd.transition.ease.kind == VEIL_EASE_BEZIER && cmd.transition.ease.x1 == 0.2 &&
-		cmd.transition.ease.y2 == 1.0, "%s", cmd.dark_path != NULL ? cmd.dark_path : "no dark");
-	CHECK(cmd.filter == VEIL_IMAGE_FILTER_SMOOTH, "no filter written: the default");
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.dark_path != NULL &&
+		strcmp(cmd.look.dark_path, "/$d/d.png") == 0 &&
+		cmd.look.transition.kind == VEIL_TRANSITION_FADE &&
+		cmd.look.transition.ease.kind == VEIL_EASE_BEZIER && cmd.look.transition.ease.x1 == 0.2 &&
+		cmd.look.transition.ease.y2 == 1.0, "%s",
+		cmd.look.dark_path != NULL ? cmd.look.dark_path : "no dark");
+	CHECK(cmd.look.filter == VEIL_IMAGE_FILTER_SMOOTH, "no filter written: the default");
 	veil_command_finish(&cmd);
 	json_object_put(root);
 
@@ -216,25 +219,26 @@ static void test_extras(void) {
 	}
 	struct veil_command cmd;
 	CHECK(veil_state_command(member(member(root, "outputs"), "*"), &cmd, &why) == 0 &&
-		cmd.filter == VEIL_IMAGE_FILTER_NEAREST && strcmp(cmd.path, "/v.mp4") == 0, "%s",
+		cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST && strcmp(cmd.path, "/v.mp4") == 0, "%s",
 		why != NULL ? why : "");
 	veil_command_finish(&cmd);
 
 	struct json_object *spaces = member(member(root, "workspaces"), "*");
 	CHECK(veil_state_command(member(spaces, "2"), &cmd, &why) == 0 &&
 		cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/two.png") == 0 &&
-		cmd.mode == VEIL_MODE_FIT && cmd.color == 0x010203 &&
-		cmd.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.transition.side_given, "%s",
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.color == 0x010203 &&
+		cmd.look.transition.kind == VEIL_TRANSITION_SLIDE && !cmd.look.transition.side_given, "%s",
 		why);
 	veil_command_finish(&cmd);
 	CHECK(veil_state_command(member(spaces, "mail"), &cmd, &why) == 0 &&
-		cmd.mode == VEIL_MODE_SOLID_COLOR && cmd.color == 0xabcdef, "%s", why);
+		cmd.look.mode == VEIL_MODE_SOLID_COLOR && cmd.look.color == 0xabcdef, "%s", why);
 	veil_command_finish(&cmd);
 
 	CHECK(veil_state_transition_command(member(member(root, "transitions"), "*"), &cmd,
 		&why) == 0 && cmd.kind == VEIL_COMMAND_TRANSITION &&
-		cmd.transition.kind == VEIL_TRANSITION_WIPE && cmd.transition.ms == 250 &&
-		cmd.transition.side == VEIL_SIDE_TOP && cmd.transition.ease.kind != VEIL_EASE_LINEAR,
+		cmd.look.transition.kind == VEIL_TRANSITION_WIPE && cmd.look.transition.ms == 250 &&
+		cmd.look.transition.side == VEIL_SIDE_TOP &&
+		cmd.look.transition.ease.kind != VEIL_EASE_LINEAR,
 		"%s", why);
 	veil_command_finish(&cmd);
 
@@ -298,13 +302,13 @@ static void test_restore_words(void) {
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(5, (char *[]){ "veil", "restore", "/a.png", "fit", "#010203" },
 		&cmd, &message) == 0 && cmd.kind == VEIL_COMMAND_RESTORE && cmd.fallback != NULL &&
-		strcmp(cmd.fallback->path, "/a.png") == 0 && cmd.fallback->mode == VEIL_MODE_FIT &&
-		cmd.fallback->color == 0x010203);
+		strcmp(cmd.fallback->path, "/a.png") == 0 && cmd.fallback->look.mode == VEIL_MODE_FIT &&
+		cmd.fallback->look.color == 0x010203);
 	veil_command_finish(&cmd);
 	CHECK(cmd.fallback == NULL && cmd.path == NULL);
 	CHECK(veil_command_parse(4, (char *[]){ "veil", "restore", "#102030", "solid_color" },
 		&cmd, &message) == 0 && cmd.fallback != NULL &&
-		cmd.fallback->mode == VEIL_MODE_SOLID_COLOR);
+		cmd.fallback->look.mode == VEIL_MODE_SOLID_COLOR);
 	veil_command_finish(&cmd);
 	CHECK(veil_command_parse(3, (char *[]){ "veil", "restore", "next" }, &cmd, &message) ==
 		-EINVAL && message != NULL && strstr(message, "fallback") != NULL, "%s", message);
@@ -315,11 +319,92 @@ static void test_restore_words(void) {
 	free(message);
 }
 
+/* The member's text in obj ("" when absent, "null" for null). */
+static const char *text_of(struct json_object *obj, const char *name) {
+	struct json_object *value = NULL;
+	if (!json_object_object_get_ex(obj, name, &value)) {
+		return "";
+	}
+	return value != NULL ? json_object_to_json_string(value) : "null";
+}
+
+/*
+ * One look through the table (module/state/look_json.c): written as the state file has it, it
+ * comes back through the reader's words as it was; the status names its members its own way.
+ */
+static void test_look_table(void) {
+	struct veil_look look = {
+		.mode = VEIL_MODE_FIT, .color = 0x102030, .has_transition = true,
+		.transition = { .kind = VEIL_TRANSITION_GROW, .ms = 700,
+			.at_x = { .value = 25, .percent = true }, .at_y = { .value = 40 } },
+		.span = true, .loopfade_ms = 450, .filter = VEIL_IMAGE_FILTER_NEAREST,
+		.has_location = true, .latitude = 51.5, .longitude = -0.125,
+		.dark_path = "/d/dark one.png",
+	};
+	struct json_object *entry = json_object_new_object();
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
+	struct json_object *file = json_object_new_object();
+	json_object_object_add(file, "path", json_object_new_string("/l.png"));
+	json_object_object_add(entry, "file", file);
+	CHECK(veil_look_check_json(entry) == NULL, "%s", json_object_to_json_string(entry));
+	CHECK(strcmp(text_of(entry, "loopfade_ms"), "450") == 0 &&
+		strcmp(text_of(entry, "filter"), "\"nearest\"") == 0 &&
+		strcmp(text_of(entry, "span"), "true") == 0, "%s", json_object_to_json_string(entry));
+	struct veil_command cmd;
+	char *why = NULL;
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && strcmp(cmd.path, "/l.png") == 0 &&
+		cmd.look.mode == VEIL_MODE_FIT && cmd.look.color == 0x102030 &&
+		cmd.look.has_transition && cmd.look.transition.kind == VEIL_TRANSITION_GROW &&
+		cmd.look.transition.ms == 700 && cmd.look.transition.at_x.value == 25 &&
+		cmd.look.transition.at_x.percent && cmd.look.transition.at_y.value == 40 &&
+		!cmd.look.transition.at_y.percent && cmd.look.span && cmd.look.loopfade_ms == 450 &&
+		cmd.look.filter == VEIL_IMAGE_FILTER_NEAREST && cmd.look.has_location &&
+		cmd.look.latitude == 51.5 && cmd.look.longitude == -0.125 &&
+		cmd.look.dark_path != NULL && strcmp(cmd.look.dark_path, "/d/dark one.png") == 0,
+		"%s", json_object_to_json_string(entry));
+	veil_command_finish(&cmd);
+	free(why);
+
+	/* The status: its own names, null for what is not set, no state-only member. */
+	struct json_object *status = json_object_new_object();
+	look.loopfade_ms = 0;
+	look.has_location = false;
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATUS, status);
+	CHECK(strcmp(text_of(status, "mode"), "\"fit\"") == 0 &&
+		strcmp(text_of(status, "color"), "\"#102030\"") == 0 &&
+		strcmp(text_of(status, "filter"), "\"nearest\"") == 0 &&
+		strcmp(text_of(status, "loopfade"), "null") == 0 &&
+		strcmp(text_of(status, "location"), "null") == 0 &&
+		json_object_object_length(status) == 5, "%s", json_object_to_json_string(status));
+	json_object_put(status);
+	status = json_object_new_object();
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATUS_UNSET, status);
+	CHECK(strcmp(text_of(status, "mode"), "") == 0 && strcmp(text_of(status, "color"), "") == 0 &&
+		json_object_object_length(status) == 3, "%s", json_object_to_json_string(status));
+	json_object_put(status);
+
+	/* A solid colour's entry is its colour alone. */
+	json_object_put(entry);
+	entry = json_object_new_object();
+	look.mode = VEIL_MODE_SOLID_COLOR;
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
+	CHECK(json_object_object_length(entry) == 2 &&
+		strcmp(text_of(entry, "color"), "\"#102030\"") == 0, "%s",
+		json_object_to_json_string(entry));
+	json_object_put(entry);
+
+	/* A member of another type is refused, by its name. */
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"loopfade_ms\":\"1\"}}}", "loopfade_ms");
+	REFUSED("{\"version\":1,\"outputs\":{\"A\":{\"location\":[1]}}}", "two numbers");
+}
+
 int main(void) {
 	test_round_trip();
 	test_values();
 	test_refused();
 	test_extras();
 	test_restore_words();
+	test_look_table();
 	return check_summary("state");
 }

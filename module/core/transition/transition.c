@@ -118,7 +118,7 @@ static void pick_random(struct veil_transition *transition) {
 	}
 	struct veil_transition_spec *spec = &transition->spec;
 	spec->kind = veil_transition_pick(&output->random_state, output->random_last, &spec->side);
-	spec->random = true;
+	transition->random = true;
 	spec->at_x = (struct veil_coord){ .value = 50, .percent = true };
 	spec->at_y = spec->at_x;
 	output->random_last = spec->kind;
@@ -345,4 +345,8 @@ float veil_transition_eased(const struct veil_transition *transition) {
 const struct veil_transition_spec *veil_transition_get_spec(
 		const struct veil_transition *transition) {
 	return &transition->spec;
+}
+
+bool veil_transition_is_random(const struct veil_transition *transition) {
+	return transition->random;
 }

@@ -42,6 +42,7 @@ struct veil_transition {
 	struct timespec start;
 	float progress; /* the time elapsed, as a fraction of spec.ms */
 	float eased; /* progress through spec.ease, within [0,1]: what apply() was given */
+	bool random; /* `transition random` picked spec's kind (and side) for this change */
 
 	/* A child of the output's tree, below its rect and nodes; NULL once destroyed. */
 	struct wlr_scene_tree *old;
