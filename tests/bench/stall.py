@@ -60,7 +60,7 @@ from before each command until the window ends: the compositor, veil's decoding 
 the hogs then share every core, which shows whether the compositor's thread is starved.
 
 --xray: veil-tinywl runs with --xray, `output * veil xray on`, and a translucent window of
-solid-window (BUILD/tests/tools/solid-window --alpha 80, 640x400 at 300,200, clear of the region
+solid-window (BUILD/tests/tools/solid-window --alpha 80, 640x400 at 200,150, clear of the region
 at the centre) over the wallpaper: each switch then also blurs a copy of the new picture on a
 worker, and the window shows it (issue 41). B is run as without it.
 
@@ -156,7 +156,8 @@ class Frames:
     """framecb.py on the compositor; (callback ms, read ns, commit ns) per callback."""
 
     def __init__(self, comp, log_path):
-        argv = [sys.executable, os.path.join(bl.HERE, 'framecb.py')]
+        argv = [sys.executable,
+                os.path.join(os.path.dirname(os.path.abspath(__file__)), 'framecb.py')]
         self.log = open(log_path, 'w')
         self.proc = subprocess.Popen(argv, env=comp.client_env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
@@ -300,7 +301,7 @@ def run_once(cfg, scenario, system, rnd):
                                        '640x400'], env=comp.client_env, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL)
             window.stdout.readline()
-            comp.ipc.must('move position 300 200')
+            comp.ipc.must('move position 200 150')
             comp.ipc.must('output * veil xray on')
         screen = compare.Screen(comp, region_of(cfg.size))
         on_screen(screen, BASE, alive=comp.require_alive)

@@ -5,6 +5,8 @@ window; a real client's translucent window (tests/tools/solid-window --alpha) si
 wallpaper that changes by itself. The blurs are counted from the status (xray.blurs) over a few
 seconds, with bounds generous enough for a loaded machine:
 
+- a solid colour whose blur changes twice in one message gets a copy for each (the second is
+  due within 200 ms of the first, when nothing commits any more: a timer makes it), then none;
 - an animated GIF of 10 colours at 10 frames a second (written byte by byte, veiltest.anim):
   its blurred copy follows at a capped rate, at least 1 and at most 5 blurs a second (the cap,
   200 ms between blurs), while its frames go on at 10 a second;
@@ -104,8 +106,25 @@ def main():
                         extra=('--alpha', '80'))
         ok, err = c.msg('move position 100 80')
         t.check(ok, 'move position accepted', err)
+        ok, err = c.msg(f'output {OUT} veil #204060 solid_color')
+        t.check(ok, 'a solid colour accepted', err)
         ok, err = c.msg(f'output {OUT} veil xray on')
         t.check(ok, 'xray on accepted', err)
+
+        with t.case('a still changed twice at once gets both blurs, then none'):
+            c.check_until(lambda: blurs(c) >= 1, 'a first blurred copy', timeout=30)
+            time.sleep(0.5)
+            b0 = blurs(c)
+            # One message: the second change comes while the first one's blur runs, and its own
+            # is due within 200 ms of it, when nothing commits any more (the timer makes it).
+            ok, err = c.msg(f'output {OUT} veil blur 30; output {OUT} veil blur 20')
+            t.check(ok, 'blur 30 then blur 20 accepted', err)
+            c.check_until(lambda: blurs(c) >= b0 + 2, 'both changes blurred', timeout=10)
+            time.sleep(0.5)
+            b1 = blurs(c)
+            time.sleep(2.0)
+            t.check(blurs(c) == b1 == b0 + 2, 'two blurs, then none for 2 s on a still',
+                    f'{b0}, {b1}, then {blurs(c)}')
 
         with t.case('an animation\'s blur rate'):
             ok, err = c.msg(f'output {OUT} veil {vt.quote(gif)} fill')
