@@ -200,8 +200,9 @@ static void place_all(struct xray_output *out) {
 }
 
 /*
- * Whether a picture is worth making: xray on and some node with a box on the output that is
- * visible, or that shows nothing yet (it cannot be visible before it has a picture).
+ * Whether a picture is worth making: xray on and some node with a box on the output, in trees
+ * the compositor shows, that is visible, or that shows nothing yet (it cannot be visible before
+ * it has a picture).
  */
 static bool wanted(struct xray_output *out) {
 	if (!output_on(out->room, out->output) || !out->output->enabled) {
@@ -212,6 +213,11 @@ static bool wanted(struct xray_output *out) {
 	struct veil_xray *xray;
 	wl_list_for_each(xray, &out->nodes, link) {
 		if (!xray->has_box || !wlr_box_intersection(&cut, &xray->box, &whole)) {
+			continue;
+		}
+		/* In a tree the compositor hides: wlroots 0.19 keeps the primary_output it had. */
+		int lx, ly;
+		if (!wlr_scene_node_coords(&xray->tree->node, &lx, &ly)) {
 			continue;
 		}
 		if (out->picture == NULL || xray->buffer->primary_output != NULL ||
