@@ -409,6 +409,8 @@ static void start_job(struct xray_output *out, const struct look *look) {
 static void forget_picture(struct xray_output *out) {
 	wlr_buffer_unlock(out->picture);
 	out->picture = NULL;
+	free(out->left_out);
+	out->left_out = NULL;
 	out->has_look = false;
 	struct veil_xray *xray;
 	wl_list_for_each(xray, &out->nodes, link) {

@@ -119,7 +119,8 @@ def main():
             time.sleep(args.seconds)
             trips = sorted(probe.stop())
             blurs = (after.get('blurs', 0) - before.get('blurs', 0)) / args.seconds
-            print(f'{label:10}: load {os.getloadavg()[0]:.1f}, CPU {100 * (cpu1 - cpu0) / args.seconds:5.1f} % of a core '
+            cpu = 100 * (cpu1 - cpu0) / args.seconds
+            print(f'{label:10}: load {os.getloadavg()[0]:.1f}, CPU {cpu:5.1f} % of a core '
                   f'(compositor + veil-decoder), main thread {(wake1 - wake0) / args.seconds:5.1f}'
                   f' wake-ups/s, {blurs:.1f} blurs/s, last blur {after.get("worker_ms", 0):.1f} '
                   f'ms, copy {after.get("size")}; IPC round trip p99 '
