@@ -13,9 +13,11 @@
  * what the picture was made of (a few pointers and boxes); when they differ, the frames are
  * locked and a worker composes and blurs them (xray_picture.c). One job at a time: a change
  * while one runs starts the next when it is done (the last wins), and jobs start at most every
- * MIN_INTERVAL_MS (a video's or an animation's frames: 5 blurs a second). Nothing is done while
- * xray is off for the output (its copy is let go), or while no node of it has a box and is
- * visible.
+ * MIN_INTERVAL_MS (a video's or an animation's frames: 5 blurs a second). A change that comes
+ * sooner waits for the output's first commit after that (a video's next frame: no wake-up of
+ * its own); a timer LATE_MS later still makes it when no commit comes (a still that changed
+ * once), and is disarmed, unfired, when a commit came first. Nothing is done while xray is off
+ * for the output (its copy is let go), or while no node of it has a box and is visible.
  */
 #include <assert.h>
 #include <errno.h>
@@ -41,6 +43,8 @@
 
 /* Blurs of one output start at most this often. */
 #define MIN_INTERVAL_MS 200
+/* How long after MIN_INTERVAL_MS a change waits for a commit before the timer makes it. */
+#define LATE_MS 100
 
 /* The words of a name's xray setting (veil_per_output.given). */
 enum {
@@ -81,9 +85,11 @@ struct xray_output {
 	int logical_width, logical_height; /* what picture covers */
 	struct xray_job *job; /* running, NULL for none */
 	struct timespec started; /* the last job's start */
-	struct wl_event_source *timer; /* the next job, when it was too soon */
+	struct wl_event_source *timer; /* the next job, when no commit comes */
+	bool timer_armed;
 	uint64_t blurs;
 	double worker_ms; /* the last job's time on the worker */
+	char *left_out; /* why the last job left a frame out (a GPU's layout), or NULL */
 	struct wl_listener commit;
 	struct wl_listener destroy;
 };
@@ -184,8 +190,9 @@ static void place_all(struct xray_output *out) {
 }
 
 /*
- * Whether a picture is worth making: xray on and some node with a box on the output that is
- * visible, or that shows nothing yet (it cannot be visible before it has a picture).
+ * Whether a picture is worth making: xray on and some node with a box on the output, in trees
+ * the compositor shows, that is visible, or that shows nothing yet (it cannot be visible before
+ * it has a picture).
  */
 static bool wanted(struct xray_output *out) {
 	if (!output_on(out->room, out->output) || !out->output->enabled) {
@@ -196,6 +203,11 @@ static bool wanted(struct xray_output *out) {
 	struct veil_xray *xray;
 	wl_list_for_each(xray, &out->nodes, link) {
 		if (!xray->has_box || !wlr_box_intersection(&cut, &xray->box, &whole)) {
+			continue;
+		}
+		/* In a tree the compositor hides: wlroots 0.19 keeps the primary_output it had. */
+		int lx, ly;
+		if (!wlr_scene_node_coords(&xray->tree->node, &lx, &ly)) {
 			continue;
 		}
 		if (out->picture == NULL || xray->buffer->primary_output != NULL ||
@@ -345,15 +357,18 @@ static void start_job(struct xray_output *out, const struct look *look) {
 	req->color = look->color;
 	req->fill_width = look->fill_width;
 	req->fill_height = look->fill_height;
+	char *left_out = NULL;
 	for (int i = 0; i < look->n_pieces; i++) {
 		const struct veil_piece *piece = &look->pieces[i];
 		struct veil_xray_piece *dst = &req->pieces[req->n_pieces];
 		char *message = NULL;
 		if (veil_frame_read_take(&dst->read, piece->buffer, &message) < 0) {
 			/* A frame veil cannot read on the CPU: left out (the colour shows). */
-			wlr_log(WLR_DEBUG, "veil: output %s: xray leaves a frame out: %s",
-				out->output->name, message != NULL ? message : "unreadable");
-			free(message);
+			if (left_out == NULL) {
+				left_out = message != NULL ? message : strdup("the frame is unreadable");
+			} else {
+				free(message);
+			}
 			continue;
 		}
 		dst->src = piece->src;
@@ -363,16 +378,29 @@ static void start_job(struct xray_output *out, const struct look *look) {
 		dst->height = piece->height;
 		req->n_pieces++;
 	}
+	/* Said once when it starts or changes (a video's frames would say it 5 times a second). */
+	if (left_out != NULL && (out->left_out == NULL || strcmp(left_out, out->left_out) != 0)) {
+		wlr_log(WLR_ERROR, "veil: output %s: xray leaves the wallpaper out of the blurred "
+			"copy: %s", out->output->name, left_out);
+	}
+	free(out->left_out);
+	out->left_out = left_out;
 	out->look = *look;
 	out->has_look = true;
 	out->job = job;
 	clock_gettime(CLOCK_MONOTONIC, &out->started);
+	if (out->timer_armed) {
+		wl_event_source_timer_update(out->timer, 0);
+		out->timer_armed = false;
+	}
 	veil_worker_submit(out->room->scene->ctx.worker, &job->base, &job_impl);
 }
 
 static void forget_picture(struct xray_output *out) {
 	wlr_buffer_unlock(out->picture);
 	out->picture = NULL;
+	free(out->left_out);
+	out->left_out = NULL;
 	out->has_look = false;
 	struct veil_xray *xray;
 	wl_list_for_each(xray, &out->nodes, link) {
@@ -382,8 +410,24 @@ static void forget_picture(struct xray_output *out) {
 
 static int handle_timer(void *data) {
 	struct xray_output *out = data;
+	out->timer_armed = false;
 	refresh(out);
 	return 0;
+}
+
+/* A change too soon after the last job: the timer, in case no commit comes after the interval. */
+static void arm_timer(struct xray_output *out, long since) {
+	if (out->timer_armed) {
+		return;
+	}
+	if (out->timer == NULL) {
+		out->timer = wl_event_loop_add_timer(out->room->scene->ctx.loop, handle_timer, out);
+		if (out->timer == NULL) {
+			return;
+		}
+	}
+	wl_event_source_timer_update(out->timer, (int)(MIN_INTERVAL_MS - since + LATE_MS));
+	out->timer_armed = true;
 }
 
 /* Makes a new picture when what the output shows changed and a node wants it. */
@@ -398,13 +442,7 @@ static void refresh(struct xray_output *out) {
 	}
 	long since = ms_since(&out->started);
 	if (out->picture != NULL && since >= 0 && since < MIN_INTERVAL_MS) {
-		if (out->timer == NULL) {
-			out->timer = wl_event_loop_add_timer(out->room->scene->ctx.loop, handle_timer,
-				out);
-		}
-		if (out->timer != NULL) {
-			wl_event_source_timer_update(out->timer, (int)(MIN_INTERVAL_MS - since));
-		}
+		arm_timer(out, since);
 		return;
 	}
 	start_job(out, &look);
@@ -430,6 +468,7 @@ static void out_destroy(struct xray_output *out) {
 		wl_event_source_remove(out->timer);
 	}
 	wlr_buffer_unlock(out->picture);
+	free(out->left_out);
 	wl_list_remove(&out->commit.link);
 	wl_list_remove(&out->destroy.link);
 	wl_list_remove(&out->link);
@@ -698,6 +737,9 @@ struct json_object *veil_xray_status(struct veil_scene *scene, struct wlr_output
 		out != NULL ? (int64_t)out->blurs : 0));
 	if (out != NULL && out->blurs > 0) {
 		json_object_object_add(obj, "worker_ms", json_object_new_double(out->worker_ms));
+	}
+	if (out != NULL && out->left_out != NULL) {
+		json_object_object_add(obj, "left_out", json_object_new_string(out->left_out));
 	}
 	return obj;
 }

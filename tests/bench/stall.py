@@ -59,6 +59,11 @@ screen, plus --tail seconds, 0.3):
 from before each command until the window ends: the compositor, veil's decoding threads and
 the hogs then share every core, which shows whether the compositor's thread is starved.
 
+--xray: veil-tinywl runs with --xray, `output * veil xray on`, and a translucent window of
+solid-window (BUILD/tests/tools/solid-window --alpha 80, 640x400 at 200,150, clear of the region
+at the centre) over the wallpaper: each switch then also blurs a copy of the new picture on a
+worker, and the window shows it (issue 41). B is run as without it.
+
 The decode time of each big photo, for the target "on screen within its decode time + one
 frame", is measured apart: `ffmpeg -threads 1 -i FILE -f null -` less the same on a 16x16 file
 of the same format (the median of --decode-reps runs, 3): ffmpeg's decoders, not veil's (libpng
@@ -280,14 +285,24 @@ def run_once(cfg, scenario, system, rnd):
     extra = ['for_window [app_id="veil-framecb"] floating enable, move position 0 0',
              command('B', None)]
     kind, binary = ('veil', cfg.binary) if system == 'A' else ('sway', cfg.sway)
+    xray = cfg.xray and system == 'A'
     comp = bl.Compositor(kind, binary, d, 1, cfg.size, name=f'{system}-{kind}',
-                         sway_config_extra=extra if system == 'B' else ())
-    frames = probe = hogs = screen = None
+                         sway_config_extra=extra if system == 'B' else (),
+                         args=['--xray'] if xray else ())
+    frames = probe = hogs = screen = window = None
     m = {'system': system, 'round': rnd, 'switches': []}
     try:
         comp.start()
         if system == 'A':
             comp.ipc.must(command('A', None))
+        if xray:
+            window = subprocess.Popen([os.path.join(cfg.build, 'tests', 'tools', 'solid-window'),
+                                       '--color', '2040e0', '--alpha', '80', '--size',
+                                       '640x400'], env=comp.client_env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL)
+            window.stdout.readline()
+            comp.ipc.must('move position 200 150')
+            comp.ipc.must('output * veil xray on')
         screen = compare.Screen(comp, region_of(cfg.size))
         on_screen(screen, BASE, alive=comp.require_alive)
         frames = Frames(comp, os.path.join(d, f'{system}-framecb.log'))
@@ -328,6 +343,9 @@ def run_once(cfg, scenario, system, rnd):
                 pass
         if frames is not None:
             frames.stop()
+        if window is not None:
+            window.terminate()
+            window.wait()
         if screen is not None:
             screen.close()
         comp.stop()
@@ -507,6 +525,7 @@ def main():
     p.add_argument('--tail', type=float, default=0.3)
     p.add_argument('--size', default='1920x1080')
     p.add_argument('--workers-busy', action='store_true')
+    p.add_argument('--xray', action='store_true', help='A with a translucent xray window')
     p.add_argument('--hogs', type=int, default=bl.NCPU)
     p.add_argument('--loaded', type=float, default=100 * bl.LOADED_MEAN,
                    help='a run is LOADED when others used more than this %% of a core (25)')
@@ -525,6 +544,7 @@ def stall(cfg):
     bl.side_by_side_setup(cfg, SCENARIOS + list(OTHERS))
     cfg.size = compare.parse_size(cfg.size)
     tag = 'stall-busy' if cfg.workers_busy else 'stall'
+    tag += '-xray' if cfg.xray else ''
     cfg.out = os.path.abspath(cfg.out or os.path.join(cfg.build, 'bench',
                                                       f'{tag}-{bl.stamp()}'))
     os.makedirs(cfg.out, exist_ok=True)
@@ -578,6 +598,8 @@ def stall(cfg):
              f'{cfg.size[0]}x{cfg.size[1]}' + (f'; --workers-busy: {cfg.hogs} spinning '
                                                f'processes during each switch'
                                                if cfg.workers_busy else '')
+             + ('; --xray: A with a translucent window over the blurred wallpaper'
+                if cfg.xray else '')
              + f' ({results["started"]} to {results["finished"]})']
     lines += results['build'] + results['machine']
     lines.append(f'Load average before: {results["load_before"]}; after: '

@@ -14,6 +14,11 @@ status's xray.blurs: a video's at most 5 a second) and the last one's worker tim
 read only before and after each window of time. Then for --seconds more, a probe (a client
 of the IPC socket sending GET_VERSION every 5 ms) gives the longest and p99 round trip: how long
 the compositor left a client waiting.
+
+--before LIBDIR: an A/B run of two libveils in one run, interleaved: each run once with
+LD_LIBRARY_PATH=LIBDIR (a copy of an older build's libveil.so.*, under the same build root so
+that it runs that build's veil-decoder) and once without, --rounds (2) times, 'no window' and
+'xray on' only. Each line also gives the load average of the minute before it.
 """
 
 import argparse
@@ -66,6 +71,8 @@ def main():
     ap.add_argument('--window', required=True)
     ap.add_argument('--outdir', required=True)
     ap.add_argument('--seconds', type=float, default=10.0)
+    ap.add_argument('--before', help='a directory with the libveil to compare against')
+    ap.add_argument('--rounds', type=int, default=2)
     args = ap.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     clip = os.path.join(args.outdir, 'testsrc2-1080p30.mp4')
@@ -73,12 +80,24 @@ def main():
         subprocess.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i',
                         'testsrc2=size=1920x1080:rate=30', '-t', '10', '-c:v', 'libx264',
                         '-pix_fmt', 'yuv420p', clip], check=True)
-    for run in ('no window', 'xray off', 'xray on'):
+    runs = [(run, None) for run in ('no window', 'xray off', 'xray on')]
+    if args.before:
+        libdir = os.path.abspath(args.before)
+        runs = [(run, lib) for _ in range(args.rounds) for run in ('no window', 'xray on')
+                for lib in (libdir, None)]
+    for run, lib in runs:
+        env = {'LD_LIBRARY_PATH': lib} if lib else None
+        label = f'{run} ({"before" if lib else "after"})' if args.before else run
         comp = bl.Compositor('veil', args.compositor, args.outdir, size=(1920, 1080),
-                             args=['--xray'], name=run.replace(' ', '-'))
+                             args=['--xray'], name=run.replace(' ', '-'), env=env)
         comp.start()
         win = None
         try:
+            if args.before:
+                with open(f'/proc/{comp.pid}/maps') as f:
+                    maps = [line.split()[-1] for line in f if 'libveil.so' in line]
+                if not maps or (lib is not None) != maps[0].startswith(lib or '//'):
+                    raise SystemExit(f'{label}: libveil mapped from {maps[:1]}')
             comp.msg(f'output {OUT} veil {clip} fill')
             bl.wait_veil_shown(comp)
             if run != 'no window':
@@ -100,7 +119,8 @@ def main():
             time.sleep(args.seconds)
             trips = sorted(probe.stop())
             blurs = (after.get('blurs', 0) - before.get('blurs', 0)) / args.seconds
-            print(f'{run:10}: CPU {100 * (cpu1 - cpu0) / args.seconds:5.1f} % of a core '
+            cpu = 100 * (cpu1 - cpu0) / args.seconds
+            print(f'{label:10}: load {os.getloadavg()[0]:.1f}, CPU {cpu:5.1f} % of a core '
                   f'(compositor + veil-decoder), main thread {(wake1 - wake0) / args.seconds:5.1f}'
                   f' wake-ups/s, {blurs:.1f} blurs/s, last blur {after.get("worker_ms", 0):.1f} '
                   f'ms, copy {after.get("size")}; IPC round trip p99 '
