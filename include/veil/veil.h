@@ -346,7 +346,8 @@ bool veil_scene_control_trusted(const struct wl_client *client, void *data);
  * veil_xray is freed with it, and the pointer must not be used after. Nodes outlive
  * veil_scene_destroy() (they show nothing from then on) until the compositor destroys them.
  * Frames veil cannot read on the CPU (a hardware decoder's dmabufs that cannot be mapped) are
- * left out of the blurred copy. Returns NULL on failure.
+ * left out of the blurred copy. The node takes no pointer input: wlr_scene_node_at() finds what
+ * is below it. Returns NULL on failure.
  */
 struct veil_xray;
 struct wlr_box;

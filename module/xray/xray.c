@@ -146,6 +146,15 @@ static int output_blur(struct veil_xray_room *room, struct wlr_output *output) {
 
 /* ---- Nodes ---- */
 
+/*
+ * The pointer passes through a node to whatever is below it: the window above it takes its
+ * input where its surface does, and where no surface does (outside its input region, a title
+ * bar's rounded corner) the compositor finds the window or the wallpaper below, not veil.
+ */
+static bool refuse_input(struct wlr_scene_buffer *buffer, double *sx, double *sy) {
+	return false;
+}
+
 /* The node's box cut to the output; false when nothing of it is on the output. */
 static bool node_cut(const struct veil_xray *xray, struct wlr_box *cut) {
 	if (xray->out == NULL || !xray->has_box || xray->out->picture == NULL) {
@@ -584,6 +593,7 @@ struct veil_xray *veil_xray_create(struct veil_scene *scene, struct wlr_output *
 		goto error;
 	}
 	wlr_scene_node_set_enabled(&xray->buffer->node, false);
+	xray->buffer->point_accepts_input = refuse_input;
 	xray->tree_destroy.notify = handle_tree_destroy;
 	wl_signal_add(&xray->tree->node.events.destroy, &xray->tree_destroy);
 	xray->outputs_update.notify = handle_outputs_update;
