@@ -120,8 +120,10 @@ static const struct member {
 	const char *status_key; /* in the status; NULL: not there */
 	const char *wrong; /* the state file's member of another type */
 	enum json_type type;
-	/* Mode and colour: all a solid colour's entry has; in the status where a setting shows. */
+	/* Mode and colour: in the status where a setting shows, and in a solid colour's entry. */
 	bool basic;
+	/* Also in a solid colour's entry (its dark colour). */
+	bool solid;
 	/* The value as form writes it; NULL: left out of the state file, null in the status. */
 	struct json_object *(*write)(const struct veil_look *look, bool status);
 	/* NULL when the value is good, of its type included; NULL: its type is checked alone. */
@@ -134,7 +136,8 @@ static const struct member {
 	/* In the order the parser takes the words: dark before the words it takes off the end. */
 	MEMBER("mode", "mode", json_type_string, .basic = true, .write = write_mode),
 	MEMBER("color", "color", json_type_string, .basic = true, .write = write_color),
-	MEMBER("dark", NULL, json_type_string, .write = write_dark, .words = words_dark),
+	MEMBER("dark", NULL, json_type_string, .solid = true, .write = write_dark,
+		.words = words_dark),
 	MEMBER("transition", NULL, json_type_object, .write = write_transition,
 		.check = veil_state_check_transition, .words = words_transition),
 	MEMBER("filter", "filter", json_type_string, .write = write_filter,
@@ -158,8 +161,8 @@ void veil_look_to_json(const struct veil_look *look, enum veil_look_json form,
 				(form == VEIL_LOOK_JSON_STATUS_UNSET && m->basic))) {
 			continue;
 		}
-		/* A solid colour is its colour alone. */
-		if (!status && look->mode == VEIL_MODE_SOLID_COLOR && !m->basic) {
+		/* A solid colour is its colour (and its dark colour) alone. */
+		if (!status && look->mode == VEIL_MODE_SOLID_COLOR && !m->basic && !m->solid) {
 			continue;
 		}
 		struct json_object *value = m->write(look, status);

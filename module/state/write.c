@@ -53,6 +53,11 @@ static struct json_object *setting_object(struct veil_scene *scene,
 	struct veil_look look = setting->look;
 	look.dark_path = NULL;
 	look.has_dark_color = false;
+	/* `dark #rrggbb`: the dark scheme's colour, the only dark a solid colour takes. */
+	if (setting->dark != NULL && setting->dark->look.mode == VEIL_MODE_SOLID_COLOR) {
+		look.has_dark_color = true;
+		look.dark_color = setting->dark->look.color;
+	}
 	if (look.mode == VEIL_MODE_SOLID_COLOR) {
 		veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, obj);
 		return obj;
@@ -72,16 +77,13 @@ static struct json_object *setting_object(struct veil_scene *scene,
 		look.longitude = words->look.longitude;
 	}
 	/*
-	 * `dark <file|#rrggbb>`: the dark scheme's picture, by its absolute path (a wallpaper
-	 * package's dark pictures are its own: its directory says it all), or its colour.
+	 * `dark <file>`: the dark scheme's picture, by its absolute path (a wallpaper package's
+	 * dark pictures are its own: its directory says it all). A show's steps have none.
 	 */
-	if (!has_show && setting->dark != NULL) {
-		if (setting->dark->look.mode == VEIL_MODE_SOLID_COLOR) {
-			look.has_dark_color = true;
-			look.dark_color = setting->dark->look.color;
-		} else if (setting->package == NULL) {
-			look.dark_path = (char *)setting_path(setting->dark);
-		}
+	if (has_show) {
+		look.has_dark_color = false;
+	} else if (setting->dark != NULL && !look.has_dark_color && setting->package == NULL) {
+		look.dark_path = (char *)setting_path(setting->dark);
 	}
 	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, obj);
 	const char *path = has_show && show.path != NULL ? show.path : setting_path(setting);

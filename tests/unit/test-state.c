@@ -384,14 +384,31 @@ static void test_look_table(void) {
 		json_object_object_length(status) == 3, "%s", json_object_to_json_string(status));
 	json_object_put(status);
 
-	/* A solid colour's entry is its colour alone. */
+	/* A solid colour's entry is its colour alone, */
 	json_object_put(entry);
 	entry = json_object_new_object();
 	look.mode = VEIL_MODE_SOLID_COLOR;
+	look.dark_path = NULL;
 	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
 	CHECK(json_object_object_length(entry) == 2 &&
 		strcmp(text_of(entry, "color"), "\"#102030\"") == 0, "%s",
 		json_object_to_json_string(entry));
+	json_object_put(entry);
+	/* and its dark colour, read back as the words gave it (`#102030 solid_color dark #010203`). */
+	entry = json_object_new_object();
+	look.has_dark_color = true;
+	look.dark_color = 0x010203;
+	veil_look_to_json(&look, VEIL_LOOK_JSON_STATE, entry);
+	CHECK(json_object_object_length(entry) == 3 &&
+		strcmp(text_of(entry, "dark"), "\"#010203\"") == 0, "%s",
+		json_object_to_json_string(entry));
+	CHECK(veil_state_command(entry, &cmd, &why) == 0, "%s", why);
+	CHECK(cmd.kind == VEIL_COMMAND_SET && cmd.look.mode == VEIL_MODE_SOLID_COLOR &&
+		cmd.look.color == 0x102030 && cmd.look.has_dark_color &&
+		cmd.look.dark_color == 0x010203, "%s", json_object_to_json_string(entry));
+	veil_command_finish(&cmd);
+	free(why);
+	why = NULL;
 	json_object_put(entry);
 
 	/* A member of another type is refused, by its name. */
