@@ -12,8 +12,8 @@ folders"). Each room may include its own headers and those of the rooms below it
 Every room above show/ (and veil.c) reaches the shows through their table, show/show.h, alone:
 a new kind of show is a file of show/ and its line in the table, nothing above it names it.
 
-Outside module/, only the tests of its internals (tests/unit, tests/fuzz, tests/tools) include
-its headers, and veilctl (clients/) the parser's alone: a compositor, veil-tinywl among them,
+Outside module/, only the tests and benches of its internals (tests/unit, tests/fuzz,
+tests/tools, tests/bench) include its headers, and veilctl (clients/) the parser's alone: a compositor, veil-tinywl among them,
 sees include/veil/ only. Prints each broken rule and exits 1, or exits 0.
 
 `rooms.py SRCDIR --count` prints the counts docs/architecture.md gives instead.
@@ -26,8 +26,8 @@ ROOMS = {'words': 0, 'core': 1, 'show': 2, 'commands': 3, 'state': 3, 'control':
 	'policy': 3, 'xray': 3, '': 4}
 # The one header of show/ that the rooms above it may include: the table of show kinds.
 SHOW_TABLE = 'module/show/show.h'
-# Files outside module/ that test its internals (they compile its sources in).
-INTERNAL_TESTS = ('tests/unit/', 'tests/fuzz/', 'tests/tools/')
+# Files outside module/ that test or measure its internals (they link veil_internal_dep).
+INTERNAL_TESTS = ('tests/unit/', 'tests/fuzz/', 'tests/tools/', 'tests/bench/')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
