@@ -13,6 +13,11 @@
  * a visible node (covered, disabled, or no output), the step is deferred: nothing is decoded,
  * the timer is not armed again, and the step happens when an output shows the show again (the
  * scene's changed signal says so), then the interval starts anew.
+ *
+ * This file is the running show: its lifecycle, steps, timer and next/previous. What the show
+ * says of itself (its status, its part of the state file) and `veil restore`'s resume, which
+ * runs nothing and only sets where the first step starts, are module/show/slideshow_state.c;
+ * the struct both files share is module/show/slideshow_show.h.
  */
 #define _GNU_SOURCE /* realpath */
 #include <errno.h>
@@ -22,7 +27,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
@@ -31,44 +35,8 @@
 #include "module/show/slideshow.h"
 #include "module/show/slideshow_order.h"
 #include "module/show/slideshow_scan.h"
+#include "module/show/slideshow_show.h"
 #include "util/message.h"
-
-struct veil_slideshow {
-	struct wl_list link; /* veil_scene.slideshows */
-	struct veil_scene *scene;
-	char *name; /* an output name or "*" */
-	char *dir; /* resolved */
-	/* What each step sets: mode, colour, transition (path NULL). */
-	struct veil_command step;
-
-	struct veil_slide *slides; /* the last scan's, sorted */
-	size_t n_slides;
-	struct veil_slide_order order;
-	struct veil_slide current; /* on screen; path NULL before the first step */
-
-	struct veil_slideshow_scan *scan; /* running, NULL when none */
-	bool rescan; /* asked for while one ran */
-
-	/* The picture decoded ahead: one reference, its frame followed. */
-	struct veil_source *ahead;
-	struct veil_slide ahead_slide;
-	int ahead_direction;
-	struct wl_listener ahead_frame;
-
-	bool step_wanted; /* change to the picture ahead once it is ready */
-	int wanted_direction;
-	bool deferred; /* the timer fired while hidden */
-	bool empty; /* nothing in the directory can be shown: the error says so */
-	char *error;
-
-	struct wl_event_source *timer;
-	bool has_due;
-	struct timespec due; /* CLOCK_MONOTONIC */
-	struct wl_event_source *idle; /* work out of a signal's emission */
-	struct wl_listener scene_changed;
-	/* `veil restore`: the first step shows this file if the directory still has it. */
-	char *resume_path;
-};
 
 static void advance(struct veil_slideshow *show);
 
@@ -76,7 +44,7 @@ static bool addresses(const char *name, const struct veil_output *output) {
 	return strcmp(name, "*") == 0 || strcmp(name, output->output->name) == 0;
 }
 
-static struct veil_slideshow *find_show(struct veil_scene *scene, const char *name) {
+struct veil_slideshow *veil_slideshow_find(struct veil_scene *scene, const char *name) {
 	struct veil_slideshow *show;
 	wl_list_for_each(show, &scene->slideshows, link) {
 		if (strcmp(show->name, name) == 0) {
@@ -554,12 +522,12 @@ int veil_slideshow_move(struct veil_scene *scene, const char *name, int directio
 			found = true;
 		}
 	} else {
-		show = find_show(scene, name);
+		show = veil_slideshow_find(scene, name);
 		struct veil_output *output = veil_output_find_name(scene, name);
 		if (show == NULL && output != NULL && output->setting != NULL &&
 				output->setting->workspace == NULL) {
 			/* The output shows the show of "*". */
-			show = find_show(scene, output->setting->name);
+			show = veil_slideshow_find(scene, output->setting->name);
 		}
 		if (show != NULL) {
 			step(show, direction);
@@ -572,102 +540,4 @@ int veil_slideshow_move(struct veil_scene *scene, const char *name, int directio
 		return -ENOENT;
 	}
 	return 0;
-}
-
-/*
- * What the status and the state file both say of a show: its directory, the file given, its
- * position (and, with count, how many pictures it has), its order, recursive and every.
- */
-static struct json_object *show_object(struct veil_slideshow *show, const char *file,
-		bool count) {
-	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "directory", json_object_new_string(show->dir));
-	json_object_object_add(obj, "file", file != NULL ? json_object_new_string(file) : NULL);
-	int position, n;
-	veil_slide_order_position(&show->order, show->slides, show->n_slides, show->current.path,
-		&position, &n);
-	json_object_object_add(obj, "position", json_object_new_int(position));
-	if (count) {
-		json_object_object_add(obj, "count", json_object_new_int(n));
-	}
-	json_object_object_add(obj, "order",
-		json_object_new_string(veil_slideshow_order_name(show->step.slideshow.order)));
-	json_object_object_add(obj, "recursive",
-		json_object_new_boolean(show->step.slideshow.recursive));
-	json_object_object_add(obj, "every", json_object_new_int(show->step.slideshow.every_s));
-	return obj;
-}
-
-struct json_object *veil_slideshow_status(struct veil_output *output) {
-	if (output->setting != NULL && output->setting->workspace != NULL) {
-		/* A workspace's picture shows, not the output's show. */
-		return NULL;
-	}
-	struct veil_slideshow *show = find_show(output->scene, output->output->name);
-	if (show == NULL && output->setting != NULL) {
-		show = find_show(output->scene, output->setting->name);
-	}
-	if (show == NULL) {
-		show = find_show(output->scene, "*");
-		/* An output with a setting of its own shows no show of "*". */
-		if (show != NULL && output->setting != NULL &&
-				strcmp(output->setting->name, "*") != 0) {
-			show = NULL;
-		}
-	}
-	if (show == NULL) {
-		return NULL;
-	}
-	struct json_object *obj = show_object(show, show->current.path, true);
-	const char *state = show->empty ? "empty" : show->step_wanted ? "loading" :
-		show->deferred ? "deferred" : "waiting";
-	json_object_object_add(obj, "state", json_object_new_string(state));
-	struct json_object *next = NULL;
-	if (show->has_due && !show->step_wanted) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t ms = (int64_t)(show->due.tv_sec - now.tv_sec) * 1000 +
-			(show->due.tv_nsec - now.tv_nsec) / 1000000;
-		next = json_object_new_int64(ms > 0 ? ms : 0);
-	}
-	/* Milliseconds until the next change; null while it waits (deferred, loading). */
-	json_object_object_add(obj, "next_change_ms", next);
-	/* The next picture, once it is decoded: the step to it will be at once. */
-	bool ready = show->ahead != NULL && show->ahead->frame != NULL &&
-		show->ahead->error == NULL;
-	json_object_object_add(obj, "ahead", ready ?
-		json_object_new_string(show->ahead_slide.path) : NULL);
-	return obj;
-}
-
-int veil_slideshow_resume(struct veil_scene *scene, const char *name, const char *file,
-		const char *const *shown, size_t n_shown) {
-	struct veil_slideshow *show = find_show(scene, name);
-	if (show == NULL || show->current.path != NULL) {
-		return -ENOENT;
-	}
-	for (size_t i = 0; i < n_shown; i++) {
-		veil_slide_order_shown(&show->order, shown[i], 1);
-	}
-	free(show->resume_path);
-	show->resume_path = file != NULL ? strdup(file) : NULL;
-	return file != NULL && show->resume_path == NULL ? -ENOMEM : 0;
-}
-
-struct json_object *veil_slideshow_state(struct veil_scene *scene, const char *name) {
-	struct veil_slideshow *show = find_show(scene, name);
-	if (show == NULL) {
-		return NULL;
-	}
-	const char *file = show->current.path != NULL ? show->current.path : show->resume_path;
-	struct json_object *obj = show_object(show, file, false);
-	if (show->step.slideshow.order == VEIL_SLIDESHOW_SHUFFLE) {
-		/* The shuffle's sequence so far, the picture on screen last. */
-		struct json_object *seen = json_object_new_array();
-		for (size_t i = 0; i < show->order.n_history; i++) {
-			json_object_array_add(seen, json_object_new_string(show->order.history[i]));
-		}
-		json_object_object_add(obj, "seen", seen);
-	}
-	return obj;
 }
