@@ -10,7 +10,7 @@ run?
     tools/devroot python3 tests/bench/soak.py slideshow  # a directory of 100 1920x1080 PNGs,
                                                        # a step every second with a 300 ms
                                                        # fade, 10 min, sampled every second
-    --short: the versions CI runs (loop 180 s, switch 400 commands, slideshow 120 s)
+    --short: the versions CI runs (loop 180 s, switch 400 commands, slideshow 240 s)
 
 veil-tinywl runs headless (pixman), one 1920x1080 output. The media are made once by clips.py
 (its soak set) in BUILD/bench/clips: loop-1s-1080p30.mp4 (H.264, 1 s at 30 fps), video A H.264
@@ -349,7 +349,7 @@ def main():
     p.add_argument('test', choices=['loop', 'switch', 'slideshow'])
     p.add_argument('--short', action='store_true', help='the CI version')
     p.add_argument('--duration', type=float,
-                   help='loop, slideshow: seconds (600; --short 180, slideshow 120)')
+                   help='loop, slideshow: seconds (600; --short 180, slideshow 240)')
     p.add_argument('--switches', type=int, help='switch: commands (500; --short 400)')
     p.add_argument('--interval', type=float, default=1.0)
     p.add_argument('--settle', type=float,
@@ -367,7 +367,7 @@ def main():
     args = p.parse_args()
     bl.exit_on_signals()
     if args.duration is None:
-        args.duration = (120.0 if args.test == 'slideshow' else 180.0) if args.short else 600.0
+        args.duration = (240.0 if args.test == 'slideshow' else 180.0) if args.short else 600.0
     if args.switches is None:
         args.switches = 400 if args.short else 500
     if args.settle is None:
