@@ -16,8 +16,8 @@
 
 /*
  * WebP through libwebp, which decodes straight to premultiplied B, G, R, A (MODE_bgrA). A still
- * whose header declares no alpha (VP8L's alpha hint, VP8X's flag) is opaque, as dwebp and ImageMagick
- * show it: a lossless stream may still decode to some alpha below 255 (an
+ * whose header declares no alpha (VP8L's alpha hint, VP8X's flag) is opaque, as dwebp and
+ * ImageMagick show it: a lossless stream may still decode to some alpha below 255 (an
  * out-of-range palette index is transparent black), which is dropped, the colours kept as they
  * are (MODE_BGRA, alpha set to 255). An animated WebP shows its first frame, composited on its
  * canvas by libwebpdemux's animation decoder (the image says how many frames it has: the status
@@ -223,8 +223,12 @@ int veil_webp_load(int fd, struct veil_image *image, char **message) {
 			drop_alpha(pixels, width, height, stride);
 		}
 	}
-	/* An animation's canvas, or a still with alpha declared: opaque if every pixel is. */
-	bool opaque = veil_still_opaque(pixels, width, height, (int)stride);
+	/*
+	 * A still without alpha declared is opaque (made so above); an animation's canvas, or a
+	 * still with alpha declared, is opaque if every pixel is.
+	 */
+	bool opaque = (!features.has_animation && !features.has_alpha) ||
+		veil_still_opaque(pixels, width, height, (int)stride);
 	*image = (struct veil_image){
 		.width = width,
 		.height = height,
