@@ -17,13 +17,16 @@ veil-tinywl runs headless (pixman), one 1920x1080 output. The media are made onc
 1280x960 and video B VP9 2560x1080 (3 s each, 30 fps), images A and B (two 1920x1080 PNGs).
 
 What fails (the method of veil's client-daemon soaks):
-  heap     RssAnon over the stable window (the run without its first fifth, --settle; in
-           switch without its first half): the
-           lowest sample of the window's last quarter against the lowest of its first quarter,
-           and the highest against the highest; the smaller of the two rises, per
-           minute (loop) or per switch (switch), between the quarters' centres. Memory kept for
-           good raises both bounds; a level that jumps about raises one. Limits: 8 KiB a minute
-           (loop), 2 KiB a switch (switch) (--max-rise).
+  heap     RssAnon over each half of the stable window (the run without its first fifth,
+           --settle; in switch without its first half): the lowest sample of the half's last
+           quarter against the lowest of its first quarter, and the highest against the
+           highest; the smaller of the two rises, per minute (loop) or per switch (switch),
+           between the quarters' centres. Memory kept for good raises both bounds; a level that
+           jumps about raises one. It fails when both halves rise past the limit: a leak keeps
+           rising, while the allocator taking a few pages once (the slideshow soak: 16 and
+           32 KiB at one step, flat before and after, in two CI runs) shows in one half at most.
+           Limits: 8 KiB a minute (loop), 2 KiB a switch (switch) (--max-rise). The rise over
+           the whole window is printed beside.
            In switch only the samples taken with an image on screen count: no pipeline exists
            then, so what is left is what was kept. The switch heap settles slowly: with
            MALLOC_ARENA_MAX=1 the lowest image sample rose 500 KiB in the first 50 switches,
@@ -101,12 +104,15 @@ def check_levels(checks, args, xs, rows, keys, unit, where, span):
                             f'(--duration, --switches)')
         return
     heap_key, fds_key, threads_key, names_key = keys
-    rise, lo, hi = bl.bounds_rise(xs, [r[heap_key] for r in rows])
+    heap = [r[heap_key] for r in rows]
+    first, second = bl.halves_rise(xs, heap)
+    rise, lo, hi = bl.bounds_rise(xs, heap)
     limit = args.max_rise if args.max_rise is not None else LIMITS[unit][0]
-    checks.check(rise <= limit,
-                 f'heap (RssAnon){where} {span(rows)}: {rise:+.3f} KiB '
-                 f'a {unit} (low bound {lo:+d} KiB, high bound {hi:+d} KiB between the quarters; '
-                 f'limit {limit:g})')
+    checks.check(first <= limit or second <= limit,
+                 f'heap (RssAnon){where} {span(rows)}: {first:+.3f} KiB a {unit} in the first '
+                 f'half, {second:+.3f} in the second (a leak rises in both; limit {limit:g}); '
+                 f'over the window {rise:+.3f} (low bound {lo:+d} KiB, high bound {hi:+d} KiB '
+                 f'between the quarters)')
     slope_limit = args.max_slope if args.max_slope is not None else LIMITS[unit][1]
     check_fds(checks, xs, rows, fds_key, slope_limit, unit, where)
     check_threads(checks, xs, rows, threads_key, names_key, slope_limit, unit, where)

@@ -21,8 +21,11 @@ def expect(ok, what):
         failures += 1
 
 
-def threads_pass(ys, limit=0.05):
-    """soak.py's thread rule over a window sampled once a second, rises per minute."""
+def halves_pass(ys, limit=0.05):
+    """
+    soak.py's thread and heap rule over a window sampled once a second, rises per minute: it
+    fails when both halves of the window rise.
+    """
     xs = [i / 60.0 for i in range(len(ys))]
     first, second = bl.halves_rise(xs, ys)
     return first <= limit or second <= limit
@@ -36,18 +39,18 @@ def steps(n, base, at):
 def main():
     rnd = random.Random(4)
     n = 144  # the short loop soak's window: 180 s without its first fifth
-    expect(threads_pass([8] * n), 'a flat count passes')
-    expect(threads_pass([8 + rnd.randint(0, 1) for _ in range(n)]),
+    expect(halves_pass([8] * n), 'a flat count passes')
+    expect(halves_pass([8 + rnd.randint(0, 1) for _ in range(n)]),
            'a count flickering between 8 and 9 passes')
     for at in (10, 40, 72, 100, 140):
-        expect(threads_pass(steps(n, 8, [at])), f'one step up at sample {at} of {n} passes')
-    expect(threads_pass([8] * 50 + [9 + rnd.randint(0, 1) for _ in range(n - 50)]),
+        expect(halves_pass(steps(n, 8, [at])), f'one step up at sample {at} of {n} passes')
+    expect(halves_pass([8] * 50 + [9 + rnd.randint(0, 1) for _ in range(n - 50)]),
            'one step, then flickering, passes')
-    expect(not threads_pass(list(range(8, 8 + n))), 'a thread a second (a leak per loop) fails')
-    expect(not threads_pass(steps(n, 8, range(0, n, 30))), 'a thread every 30 s fails')
-    expect(not threads_pass(steps(n, 8, [20, 100])),
+    expect(not halves_pass(list(range(8, 8 + n))), 'a thread a second (a leak per loop) fails')
+    expect(not halves_pass(steps(n, 8, range(0, n, 30))), 'a thread every 30 s fails')
+    expect(not halves_pass(steps(n, 8, [20, 100])),
            'two steps, one in each half of the window, fail')
-    expect(not threads_pass([v + rnd.randint(0, 1) for v in steps(n, 8, range(5, n, 20))]),
+    expect(not halves_pass([v + rnd.randint(0, 1) for v in steps(n, 8, range(5, n, 20))]),
            'a thread every 20 s under flicker fails')
 
     # The bounds test alone (heap, descriptors): kept memory raises both bounds, a level that
@@ -71,6 +74,19 @@ def main():
     kept_cycling, lo, hi = bl.bounds_rise(xs, cycling)
     expect(kept_cycling > 100, f'memory kept under the same cycle: {kept_cycling:.0f} KiB a '
                                f'minute (bounds {lo:+d}/{hi:+d})')
+
+    # The heap rule over each half (limit 8 KiB a minute), in 4 KiB pages: the short slideshow
+    # soak's window (240 s without its first fifth) around 5.4 MiB.
+    n = 192
+    for at in (5, 60, 96, 150, 190):
+        expect(halves_pass(steps(n, 5560, [at] * 32), 8),
+               f'the heap taking 32 KiB once, at sample {at} of {n}, passes')
+    expect(halves_pass([5560 + 4 * rnd.randint(0, 2) for _ in range(n)], 8),
+           'a heap flickering by two pages passes')
+    expect(not halves_pass([5560 + 4 * (i * 16 // 240) for i in range(n)], 8),
+           'the heap keeping 16 KiB a minute, a page at a time, fails')
+    expect(not halves_pass(steps(n, 5560, [40] * 32 + [140] * 32), 8),
+           'the heap taking 32 KiB twice, once in each half, fails')
 
     appeared, gone = bl.names_diff('a;b;pool-0', 'a;b;b;pool-0;pool-1')
     expect((appeared, gone) == ('b, pool-1', 'none'), f'names appeared {appeared}, gone {gone}')
