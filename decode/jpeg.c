@@ -437,9 +437,34 @@ static bool choose_scale(j_decompress_ptr cinfo, int cover_width, int cover_heig
 	return false;
 }
 
+/*
+ * Whether libjpeg refused what was asked of it (an IDCT size, a combination of features) rather
+ * than the file's data: the one kind of failure a decode at another scale may not meet. Errors
+ * of the markers or the entropy-coded data do not depend on the scale (the scale changes only
+ * the inverse DCT and what follows it) and would come again, after as much work, in a whole
+ * decode.
+ */
+static bool refused_request(const struct jpeg *jpeg) {
+	switch (jpeg->err.msg_code) {
+	case JERR_BAD_DCTSIZE:
+	case JERR_NOTIMPL:
+	case JERR_NOT_COMPILED:
+	case JERR_CONVERSION_NOTIMPL:
+		return !jpeg->own_error && jpeg->read_errno == 0;
+	default:
+		return false;
+	}
+}
+
+/*
+ * *retry_whole: the decode was at a reduced scale and failed in a way a whole decode might not
+ * (refused_request()).
+ */
 static int decode(int fd, int cover_width, int cover_height, struct veil_image *image,
-		int *file_width, int *file_height, bool *scaled, char **message) {
-	*scaled = false;
+		int *file_width, int *file_height, bool *retry_whole, char **message) {
+	*retry_whole = false;
+	/* Set once the scale is chosen: a failure after it may be the scale's. */
+	volatile bool scaled = false;
 	struct jpeg *jpeg = calloc(1, sizeof(*jpeg));
 	if (jpeg == NULL) {
 		veil_message_set(message, "out of memory decoding a JPEG file");
@@ -452,6 +477,7 @@ static int decode(int fd, int cover_width, int cover_height, struct veil_image *
 	if (setjmp(jpeg->jump) != 0) {
 		set_error(jpeg, message);
 		ret = error_errno(jpeg);
+		*retry_whole = scaled && refused_request(jpeg);
 		goto out;
 	}
 	if (!jpeg_init(jpeg, fd, READ_BLOCK, 0)) {
@@ -490,7 +516,7 @@ static int decode(int fd, int cover_width, int cover_height, struct veil_image *
 		cinfo->out_color_space = JCS_RGB;
 		format.components = 3;
 	}
-	*scaled = choose_scale(cinfo, cover_width, cover_height, turns % 2 == 1);
+	scaled = choose_scale(cinfo, cover_width, cover_height, turns % 2 == 1);
 	jpeg_start_decompress(cinfo);
 	int width = (int)cinfo->output_width, height = (int)cinfo->output_height;
 	size_t stride = (size_t)width * 4;
@@ -593,8 +619,8 @@ int veil_jpeg_load(int fd, struct veil_image *image, char **message) {
 		*message = NULL;
 	}
 	int width, height;
-	bool scaled;
-	return decode(fd, 0, 0, image, &width, &height, &scaled, message);
+	bool retry_whole;
+	return decode(fd, 0, 0, image, &width, &height, &retry_whole, message);
 }
 
 int veil_jpeg_load_cover(int fd, int cover_width, int cover_height, struct veil_image *image,
@@ -602,18 +628,18 @@ int veil_jpeg_load_cover(int fd, int cover_width, int cover_height, struct veil_
 	if (message != NULL) {
 		*message = NULL;
 	}
-	bool scaled;
-	int ret = decode(fd, cover_width, cover_height, image, file_width, file_height, &scaled,
-		message);
-	if (ret < 0 && scaled && ret != -EFBIG) {
-		/* Whatever went wrong at a reduced size, the whole decode is tried. */
+	bool retry_whole;
+	int ret = decode(fd, cover_width, cover_height, image, file_width, file_height,
+		&retry_whole, message);
+	if (ret < 0 && retry_whole) {
+		/* libjpeg refused the reduced size: the whole decode is tried. */
 		wlr_log(WLR_INFO, "veil: JPEG's DCT-scaled decode failed (%s), decoding it whole",
 			message != NULL && *message != NULL ? *message : "no message");
 		if (message != NULL) {
 			free(*message);
 			*message = NULL;
 		}
-		ret = decode(fd, 0, 0, image, file_width, file_height, &scaled, message);
+		ret = decode(fd, 0, 0, image, file_width, file_height, &retry_whole, message);
 	}
 	return ret;
 }
