@@ -493,6 +493,13 @@ static int load_heif(int fd, int item, int cover_width, int cover_height,
 	}
 	/* 10- and 12-bit AVIF and HEIC (HDR photos) to 8 bits a sample. */
 	options->convert_hdr_to_8bit = 1;
+	/*
+	 * A file libheif can only half decode (a grid whose tiles' data lies past the file's
+	 * end: "Extent in iloc box references data outside of file bounds") is refused, as a
+	 * truncated JPEG or PNG is, rather than shown with holes: libheif then returns the
+	 * warning it would have added to the picture as the error.
+	 */
+	options->strict_decoding = 1;
 	enum heif_chroma chroma = alpha ? heif_chroma_interleaved_RGBA :
 		heif_chroma_interleaved_RGB;
 	struct heif_error err;
