@@ -28,7 +28,6 @@ typedef int (*handler_func)(struct veil_scene *scene, const char *name,
 static int run(struct veil_scene *scene, const char *output_name,
 	const struct veil_command *cmd, int fd, const char *label, char **message);
 
-
 /* A path a show plays starts it (module/show/): 1; 0 for a file; or a negative errno. */
 static int run_show(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
@@ -54,7 +53,8 @@ static int run_show(struct veil_scene *scene, const char *output_name,
 		veil_show_stop(scene, output_name, false, show);
 		ret = show->start(scene, output_name, cmd, message);
 		if (ret == 0) {
-			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED, NULL);
+			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED,
+				NULL);
 			veil_scene_record_error(scene, output_name, NULL);
 			return 1;
 		}
@@ -200,7 +200,8 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 		 * is the restore's own package, read).
 		 */
 		if (!cmd->from_restore) {
-			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED, NULL);
+			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED,
+				NULL);
 		}
 		/* The name's shows end; `output * veil off` ends them all. */
 		veil_show_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
@@ -271,7 +272,8 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 }
 
 void veil_scene_announce(struct veil_scene *scene, const char *name,
-		const struct veil_command *cmd, enum veil_scene_command_step step, const char *why) {
+		const struct veil_command *cmd, enum veil_scene_command_step step,
+		const char *why) {
 	struct veil_scene_command_event event = {
 		.name = name,
 		.cmd = cmd,
