@@ -81,7 +81,7 @@ static void load_done(struct veil_job *job) {
 			message != NULL ? message : why);
 		/* The wallpaper on screen stays; the status says why. */
 		veil_scene_record_error(scene, load->name, message != NULL ? message : why);
-		/* A restore's package: state/ shows its fallback instead, as for a file. */
+		/* Said on the command signal: for a restore's package, state/ shows its fallback. */
 		veil_scene_announce(scene, load->name, &cmd, VEIL_SCENE_COMMAND_FAILED,
 			message != NULL ? message : why);
 		free(message);
