@@ -216,6 +216,7 @@ struct veil_scene *veil_scene_create_with_options(struct wl_display *display,
 	wl_list_init(&scene->shows);
 	wl_list_init(&scene->package_loads);
 	wl_signal_init(&scene->events.changed);
+	wl_signal_init(&scene->events.command);
 	wl_signal_init(&scene->clock.jump);
 	wl_list_init(&scene->layout_change.link);
 	wl_list_init(&scene->layout_destroy.link);

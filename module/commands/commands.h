@@ -4,8 +4,7 @@
 
 #include <stdbool.h>
 
-struct veil_command;
-struct veil_scene;
+#include "module/core/scene.h"
 
 /* What veil_scene_parsed() does with a command the parser took. */
 typedef int (*veil_scene_parsed_func)(struct veil_scene *scene, const char *output_name,
@@ -25,6 +24,12 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
  */
 int veil_scene_parsed(struct veil_scene *scene, const char *output_name, int argc,
 	char *argv[], char **message, veil_scene_parsed_func then);
+/*
+ * Emits the scene's command signal (module/core/scene.h): step happened to cmd for name (why:
+ * what failed, for VEIL_SCENE_COMMAND_FAILED; else NULL).
+ */
+void veil_scene_announce(struct veil_scene *scene, const char *name,
+	const struct veil_command *cmd, enum veil_scene_command_step step, const char *why);
 /*
  * A command for a workspace failed: its *message (non-NULL) names the workspace in front
  * ("Workspace '2': ..."). false, *message unchanged, for a command not for a workspace.

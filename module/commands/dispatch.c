@@ -1,7 +1,9 @@
 /*
  * The dispatcher: a parsed command (module/words/) runs through the handler of its kind, in the
  * table below. Handlers store settings through the core (module/core/store.c), as the shows'
- * steps do, and reach shows through their table (module/show/show.h) alone.
+ * steps do, and reach shows through their table (module/show/show.h) alone. What state/ does
+ * of a command (a restore waiting for the file, the outcome it keeps, `restore` itself) it does
+ * listening to the scene's command signal.
  */
 #include <assert.h>
 #include <errno.h>
@@ -14,7 +16,6 @@
 #include "module/core/scene.h"
 #include "module/policy/policy.h"
 #include "module/show/show.h"
-#include "module/state/state.h"
 #include "module/commands/commands.h"
 #include "module/commands/package_load.h"
 #include "module/words/command.h"
@@ -52,7 +53,8 @@ static int run_show(struct veil_scene *scene, const char *output_name,
 		veil_show_stop(scene, output_name, false, show);
 		ret = show->start(scene, output_name, cmd, message);
 		if (ret == 0) {
-			veil_state_forget(scene, output_name);
+			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED,
+				NULL);
 			veil_scene_record_error(scene, output_name, NULL);
 			return 1;
 		}
@@ -87,9 +89,26 @@ static int handle_move(struct veil_scene *scene, const char *name,
 	return veil_show_move(scene, name, cmd->kind == VEIL_COMMAND_NEXT ? 1 : -1, message);
 }
 
+/*
+ * `restore`'s work is state/'s, which listens while the compositor keeps a state file. With
+ * none, nothing listens: the fallback, as after a first start.
+ */
 static int handle_restore(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
-	return veil_state_restore(scene, name, cmd->fallback, message);
+	struct veil_scene_command_event event = {
+		.name = name,
+		.cmd = cmd,
+		.step = VEIL_SCENE_COMMAND_RESTORE,
+		.message = message,
+	};
+	wl_signal_emit_mutable(&scene->events.command, &event);
+	if (event.handled) {
+		return event.ret;
+	}
+	wlr_log(WLR_INFO, "veil: output %s: nothing restored: the compositor keeps no state file",
+		name);
+	return cmd->fallback != NULL ?
+		veil_scene_run(scene, name, cmd->fallback, -1, NULL, message) : 0;
 }
 
 static int handle_policy(struct veil_scene *scene, const char *name,
@@ -181,7 +200,8 @@ static int handle_set(struct veil_scene *scene, const char *output_name,
 		 * is the restore's own package, read).
 		 */
 		if (!cmd->from_restore) {
-			veil_state_forget(scene, output_name);
+			veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_REPLACED,
+				NULL);
 		}
 		/* The name's shows end; `output * veil off` ends them all. */
 		veil_show_stop(scene, output_name, cmd->kind == VEIL_COMMAND_OFF &&
@@ -233,7 +253,7 @@ static int run(struct veil_scene *scene, const char *output_name,
 int veil_scene_run(struct veil_scene *scene, const char *output_name,
 		const struct veil_command *cmd, int fd, const char *label, char **message) {
 	if (scene != NULL && scene->display != NULL && output_name != NULL) {
-		veil_state_supersede(scene, output_name, cmd);
+		veil_scene_announce(scene, output_name, cmd, VEIL_SCENE_COMMAND_RUN, NULL);
 		if (!cmd->from_slideshow && (cmd->kind == VEIL_COMMAND_SET ||
 				cmd->kind == VEIL_COMMAND_OFF || cmd->kind == VEIL_COMMAND_RESTORE)) {
 			/* A package or XML still being read for the name is superseded. */
@@ -249,6 +269,18 @@ int veil_scene_run(struct veil_scene *scene, const char *output_name,
 	/* Messages name files, whose names need not be UTF-8; replies are JSON. */
 	veil_message_sanitize(*message);
 	return ret;
+}
+
+void veil_scene_announce(struct veil_scene *scene, const char *name,
+		const struct veil_command *cmd, enum veil_scene_command_step step,
+		const char *why) {
+	struct veil_scene_command_event event = {
+		.name = name,
+		.cmd = cmd,
+		.step = step,
+		.why = why,
+	};
+	wl_signal_emit_mutable(&scene->events.command, &event);
 }
 
 bool veil_scene_name_workspace(const struct veil_command *cmd, char **message) {

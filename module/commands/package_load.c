@@ -15,7 +15,6 @@
 #include "module/commands/package_load.h"
 #include "module/core/package.h"
 #include "module/core/scene.h"
-#include "module/state/state.h"
 #include "module/words/command.h"
 #include "util/message.h"
 #include "util/worker.h"
@@ -82,11 +81,9 @@ static void load_done(struct veil_job *job) {
 			message != NULL ? message : why);
 		/* The wallpaper on screen stays; the status says why. */
 		veil_scene_record_error(scene, load->name, message != NULL ? message : why);
-		if (cmd.from_restore) {
-			/* A restore's package: its fallback instead, as for a file it cannot open. */
-			veil_state_restore_failed(scene, load->name, cmd.fallback,
-				message != NULL ? message : why);
-		}
+		/* Said on the command signal: for a restore's package, state/ shows its fallback. */
+		veil_scene_announce(scene, load->name, &cmd, VEIL_SCENE_COMMAND_FAILED,
+			message != NULL ? message : why);
 		free(message);
 		load_free(load);
 		veil_scene_changed(scene);

@@ -80,6 +80,33 @@ struct veil_transition_default {
 	struct veil_transition_spec spec;
 };
 
+/* What happened to a command, in struct veil_scene_command_event. */
+enum veil_scene_command_step {
+	/* It is about to run (a person's, a restore's or a show's step). */
+	VEIL_SCENE_COMMAND_RUN,
+	/* What the name shows was replaced by it: a wallpaper set or off, or a show started. */
+	VEIL_SCENE_COMMAND_REPLACED,
+	/* Accepted, it failed later (a package read on a worker failed): why says why. */
+	VEIL_SCENE_COMMAND_FAILED,
+	/*
+	 * `restore`: its work is a listener's (module/state/restore.c, while there is a state
+	 * file), which sets handled, and ret with *message as a handler's reply.
+	 */
+	VEIL_SCENE_COMMAND_RESTORE,
+};
+
+/* veil_scene.events.command's data: a command for an output name (or "*"). */
+struct veil_scene_command_event {
+	const char *name;
+	const struct veil_command *cmd;
+	enum veil_scene_command_step step;
+	const char *why; /* FAILED */
+	/* RESTORE: the listener's reply (0, or a negative errno with *message set). */
+	bool handled;
+	int ret;
+	char **message;
+};
+
 struct veil_scene {
 	/*
 	 * First: the wall clock that timed shows follow (module/show/timed.c), which a test build of
@@ -125,6 +152,8 @@ struct veil_scene {
 	struct {
 		/* What an output shows or will show changed; data: the scene. */
 		struct wl_signal changed;
+		/* A command's steps (commands/), which state/ listens to; data: the event below. */
+		struct wl_signal command;
 	} events;
 
 	struct wl_listener display_destroy;

@@ -283,12 +283,13 @@ static void restore_setting(struct veil_state *state, const char *name,
 	free(why);
 }
 
-void veil_state_restore_failed(struct veil_scene *scene, const char *name,
+/*
+ * What a restore of name ran cannot be shown after all (a package whose read on a worker failed,
+ * message saying why): fallback (NULL: none) is shown instead, as when the remembered setting
+ * cannot be opened, and the status says why.
+ */
+static void restore_failed(struct veil_state *state, const char *name,
 		const struct veil_command *fallback, const char *message) {
-	struct veil_state *state = scene->state;
-	if (state == NULL) {
-		return;
-	}
 	char *why = veil_message("it cannot be shown: %s", message);
 	bool restoring = state->restoring;
 	state->restoring = true;
@@ -297,16 +298,9 @@ void veil_state_restore_failed(struct veil_scene *scene, const char *name,
 	free(why);
 }
 
-int veil_state_restore(struct veil_scene *scene, const char *name,
+/* `veil restore`: the remembered setting of name, or fallback (NULL: none). */
+static int restore(struct veil_state *state, const char *name,
 		const struct veil_command *fallback, char **message) {
-	struct veil_state *state = scene->state;
-	if (state == NULL) {
-		/* No state file: the fallback, as after a first start. */
-		wlr_log(WLR_INFO, "veil: output %s: nothing restored: the compositor keeps no "
-			"state file", name);
-		return fallback != NULL ? veil_scene_run(scene, name, fallback, -1, NULL, message) :
-			0;
-	}
 	if (state->read_done) {
 		veil_state_run_restore(state, name, fallback, 0, NULL);
 		return 0;
@@ -340,10 +334,14 @@ void veil_state_result_destroy(struct restore_result *result) {
 	free(result);
 }
 
-void veil_state_supersede(struct veil_scene *scene, const char *name,
+/*
+ * A command for name (or "*") is about to run: a `restore` still waiting for the file leaves
+ * alone what it sets (a setting, a workspace's, a transition default, an fps or battery
+ * policy): the later command wins, as it would had the file been read already.
+ */
+static void supersede(struct veil_state *state, const char *name,
 		const struct veil_command *cmd) {
-	struct veil_state *state = scene->state;
-	if (state == NULL || state->restoring || wl_list_empty(&state->waiting)) {
+	if (state->restoring || wl_list_empty(&state->waiting)) {
 		return;
 	}
 	unsigned part;
@@ -395,15 +393,35 @@ void veil_state_supersede(struct veil_scene *scene, const char *name,
 	}
 }
 
-void veil_state_forget(struct veil_scene *scene, const char *name) {
-	if (scene->state == NULL) {
-		return;
-	}
+/* A command replaced name's setting: the outcome of its restore is forgotten. */
+static void forget(struct veil_state *state, const char *name) {
 	struct restore_result *result, *tmp;
-	wl_list_for_each_safe(result, tmp, &scene->state->results, link) {
+	wl_list_for_each_safe(result, tmp, &state->results, link) {
 		if (strcmp(result->name, name) == 0) {
 			veil_state_result_destroy(result);
 		}
+	}
+}
+
+void veil_state_handle_command(struct wl_listener *listener, void *data) {
+	struct veil_state *state = wl_container_of(listener, state, command);
+	struct veil_scene_command_event *event = data;
+	switch (event->step) {
+	case VEIL_SCENE_COMMAND_RUN:
+		supersede(state, event->name, event->cmd);
+		break;
+	case VEIL_SCENE_COMMAND_REPLACED:
+		forget(state, event->name);
+		break;
+	case VEIL_SCENE_COMMAND_FAILED:
+		if (event->cmd->from_restore) {
+			restore_failed(state, event->name, event->cmd->fallback, event->why);
+		}
+		break;
+	case VEIL_SCENE_COMMAND_RESTORE:
+		event->handled = true;
+		event->ret = restore(state, event->name, event->cmd->fallback, event->message);
+		break;
 	}
 }
 

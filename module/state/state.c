@@ -267,6 +267,7 @@ void veil_state_destroy(struct veil_scene *scene) {
 	}
 	scene->state = NULL;
 	wl_list_remove(&state->scene_changed.link);
+	wl_list_remove(&state->command.link);
 	wl_event_source_remove(state->timer);
 	struct restore_wait *wait, *tmp_wait;
 	wl_list_for_each_safe(wait, tmp_wait, &state->waiting, link) {
@@ -312,6 +313,8 @@ bool veil_scene_set_state_path(struct veil_scene *scene, const char *path) {
 	clock_gettime(CLOCK_MONOTONIC, &state->last_write);
 	state->scene_changed.notify = veil_state_handle_scene_changed;
 	wl_signal_add(&scene->events.changed, &state->scene_changed);
+	state->command.notify = veil_state_handle_command;
+	wl_signal_add(&scene->events.command, &state->command);
 	scene->state = state;
 	r->state = state;
 	state->reading = r;

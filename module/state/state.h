@@ -65,25 +65,10 @@ int veil_state_xray_command(struct json_object *xray, bool blur, struct veil_com
  * a video's position) is written once more, here, synchronously; then everything goes.
  */
 void veil_state_destroy(struct veil_scene *scene);
-/* `veil restore`: the remembered setting of name, or fallback (NULL: none). */
-int veil_state_restore(struct veil_scene *scene, const char *name,
-	const struct veil_command *fallback, char **message);
 /*
- * What a restore of name ran cannot be shown after all (a package whose read on a worker
- * failed, message saying why): fallback (NULL: none) is shown instead, as when the remembered
- * setting cannot be opened, and the status says why.
+ * `veil restore` and what a command does to a restore (module/state/restore.c) are heard on the
+ * scene's command signal (veil_scene.events.command), from the state's create to its destroy.
  */
-void veil_state_restore_failed(struct veil_scene *scene, const char *name,
-	const struct veil_command *fallback, const char *message);
-/*
- * A command for name (or "*") is about to run: a `restore` still waiting for the file leaves
- * alone what it sets (a setting, a workspace's, a transition default, an fps or battery
- * policy): the later command wins, as it would had the file been read already.
- */
-void veil_state_supersede(struct veil_scene *scene, const char *name,
-	const struct veil_command *cmd);
-/* A command replaced name's setting: the outcome of its restore is forgotten. */
-void veil_state_forget(struct veil_scene *scene, const char *name);
 /* The status's "restored" and "restore_reason"; nothing when no restore applies. */
 void veil_state_status(struct veil_output *output, struct json_object *obj);
 

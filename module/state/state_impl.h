@@ -11,8 +11,6 @@
 
 #define DEBOUNCE_MS 1000
 
-#define DEBOUNCE_MS 1000
-
 /* The outcome of a `restore`, for the status. */
 struct restore_result {
 	struct wl_list link; /* veil_state.results */
@@ -73,6 +71,7 @@ struct veil_state {
 	 */
 	struct veil_worker *worker;
 	struct wl_listener scene_changed;
+	struct wl_listener command; /* veil_scene.events.command: restore.c */
 	struct wl_event_source *timer;
 	bool armed, dirty, failing;
 	struct write_job *writing;
@@ -90,6 +89,7 @@ struct veil_state {
 void veil_state_arm(struct veil_state *state);
 void veil_state_each_entry(struct json_object *root, void (*fn)(struct json_object *entry));
 void veil_state_handle_scene_changed(struct wl_listener *listener, void *data);
+void veil_state_handle_command(struct wl_listener *listener, void *data);
 int veil_state_handle_timer(void *data);
 struct json_object *veil_state_snapshot(struct veil_scene *scene);
 void veil_state_write_run(struct veil_job *job);

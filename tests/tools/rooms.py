@@ -11,6 +11,8 @@ folders"). Each room may include its own headers and those of the rooms below it
 
 Every room above show/ (and veil.c) reaches the shows through their table, show/show.h, alone:
 a new kind of show is a file of show/ and its line in the table, nothing above it names it.
+The dispatcher (commands/) includes nothing of state/: state/ listens to the scene's command
+signal, and runs what a restore brings back through the dispatcher.
 
 Outside module/, only the tests and benches of its internals (tests/unit, tests/fuzz,
 tests/tools, tests/bench) include its headers, and veilctl (clients/) the parser's alone: a compositor, veil-tinywl among them,
@@ -28,6 +30,11 @@ ROOMS = {'words': 0, 'core': 1, 'show': 2, 'commands': 3, 'state': 3, 'control':
 SHOW_TABLE = 'module/show/show.h'
 # Files outside module/ that test or measure its internals (they link veil_internal_dep).
 INTERNAL_TESTS = ('tests/unit/', 'tests/fuzz/', 'tests/tools/', 'tests/bench/')
+# Rooms of one floor that one of them may not include: (includer, included) and why.
+REFUSED = {
+	('commands', 'state'): 'state/ listens to the scene\'s command signal, the dispatcher does '
+		'not call it',
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -71,6 +78,8 @@ def broken(top):
 				header != SHOW_TABLE:
 			room_name = mine or 'module'
 			yield f'{path} includes {header}: {room_name}/ reaches shows through {SHOW_TABLE} only'
+		elif (mine, theirs) in REFUSED:
+			yield f'{path} includes {header}: {REFUSED[(mine, theirs)]}'
 		elif ROOMS.get(mine, 5) < ROOMS[theirs]:
 			yield f'{path} includes {header}: {mine or "module"}/ sits below {theirs or "veil.c"}'
 
