@@ -24,7 +24,20 @@ in the window's box is compared with that blend of C and the reference's pixels 
    output (right of the first: its coordinates are not the layout's), that output's wallpaper's
    blur, and back on the first when the second is unplugged; the window moved to workspace 2,
    which has a picture of its own: that picture's blur.
-6. `xray off`: the plain blend again; `opacity 1`: C again.
+6. Back on workspace 1, `output * veil <light> fill dark <dark>`: the patch is the light
+   picture's blur; `scheme dark`: the dark picture's; `scheme light`: the light's again.
+7. `fullscreen enable`: sway draws a fullscreen view out of its container's tree, opaque, so
+   the output is the window's colour edge to edge and the hidden node makes no blur (the
+   series' README); `fullscreen disable`: the patch at the window's box again.
+8. A tabbed container of an opaque and a translucent tiled window: the translucent tab in
+   front shows the blurred wallpaper in exactly its content box (the tab bar is the same with
+   xray on and off, the box's first row is already blurred); the opaque tab in front covers
+   the box whole (the hidden tab's node waits in sway's disabled border tree); the floating
+   window over the opaque tab shows the wallpaper's blur, not the tab.
+9. A video of six colours, a second each: the status's blur count follows veil's stated rate
+   (at most 5 a second, veil(5) XRAY), and in screenshots over 6 s the patch's colour is the
+   clip's, within a step of the plain wallpaper beside the window.
+10. `xray off`: the plain blend again; `opacity 1`: C again.
 
 veil's status (get_outputs' veil.xray) says the cost: no node while every window is opaque (with
 xray on too), no blur while xray is off, one blur for the picture and none for the moves and
@@ -61,6 +74,16 @@ TILED_ID = 'veil-xray-tiled'    # tiled: fills the output
 WINDOW = (0x30, 0x60, 0xd0)
 TILED = (0xd0, 0xb0, 0x20)
 SIZE = (320, 240)
+TAB_ID = 'veil-xray-tab'        # tiled, in a tabbed container
+TAB = (0x20, 0xc0, 0x60)
+# The video: a second of each colour; the status's blurs counted over RATE_SECONDS against
+# veil's stated cap, CAP a second (module/xray/xray.c: 200 ms between copies).
+CLIP_COLOURS = [(0xc8, 0x28, 0x28), (0x28, 0xc8, 0x28), (0x28, 0x28, 0xc8),
+                (0xc8, 0xc8, 0x28), (0x28, 0xc8, 0xc8), (0xc8, 0x28, 0xc8)]
+CAP = 5.0
+RATE_SECONDS = 4.0
+CLIP_SECONDS = 6.0
+BOTTOM = 10                     # the output's last rows, compared apart
 
 
 def window_box(c, colour):
@@ -298,9 +321,27 @@ def drive(t, tools):
                 wait_box(t, c, box, blend(WINDOW, crop(ws_blurred, box)),
                          "on workspace 2: the patch is workspace 2's picture's blur")
 
+            with t.case('dark switch'):
+                box = dark_switch(t, c, msg, wall_png, blurred, ws_png, ws_blurred)
+
+            with t.case('fullscreen'):
+                shot = fullscreen(t, c, msg, box, blurred)
+                outside = np.ones((H, W), bool)
+                outside[_mask(box)] = False
+                t.check(np.array_equal(shot[outside], wall[outside]),
+                        'fullscreen disabled: outside the window, the plain wallpaper')
+
+            with t.case('tabbed'):
+                box = tabbed(t, c, msg, window, wall, blurred)
+
+            with t.case('video'):
+                video(t, c, msg, box)
+                msg(f'output * veil {vt.quote(wall_png)} fill')
+                c.wait_veil(OUT, 'shown', file=wall_png)
+
             with t.case('xray off'):
                 msg('output * veil xray off')
-                wait_box(t, c, box, blend(WINDOW, crop(ws_wall, box)),
+                wait_box(t, c, box, blend(WINDOW, crop(wall, box)),
                          'xray off: the plain blend again')
 
             with t.case('opaque again'):
@@ -319,6 +360,239 @@ def drive(t, tools):
         finally:
             for w in windows:
                 w.stop()
+
+
+def at_place(c, place, app_id=APP_ID):
+    """Waits until the window's box in the tree is at place (x, y); returns the box."""
+    return c.wait_until(lambda: (lambda b: b if b and b[:2] == place else None)(
+        tree_box(c, app_id)), f'{app_id} at {place[0]},{place[1]}')
+
+
+def dark_switch(t, c, msg, light_png, light_blurred, dark_png, dark_blurred):
+    """
+    Back on workspace 1 (the output's setting), `output * veil <light> fill dark <dark>`: the
+    patch is the light picture's blur; `scheme dark`: the dark picture's, a new blur (the
+    light's reference fails there: the two differ by far more than the tolerance); `scheme
+    light`: the light's again. Returns the window's box.
+    """
+    msg('workspace 1')
+    msg(f'[app_id="^{APP_ID}$"] move to workspace 1')
+    msg(f'[app_id="^{APP_ID}$"] move position 100 100')
+    box = at_place(c, (100, 100))
+    msg(f'output * veil {vt.quote(light_png)} fill dark {vt.quote(dark_png)}')
+    c.wait_veil(OUT, 'shown', file=light_png)
+    light = blend(WINDOW, crop(light_blurred, box))
+    dark = blend(WINDOW, crop(dark_blurred, box))
+    t.check(mean_error(light, dark) > 4 * BLEND['mean_tolerance'],
+            'the dark blend differs from the light one (the check can fail)',
+            f'mean {mean_error(light, dark):.2f}')
+    wait_box(t, c, box, light, "light: the patch is the light picture's blur")
+    blurs = settled_blurs(lambda: xray(c))
+    msg('output * veil scheme dark')
+    c.wait_veil(OUT, 'shown', file=dark_png)
+    wait_box(t, c, box, dark, "scheme dark: the patch is the dark picture's blur")
+    x = xray(c)
+    t.check(x.get('blurs', 0) > blurs, 'the dark picture was blurred', f'{blurs} then {x}')
+    msg('output * veil scheme light')
+    c.wait_veil(OUT, 'shown', file=light_png)
+    wait_box(t, c, box, light, "scheme light: the light picture's blur again")
+    return box
+
+
+def fullscreen(t, c, msg, box, blurred):
+    """
+    `fullscreen enable`, as the series' README says: sway draws a fullscreen view out of its
+    container's tree (arrange_fullscreen() disables that tree, and with it the xray node and the
+    container's opacity), so the window covers the output edge to edge in its own colour, at
+    opacity 1, and veil makes no blur for the hidden node. (Were the window translucent there,
+    over the blurred wallpaper or the plain one, the check of its colour would fail.)
+    `fullscreen disable`: the patch is the window's box again, the plain wallpaper around it.
+    """
+    whole = (0, 0, W, H)
+    blurs = settled_blurs(lambda: xray(c))
+    msg(f'[app_id="^{APP_ID}$"] fullscreen enable')
+    c.wait_until(lambda: tree_box(c) == whole, 'the window to cover the output in the tree')
+    colour = np.array(WINDOW, np.uint8)
+    if not c.check_until(lambda: bool((c.screenshot(OUT) == colour).all()),
+                         f'fullscreen: the window ({vt.px(WINDOW)}) edge to edge, opaque'):
+        vt.write_png(t.path('xray-fullscreen.png'), c.screenshot(OUT))
+    time.sleep(1.0)
+    x = xray(c)
+    t.check(x.get('nodes') == 1 and x.get('blurs') == blurs,
+            'fullscreen: the node kept, hidden with its tree: no blur', f'{blurs} then {x}')
+    msg(f'[app_id="^{APP_ID}$"] fullscreen disable')
+    c.wait_until(lambda: tree_box(c) == box, f'the window back at {box}')
+    wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
+             'fullscreen disabled: the patch is the window\'s box again')
+    shot = c.settled_screenshot(OUT)
+    return shot
+
+
+def tabbed(t, c, msg, window, wall, blurred):
+    """
+    A tabbed container of an opaque window and a translucent one (the floating window away on
+    workspace 3). The translucent tab in front: the patch is its content box (the tree's rect,
+    below the tab bar) over the blurred wallpaper; the tab bar is the same with xray on and off
+    (the patch is not under it) and the box's first row is already the blurred blend. The
+    opaque tab in front: the box shows it, the hidden tab's node shows nothing. The floating
+    window back over the opaque tab: its patch is the wallpaper's blur, not the tab (xray, as
+    sway-output(5) says); with xray off the tab under it. Returns the floating window's box.
+    """
+    msg(f'[app_id="^{APP_ID}$"] move to workspace 3')
+    tiled_w = window(TILED, TILED_ID, 'tabbed-tiled')
+    c.wait_until(lambda: tree_box(c, TILED_ID), 'the opaque tiled window')
+    tab_w = window(TAB, TAB_ID, 'tab')
+    c.wait_until(lambda: tree_box(c, TAB_ID), 'the second tiled window')
+    msg(f'[app_id="^{TAB_ID}$"] focus')
+    msg('layout tabbed')
+    msg(f'[app_id="^{TAB_ID}$"] opacity 0.5')
+    box = c.wait_until(lambda: (lambda b: b if b and b[1] > 0 and b[2] == W else None)(
+        tree_box(c, TAB_ID)), 'the tab\'s content box below the tab bar')
+    top = box[1]
+    t.check(box == (0, top, W, H - top) and top >= 10,
+            'the tab covers the output below a tab bar', str(box))
+    want = blend(TAB, crop(blurred, box))
+    plain = blend(TAB, crop(wall, box))
+    # The output's last rows, apart: veil's copy is 3 to 6 levels off the blend with
+    # ImageMagick's there on average, 12 at most, growing to the edge (measured); the rest
+    # within BLEND.
+    above = (0, top, W, H - top - BOTTOM)
+    wait_box(t, c, above, crop(want, (0, 0, W, H - top - BOTTOM)),
+             "the translucent tab: its content box over the wallpaper's blur")
+    shot_on = c.settled_screenshot(OUT)
+    last = (mean_error(shot_on[H - BOTTOM:], want[-BOTTOM:]),
+            mean_error(shot_on[H - BOTTOM:], plain[-BOTTOM:]))
+    t.check(last[0] <= 4 * BLEND['mean_tolerance'] < last[1],
+            f"the output's last {BOTTOM} rows are nearer the blurred blend than the plain one",
+            f'mean {last[0]:.2f} off the blurred blend, {last[1]:.2f} off the plain one')
+    vt.write_png(t.path('xray-tabbed.png'), shot_on)
+    msg('output * veil xray off')
+    wait_box(t, c, box, plain, 'xray off: the tab over the plain wallpaper')
+    shot_off = c.settled_screenshot(OUT)
+    differ = int(np.count_nonzero((shot_on[:top] != shot_off[:top]).any(axis=2)))
+    t.check(differ == 0, f'the tab bar (rows 0 to {top - 1}) is the same with xray on and off',
+            f'{differ} pixels differ')
+    first, first_plain = (mean_error(shot_on[top:top + 1], want[:1]),
+                          mean_error(shot_on[top:top + 1], plain[:1]))
+    t.check(first <= 2 * BLEND['mean_tolerance'] < first_plain / 2,
+            f'row {top}, the box\'s first, is the blurred blend, not the plain one',
+            f'mean {first:.2f} off the blurred blend, {first_plain:.2f} off the plain one')
+    msg('output * veil xray on')
+    wait_box(t, c, above, crop(want, (0, 0, W, H - top - BOTTOM)),
+             'xray on again: the tab over the blurred wallpaper')
+
+    msg(f'[app_id="^{TILED_ID}$"] focus')
+    c.check_until(lambda: (crop(c.screenshot(OUT), box) == np.array(TILED, np.uint8)).all(),
+                  'the opaque tab in front covers the box')
+    # The hidden tab keeps its node, hidden with the view (sway's border tree), as the
+    # floating window on workspace 3 keeps its own.
+    x = xray(c)
+    t.check(x.get('nodes') == 2, 'the hidden tab and the window on workspace 3 keep their nodes',
+            str(x))
+
+    msg(f'[app_id="^{APP_ID}$"] move to workspace 1')
+    msg(f'[app_id="^{APP_ID}$"] move position 100 100')
+    fbox = at_place(c, (100, 100))
+    wait_box(t, c, fbox, blend(WINDOW, crop(blurred, fbox)),
+             "the floating window over the opaque tab: the wallpaper's blur, not the tab")
+    msg('output * veil xray off')
+    tab_bg = np.broadcast_to(np.array(TILED, np.uint8), (fbox[3], fbox[2], 3))
+    wait_box(t, c, fbox, blend(WINDOW, tab_bg), 'xray off: the opaque tab under it')
+    msg('output * veil xray on')
+    for w in (tab_w, tiled_w):
+        w.stop()
+    c.wait_until(lambda: tree_box(c, TAB_ID) is None and tree_box(c, TILED_ID) is None,
+                 'the tabs to go')
+    wait_box(t, c, fbox, blend(WINDOW, crop(blurred, fbox)),
+             'the tabs gone: the floating window over the blurred wallpaper')
+    return fbox
+
+
+def make_clip(t):
+    """
+    A 30 fps H.264 clip of CLIP_COLOURS, a second each, 320x180 (filled to the output): the
+    blur of a picture of one colour is that colour, so the patch's colour says which second of
+    the clip the blurred copy is of.
+    """
+    path = t.path('media', 'colours.mp4')
+    inputs = []
+    for r, g, b in CLIP_COLOURS:
+        inputs += ['-f', 'lavfi', '-i', f'color=c=0x{r:02x}{g:02x}{b:02x}:s=320x180:r=30:d=1']
+    n = len(CLIP_COLOURS)
+    vt._ffmpeg(inputs + ['-filter_complex',
+                         ''.join(f'[{i}:v]' for i in range(n)) + f'concat=n={n}:v=1[v]',
+                         '-map', '[v]', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '8',
+                         '-g', '30', '-pix_fmt', 'yuv420p', '-colorspace', 'smpte170m',
+                         '-color_primaries', 'smpte170m', '-color_trc', 'smpte170m',
+                         '-color_range', 'tv', path])
+    os.chmod(path, 0o644)
+    return path
+
+
+def clip_colour(colour, tolerance=16):
+    """The index of CLIP_COLOURS within tolerance of colour, else None."""
+    for i, want in enumerate(CLIP_COLOURS):
+        if np.abs(np.array(colour, np.float64) - want).max() <= tolerance:
+            return i
+    return None
+
+
+def video(t, c, msg, box):
+    """
+    A video wallpaper under the translucent window (at box), xray on. veil's stated rate
+    (sway-output(5) and veil(5) XRAY: "at most 5 a second for a video or an animation", the
+    copies 200 ms apart): the status's blur count over RATE_SECONDS, between a quarter of
+    that and that, and below the video's own frames a second. Then screenshots for
+    CLIP_SECONDS: the plain wallpaper beside the window says which second of the clip the output
+    shows, the patch (unblended from the window's colour) which second the blurred copy is of:
+    within a step of each other, and the patch goes through at least 3 of the clip's colours.
+    """
+    clip = make_clip(t)
+    msg(f'output * veil {vt.quote(clip)} fill')
+    v = c.wait_veil(OUT, 'shown', file=clip)
+    t.check(v.get('kind') == 'video', 'the clip plays as a video', str(v))
+    b0 = xray(c).get('blurs', 0)
+    c.check_until(lambda: xray(c).get('blurs', 0) >= b0 + 3, 'the video is blurred', timeout=30)
+
+    def frames():
+        return (c.veil(OUT).get('source') or {}).get('frames', 0)
+    b0, f0, t0 = xray(c).get('blurs', 0), frames(), time.monotonic()
+    time.sleep(RATE_SECONDS)
+    b1, f1, t1 = xray(c).get('blurs', 0), frames(), time.monotonic()
+    rate, fps = (b1 - b0) / (t1 - t0), (f1 - f0) / (t1 - t0)
+    say(f'# video under xray: {rate:.2f} blurs a second, {fps:.1f} source frames a second over '
+        f'{t1 - t0:.1f} s')
+    t.check(CAP / 4 <= rate <= CAP + 1 / RATE_SECONDS,
+            f'the blurred copy follows the video at its stated rate (at most {CAP:g} a second, '
+            f'at least a quarter of it)', f'{rate:.2f} blurs a second')
+    t.check(rate < 0.75 * fps, 'fewer blurs than video frames',
+            f'{rate:.2f} blurs, {fps:.1f} frames a second')
+
+    x, y, w, h = box
+    inner = (x + 20, y + 20, w - 40, h - 40)
+    seen, steps, bad = set(), 0, []
+    end = time.monotonic() + CLIP_SECONDS
+    n = len(CLIP_COLOURS)
+    while time.monotonic() < end:
+        shot = c.screenshot(OUT)
+        plain = shot[10:90, 10:90].reshape(-1, 3).mean(axis=0)
+        patch = crop(shot, inner).reshape(-1, 3).astype(np.float64)
+        under = 2 * patch.mean(axis=0) - np.array(WINDOW)
+        k, j = clip_colour(plain), clip_colour(under)
+        spread = float(np.abs(patch - patch.mean(axis=0)).max())
+        steps += 1
+        if j is not None:
+            seen.add(j)
+        if k is None or j is None or (j - k) % n not in (0, 1, n - 1) or spread > 4:
+            bad.append((vt.px(np.rint(plain).astype(int)), vt.px(np.rint(under).astype(int)),
+                        k, j, round(spread, 1)))
+        time.sleep(0.25)
+    say(f'# video under xray: {steps} screenshots, the patch showed the clip\'s colours '
+        f'{sorted(seen)}')
+    t.check(not bad, 'in each screenshot the patch is one colour of the clip, within a step '
+            'of the wallpaper beside it', str(bad[:6]))
+    t.check(len(seen) >= 3, 'the patch follows the clip: 3 of its colours or more',
+            str(sorted(seen)))
 
 
 def recorded_moves(t, c, tools, wall, blurred, box):
