@@ -9,6 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('modes')
@@ -27,6 +28,10 @@ quad = vt.quadrant_pixels(800, 600)              # 4:3, scaled up 2.4x / 1.8x
 quad_png = vt.make_png(os.path.join(media, 'quad-800x600.png'), quad)
 large_png = vt.make_png(os.path.join(media, 'quad-2560x1600.png'), vt.quadrant_pixels(2560, 1600))
 big_png = vt.make_png(os.path.join(media, 'quad-2400x1400.png'), vt.quadrant_pixels(2400, 1400))
+# A 1-pixel checker in one quadrant: it survives only a decode at the output's own size.
+fine = vt.quadrant_pixels(W, H).copy()
+fine[:H // 2, :W // 2] = (np.indices((H // 2, W // 2)).sum(axis=0) % 2)[..., None] * 255
+fine_png = vt.make_png(os.path.join(media, 'fine-1920x1080.png'), fine)
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
@@ -173,6 +178,41 @@ with t.compositor(outputs=1) as c:
                 t.check(src.get('decoder') == decoder, f'decoded by {decoder}', str(src))
                 t.check(v.get('source_size') == {'width': 800, 'height': 600},
                         'source_size 800x600', str(v.get('source_size')))
+
+    # A still is decoded shrunk to cover the largest output: when the output grows it is
+    # decoded again for the new size (not the small picture scaled up), and so is a set again.
+    with t.case('the output grows'):
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill')
+        t.check(ok, '`veil fine-1920x1080.png fill` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                'decoded shrunk to 1280x720 for the small output', str(v.get('source_size')))
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        try:
+            v = c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
+                'the picture decoded again at 1920x1080', timeout=10)
+        except vt.Failure as e:
+            v = c.veil(OUT)
+            t.check(False, 'decoded again at 1920x1080 after the output grew',
+                    f'{e}: source_size {v.get("source_size")}')
+        t.check(v.get('error') is None, 'status has no error', str(v.get('error')))
+        shot = c.settled_screenshot(OUT)
+        vt.write_png(t.path('shot-grown.png'), shot)
+        t.compare(shot, fine, 'grown', **EXACT)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill')
+        t.check(ok, 'the same file set again accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        t.check(v.get('source_size') == {'width': W, 'height': H},
+                'set again on the grown output: source_size 1920x1080',
+                str(v.get('source_size')))
+        shot = c.settled_screenshot(OUT)
+        t.compare(shot, fine, 'grown-set-again', **EXACT)
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
