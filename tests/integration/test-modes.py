@@ -32,6 +32,8 @@ big_png = vt.make_png(os.path.join(media, 'quad-2400x1400.png'), vt.quadrant_pix
 fine = vt.quadrant_pixels(W, H).copy()
 fine[:H // 2, :W // 2] = (np.indices((H // 2, W // 2)).sum(axis=0) % 2)[..., None] * 255
 fine_png = vt.make_png(os.path.join(media, 'fine-1920x1080.png'), fine)
+fine_dark = 255 - fine
+fine_dark_png = vt.make_png(os.path.join(media, 'fine-dark-1920x1080.png'), fine_dark)
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
@@ -193,6 +195,12 @@ with t.compositor(outputs=1) as c:
         ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
         t.check(ok, f'output {OUT} resolution {W}x{H}', err)
         c.wait_mode(OUT, W, H)
+        # Meanwhile the old picture shows, scaled up: never the compositor's background.
+        box = (slice(H * 3 // 4 - 40, H * 3 // 4 + 40), slice(W * 3 // 4 - 40, W * 3 // 4 + 40))
+        shot = c.screenshot(OUT)
+        off = int(np.abs(shot[box].astype(int) - fine[box].astype(int)).max())
+        t.check(shot.shape == (H, W, 3) and off <= 8, 'a picture shows while it is decoded '
+                'again', f'worst {off} in the yellow quadrant')
         try:
             v = c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
                 'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
@@ -213,6 +221,39 @@ with t.compositor(outputs=1) as c:
                 str(v.get('source_size')))
         shot = c.settled_screenshot(OUT)
         t.compare(shot, fine, 'grown-set-again', **EXACT)
+
+    with t.case('the output grows: the dark picture'):
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        ok, err = c.msg(f'output {OUT} veil scheme dark')
+        t.check(ok, '`veil scheme dark`', err)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill dark '
+                        f'{vt.quote(fine_dark_png)}')
+        t.check(ok, '`veil ... fill dark ...` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_dark_png)
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                'the dark picture decoded at 1280x720', str(v.get('source_size')))
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        try:
+            v = c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'file') == fine_dark_png and v.get('source_size') == {
+                'width': W, 'height': H} and v)(c.veil(OUT)),
+                'the dark picture decoded again at 1920x1080', timeout=10)
+        except vt.Failure as e:
+            t.check(False, 'the dark picture decoded again after the output grew', str(e))
+        shot = c.settled_screenshot(OUT)
+        t.compare(shot, fine_dark, 'grown-dark', **EXACT)
+        # The light picture was decoded again too: the scheme's change shows it exactly.
+        ok, err = c.msg(f'output {OUT} veil scheme light')
+        t.check(ok, '`veil scheme light`', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        t.check(v.get('source_size') == {'width': W, 'height': H},
+                'the light picture decoded again at 1920x1080', str(v.get('source_size')))
+        shot = c.settled_screenshot(OUT)
+        t.compare(shot, fine, 'grown-light', **EXACT)
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
