@@ -34,6 +34,8 @@ fine[:H // 2, :W // 2] = (np.indices((H // 2, W // 2)).sum(axis=0) % 2)[..., Non
 fine_png = vt.make_png(os.path.join(media, 'fine-1920x1080.png'), fine)
 fine_dark = 255 - fine
 fine_dark_png = vt.make_png(os.path.join(media, 'fine-dark-1920x1080.png'), fine_dark)
+fine_ws = np.ascontiguousarray(fine[::-1])
+fine_ws_png = vt.make_png(os.path.join(media, 'fine-ws-1920x1080.png'), fine_ws)
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
@@ -254,6 +256,33 @@ with t.compositor(outputs=1) as c:
                 'the light picture decoded again at 1920x1080', str(v.get('source_size')))
         shot = c.settled_screenshot(OUT)
         t.compare(shot, fine, 'grown-light', **EXACT)
+
+    with t.case('the output grows: a workspace\'s picture'):
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        ok, err = c.msg(f'output {OUT} veil workspace 2 {vt.quote(fine_ws_png)} fill')
+        t.check(ok, '`veil workspace 2 ... fill` accepted', err)
+        ok, err = c.msg('workspace 2')
+        t.check(ok, 'workspace 2', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_ws_png, setting=OUT)
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                'the workspace\'s picture decoded at 1280x720', str(v.get('source_size')))
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        try:
+            c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
+                'the workspace\'s picture decoded again at 1920x1080', timeout=10)
+        except vt.Failure as e:
+            t.check(False, 'the workspace\'s picture decoded again', str(e))
+        shot = c.settled_screenshot(OUT)
+        t.compare(shot, fine_ws, 'grown-workspace', **EXACT)
+        ok, err = c.msg('workspace 1')
+        t.check(ok, 'workspace 1', err)
+        ok, err = c.msg(f'output {OUT} veil workspace 2 off')
+        t.check(ok, '`veil workspace 2 off`', err)
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
