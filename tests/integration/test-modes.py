@@ -34,6 +34,7 @@ fine[:H // 2, :W // 2] = (np.indices((H // 2, W // 2)).sum(axis=0) % 2)[..., Non
 fine_png = vt.make_png(os.path.join(media, 'fine-1920x1080.png'), fine)
 fine_dark = 255 - fine
 fine_dark_png = vt.make_png(os.path.join(media, 'fine-dark-1920x1080.png'), fine_dark)
+anim_webp = vt.make_animated_webp(os.path.join(media, 'fine-1920x1080.webp'), fine)
 fine_ws = np.ascontiguousarray(fine[::-1])
 fine_ws_png = vt.make_png(os.path.join(media, 'fine-ws-1920x1080.png'), fine_ws)
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
@@ -283,6 +284,28 @@ with t.compositor(outputs=1) as c:
         t.check(ok, 'workspace 1', err)
         ok, err = c.msg(f'output {OUT} veil workspace 2 off')
         t.check(ok, '`veil workspace 2 off`', err)
+
+    # An animation's frames are shrunk as a still is: decoded again the same way (its status).
+    with t.case('the output grows: an animation'):
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(anim_webp)} fill')
+        t.check(ok, '`veil fine-1920x1080.webp fill` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=anim_webp)
+        t.check((v.get('source') or {}).get('animation') is not None, 'played as an animation',
+                str(v.get('source')))
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                'its frames shrunk to 1280x720', str(v.get('source_size')))
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        try:
+            c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
+                'the animation decoded again at 1920x1080', timeout=10)
+        except vt.Failure as e:
+            t.check(False, 'the animation decoded again', str(e))
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
