@@ -216,10 +216,13 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 	if (copy == NULL) {
 		return NULL;
 	}
-	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
+	if ((setting->workspace != NULL &&
+			(copy->workspace = strdup(setting->workspace)) == NULL) ||
 			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
-			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||
-			(setting->fd >= 0 && (copy->fd = fcntl(setting->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+			(setting->label != NULL &&
+			(copy->label = strdup(setting->label)) == NULL) ||
+			(setting->fd >= 0 &&
+			(copy->fd = fcntl(setting->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
 		veil_setting_unref(copy);
 		return NULL;
 	}
@@ -260,11 +263,12 @@ void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func ag
 		return;
 	}
 	size_t n_pairs = 0;
+	bool swapped = false;
 	struct veil_setting *setting, *tmp;
 	wl_list_for_each_safe(setting, tmp, &scene->settings, link) {
 		struct veil_setting *dark = setting->dark;
-		if (setting->n_choices > 0) {
-			/* A wallpaper package's pictures are opened by the outputs that choose them. */
+		if (setting->n_choices > 0 || setting->failed) {
+			/* A package's pictures are opened by the outputs that choose them. */
 			continue;
 		}
 		struct veil_source *fresh = successor(scene, setting, setting->source, again,
@@ -287,20 +291,25 @@ void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func ag
 		}
 		wl_list_insert(&setting->link, &copy->link);
 		veil_setting_remove(setting);
+		swapped = true;
 	}
-	/* The same picture again: no reason to fade, whatever the setting's transition. */
-	const struct veil_transition_spec none = { .kind = VEIL_TRANSITION_NONE };
-	struct veil_output *output;
-	wl_list_for_each(output, &scene->outputs, link) {
-		veil_output_update_switch(output, &none);
+	if (swapped) {
+		/* The same picture again: no reason to fade, whatever the setting's transition. */
+		const struct veil_transition_spec none = { .kind = VEIL_TRANSITION_NONE };
+		struct veil_output *output;
+		wl_list_for_each(output, &scene->outputs, link) {
+			veil_output_update_switch(output, &none);
+		}
+		veil_span_refresh(scene);
 	}
-	veil_span_refresh(scene);
 	for (size_t i = 0; i < n_pairs; i++) {
 		veil_source_unref(pairs[i].fresh);
 	}
 	free(pairs);
-	veil_workspace_trim(scene);
-	veil_scene_changed(scene);
+	if (swapped) {
+		veil_workspace_trim(scene);
+		veil_scene_changed(scene);
+	}
 }
 
 /*
