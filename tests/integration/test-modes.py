@@ -186,100 +186,70 @@ with t.compositor(outputs=1) as c:
 
     # A still is decoded shrunk to cover the largest output: when the output grows it is
     # decoded again for the new size (not the small picture scaled up), and so is a set again.
-    with t.case('the output grows'):
+    def grow(words, file, what, expected=None, after=()):
+        """
+        Sets `veil words` on the output at 1280x720 (then runs the commands after), checks
+        that file is kept at 1280x720, grows the output to 1920x1080 and waits until what is
+        decoded again for it. Meanwhile the old picture shows, scaled up: never the
+        compositor's background (checked in expected's yellow quadrant when given).
+        """
         ok, err = c.msg(f'output {OUT} resolution 1280x720')
         t.check(ok, f'output {OUT} resolution 1280x720', err)
         c.wait_mode(OUT, 1280, 720)
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill')
-        t.check(ok, '`veil fine-1920x1080.png fill` accepted', err)
-        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        for command in (f'output {OUT} veil {words}',) + tuple(after):
+            ok, err = c.msg(command)
+            t.check(ok, f'`{command}` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=file)
         t.check(v.get('source_size') == {'width': 1280, 'height': 720},
-                'decoded shrunk to 1280x720 for the small output', str(v.get('source_size')))
+                f'{what} kept at 1280x720 for the small output', str(v.get('source_size')))
         ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
         t.check(ok, f'output {OUT} resolution {W}x{H}', err)
         c.wait_mode(OUT, W, H)
-        # Meanwhile the old picture shows, scaled up: never the compositor's background.
-        box = (slice(H * 3 // 4 - 40, H * 3 // 4 + 40), slice(W * 3 // 4 - 40, W * 3 // 4 + 40))
-        shot = c.screenshot(OUT)
-        off = int(np.abs(shot[box].astype(int) - fine[box].astype(int)).max())
-        t.check(shot.shape == (H, W, 3) and off <= 8, 'a picture shows while it is decoded '
-                'again', f'worst {off} in the yellow quadrant')
+        if expected is not None:
+            box = (slice(H * 3 // 4 - 40, H * 3 // 4 + 40),
+                   slice(W * 3 // 4 - 40, W * 3 // 4 + 40))
+            shot = c.screenshot(OUT)
+            off = int(np.abs(shot[box].astype(int) - expected[box].astype(int)).max())
+            t.check(shot.shape == (H, W, 3) and off <= 8,
+                    'a picture shows while it is decoded again', f'worst {off}')
         try:
-            v = c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
-                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
-                'the picture decoded again at 1920x1080', timeout=10)
+            return c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'file') == file and v.get('source_size') == {'width': W, 'height': H} and v)(
+                c.veil(OUT)), f'{what} decoded again at 1920x1080', timeout=10)
         except vt.Failure as e:
-            v = c.veil(OUT)
-            t.check(False, 'decoded again at 1920x1080 after the output grew',
-                    f'{e}: source_size {v.get("source_size")}')
-        t.check(v.get('error') is None, 'status has no error', str(v.get('error')))
-        shot = c.settled_screenshot(OUT)
-        vt.write_png(t.path('shot-grown.png'), shot)
-        t.compare(shot, fine, 'grown', **EXACT)
+            t.check(False, f'{what} decoded again after the output grew', str(e))
+            return None
+
+    with t.case('the output grows'):
+        v = grow(f'{vt.quote(fine_png)} fill', fine_png, 'the picture', fine)
+        t.check(v is None or v.get('error') is None, 'status has no error', str(v))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown', **EXACT)
         ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill')
         t.check(ok, 'the same file set again accepted', err)
         v = c.wait_veil(OUT, 'shown', file=fine_png)
         t.check(v.get('source_size') == {'width': W, 'height': H},
                 'set again on the grown output: source_size 1920x1080',
                 str(v.get('source_size')))
-        shot = c.settled_screenshot(OUT)
-        t.compare(shot, fine, 'grown-set-again', **EXACT)
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-set-again', **EXACT)
 
     with t.case('the output grows: the dark picture'):
-        ok, err = c.msg(f'output {OUT} resolution 1280x720')
-        t.check(ok, f'output {OUT} resolution 1280x720', err)
-        c.wait_mode(OUT, 1280, 720)
         ok, err = c.msg(f'output {OUT} veil scheme dark')
         t.check(ok, '`veil scheme dark`', err)
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill dark '
-                        f'{vt.quote(fine_dark_png)}')
-        t.check(ok, '`veil ... fill dark ...` accepted', err)
-        v = c.wait_veil(OUT, 'shown', file=fine_dark_png)
-        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
-                'the dark picture decoded at 1280x720', str(v.get('source_size')))
-        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
-        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
-        c.wait_mode(OUT, W, H)
-        try:
-            v = c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
-                'file') == fine_dark_png and v.get('source_size') == {
-                'width': W, 'height': H} and v)(c.veil(OUT)),
-                'the dark picture decoded again at 1920x1080', timeout=10)
-        except vt.Failure as e:
-            t.check(False, 'the dark picture decoded again after the output grew', str(e))
-        shot = c.settled_screenshot(OUT)
-        t.compare(shot, fine_dark, 'grown-dark', **EXACT)
-        # The light picture was decoded again too: the scheme's change shows it exactly.
+        grow(f'{vt.quote(fine_png)} fill dark {vt.quote(fine_dark_png)}', fine_dark_png,
+             'the dark picture', fine_dark)
+        t.compare(c.settled_screenshot(OUT), fine_dark, 'grown-dark', **EXACT)
+        # The scheme's change shows the light picture exactly too.
         ok, err = c.msg(f'output {OUT} veil scheme light')
         t.check(ok, '`veil scheme light`', err)
         v = c.wait_veil(OUT, 'shown', file=fine_png)
         t.check(v.get('source_size') == {'width': W, 'height': H},
-                'the light picture decoded again at 1920x1080', str(v.get('source_size')))
-        shot = c.settled_screenshot(OUT)
-        t.compare(shot, fine, 'grown-light', **EXACT)
+                'the light picture at 1920x1080', str(v.get('source_size')))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-light', **EXACT)
 
     with t.case('the output grows: a workspace\'s picture'):
-        ok, err = c.msg(f'output {OUT} resolution 1280x720')
-        t.check(ok, f'output {OUT} resolution 1280x720', err)
-        c.wait_mode(OUT, 1280, 720)
-        ok, err = c.msg(f'output {OUT} veil workspace 2 {vt.quote(fine_ws_png)} fill')
-        t.check(ok, '`veil workspace 2 ... fill` accepted', err)
-        ok, err = c.msg('workspace 2')
-        t.check(ok, 'workspace 2', err)
-        v = c.wait_veil(OUT, 'shown', file=fine_ws_png, setting=OUT)
-        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
-                'the workspace\'s picture decoded at 1280x720', str(v.get('source_size')))
-        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
-        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
-        c.wait_mode(OUT, W, H)
-        try:
-            c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
-                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
-                'the workspace\'s picture decoded again at 1920x1080', timeout=10)
-        except vt.Failure as e:
-            t.check(False, 'the workspace\'s picture decoded again', str(e))
-        shot = c.settled_screenshot(OUT)
-        t.compare(shot, fine_ws, 'grown-workspace', **EXACT)
+        grow(f'workspace 2 {vt.quote(fine_ws_png)} fill', fine_ws_png,
+             'the workspace\'s picture', fine_ws, after=['workspace 2'])
+        t.compare(c.settled_screenshot(OUT), fine_ws, 'grown-workspace', **EXACT)
         ok, err = c.msg('workspace 1')
         t.check(ok, 'workspace 1', err)
         ok, err = c.msg(f'output {OUT} veil workspace 2 off')
@@ -287,25 +257,9 @@ with t.compositor(outputs=1) as c:
 
     # An animation's frames are shrunk as a still is: decoded again the same way (its status).
     with t.case('the output grows: an animation'):
-        ok, err = c.msg(f'output {OUT} resolution 1280x720')
-        t.check(ok, f'output {OUT} resolution 1280x720', err)
-        c.wait_mode(OUT, 1280, 720)
-        ok, err = c.msg(f'output {OUT} veil {vt.quote(anim_webp)} fill')
-        t.check(ok, '`veil fine-1920x1080.webp fill` accepted', err)
-        v = c.wait_veil(OUT, 'shown', file=anim_webp)
-        t.check((v.get('source') or {}).get('animation') is not None, 'played as an animation',
-                str(v.get('source')))
-        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
-                'its frames shrunk to 1280x720', str(v.get('source_size')))
-        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
-        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
-        c.wait_mode(OUT, W, H)
-        try:
-            c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
-                'source_size') == {'width': W, 'height': H} and v)(c.veil(OUT)),
-                'the animation decoded again at 1920x1080', timeout=10)
-        except vt.Failure as e:
-            t.check(False, 'the animation decoded again', str(e))
+        v = grow(f'{vt.quote(anim_webp)} fill', anim_webp, 'the animation')
+        t.check(v is None or (v.get('source') or {}).get('animation') is not None,
+                'played as an animation', str(v))
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
