@@ -80,27 +80,14 @@ static void handle_renderer_destroy(struct wl_listener *listener, void *data) {
 	scene->ctx.renderer = NULL;
 }
 
-/* A copy of a setting with another source (one reference taken). */
-static struct veil_setting *setting_with_source(const struct veil_setting *setting,
-		struct veil_source *source) {
-	struct veil_setting *copy = veil_setting_copy_words(setting);
-	if (copy == NULL) {
+/* reopen_sources()'s again(): a source that made frames for the old renderer, made anew. */
+static struct veil_source *reopen_source(struct veil_scene *scene,
+		struct veil_setting *setting, struct veil_source *source) {
+	if (source->impl->reopen == NULL) {
 		return NULL;
 	}
-	if ((setting->workspace != NULL && (copy->workspace = strdup(setting->workspace)) == NULL) ||
-			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
-			(setting->label != NULL && (copy->label = strdup(setting->label)) == NULL) ||
-			(setting->fd >= 0 && (copy->fd = fcntl(setting->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
-		veil_setting_unref(copy);
-		return NULL;
-	}
-	/* The same picture from a new renderer: no reason to fade. */
-	copy->look.has_transition = true;
-	copy->look.transition.kind = VEIL_TRANSITION_NONE;
-	copy->source = veil_source_ref(source);
-	/* The dark picture goes along as it is (a video there keeps the old renderer's frames). */
-	copy->dark = setting->dark != NULL ? veil_setting_ref(setting->dark) : NULL;
-	return copy;
+	source->stale = true;
+	return source->impl->reopen(source);
 }
 
 /*
@@ -109,44 +96,7 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
  * new source's first one (module/core/output.c), then let the old source go.
  */
 static void reopen_sources(struct veil_scene *scene) {
-	struct {
-		struct veil_source *old, *fresh;
-	} *pairs = calloc((size_t)wl_list_length(&scene->settings) + 1, sizeof(*pairs));
-	if (pairs == NULL) {
-		wlr_log(WLR_ERROR, "veil: out of memory: videos keep their old renderer's frames");
-		return;
-	}
-	size_t n_pairs = 0;
-	struct veil_setting *setting, *tmp;
-	wl_list_for_each_safe(setting, tmp, &scene->settings, link) {
-		struct veil_source *old = setting->source;
-		if (old == NULL || old->impl->reopen == NULL) {
-			continue;
-		}
-		/* Settings that share a source share its successor. */
-		size_t i = 0;
-		while (i < n_pairs && pairs[i].old != old) {
-			i++;
-		}
-		if (i == n_pairs) {
-			old->stale = true;
-			pairs[n_pairs].old = old;
-			pairs[n_pairs++].fresh = old->impl->reopen(old);
-		}
-		struct veil_setting *copy = pairs[i].fresh != NULL ?
-			setting_with_source(setting, pairs[i].fresh) : NULL;
-		if (copy == NULL) {
-			continue;
-		}
-		wl_list_insert(&setting->link, &copy->link);
-		veil_setting_remove(setting);
-	}
-	veil_scene_update_outputs(scene);
-	for (size_t i = 0; i < n_pairs; i++) {
-		veil_source_unref(pairs[i].fresh);
-	}
-	free(pairs);
-	veil_scene_changed(scene);
+	veil_scene_swap_sources(scene, reopen_source);
 }
 
 void veil_scene_set_renderer(struct veil_scene *scene, struct wlr_renderer *renderer) {

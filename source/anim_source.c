@@ -510,6 +510,8 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	anim->base.shrunk = !full_size;
 	anim->base.filter = filter;
+	anim->base.cover_width = d->cover_width;
+	anim->base.cover_height = d->cover_height;
 	/* Transparent pixels show the setting's colour (module/core/layout.c keeps the rect). */
 	anim->base.translucent = true;
 	schedule(anim);

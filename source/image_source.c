@@ -204,6 +204,8 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	image->base.shrunk = !full_size;
 	image->base.filter = filter;
+	image->base.cover_width = load->cover_width;
+	image->base.cover_height = load->cover_height;
 	image->base.item = item;
 	veil_worker_submit(ctx->worker, &load->job, &load_impl);
 	return &image->base;

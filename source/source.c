@@ -260,6 +260,13 @@ static bool same_file(const struct veil_source *source, const struct stat *st) {
 		source->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
+bool veil_source_covers(const struct veil_source *source, int width, int height) {
+	if (!source->shrunk || source->cover_width <= 0 || source->cover_height <= 0) {
+		return true;
+	}
+	return source->cover_width >= width && source->cover_height >= height;
+}
+
 static struct veil_source *find_source(struct veil_source_context *ctx, const struct stat *st,
 		int item, bool full_size, enum veil_image_filter filter) {
 	struct veil_source *source;
@@ -273,6 +280,10 @@ static struct veil_source *find_source(struct veil_source_context *ctx, const st
 		}
 		/* Shrunk with another filter: `filter nearest` must not show averaged pixels. */
 		if (!full_size && source->shrunk && source->filter != filter) {
+			continue;
+		}
+		/* Shrunk for a smaller output than the largest now: a blurred picture if shared. */
+		if (!veil_source_covers(source, ctx->max_output_width, ctx->max_output_height)) {
 			continue;
 		}
 		return source;
@@ -474,6 +485,37 @@ struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd) {
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
 		bool full_size, enum veil_image_filter filter, int *err, char **message) {
 	return open_fd(ctx, fd, name, 0, full_size, filter, err, message);
+}
+
+struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd) {
+	char *message = NULL;
+	struct veil_source *fresh = NULL;
+	int fd = file_fd >= 0 ? fcntl(file_fd, F_DUPFD_CLOEXEC, 0) :
+		open_file(source->path, &message);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && !same_file(source, &st)) {
+		veil_message_set(&message, "'%s' is not the file it was when opened", source->path);
+	} else if (fd >= 0) {
+		char *name = strdup(source->path);
+		int err = -ENOMEM;
+		fresh = name != NULL ? open_fd(source->ctx, fd, name, source->item, false,
+			source->filter, &err, &message) : NULL;
+		if (fresh == NULL && message == NULL) {
+			veil_message_set(&message, "%s", strerror(-err));
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+	} else if (message == NULL) {
+		veil_message_set(&message, "%s", strerror(errno));
+	}
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: %s: kept at %dx%d, not decoded again for the larger "
+			"output: %s", source->path, source->width, source->height,
+			message != NULL ? message : "out of memory");
+	}
+	free(message);
+	return fresh;
 }
 
 static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char *name,

@@ -146,6 +146,8 @@ struct veil_source {
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit), and how. */
 	bool shrunk;
 	enum veil_image_filter filter;
+	/* The size a still or an animation was asked to cover when opened; 0: every pixel kept. */
+	int cover_width, cover_height;
 	/* Made for a renderer the compositor replaced: new commands get a new source. */
 	bool stale;
 	/* Decoded in veil-decoder (else in the compositor's process). */
@@ -227,6 +229,20 @@ struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd,
  */
 struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
 	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
+/*
+ * Whether the source's frames cover width x height: kept whole, or shrunk (or being shrunk) to
+ * cover that size at least. A source that does not is not shared with a new open, which wants
+ * the larger picture.
+ */
+bool veil_source_covers(const struct veil_source *source, int width, int height);
+/*
+ * A new source of the same file as a still's or an animation's, shrunk to cover the context's
+ * largest output now: for a source that no longer covers it (veil_source_covers()). The file is
+ * file_fd when >= 0 (stays the caller's), else found again by the source's path; it must be the
+ * file as it was opened. NULL with a sentence logged when it changed or went: the caller keeps
+ * the old source then.
+ */
+struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd);
 /* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
 int veil_source_check(const char *path, char **message);
 struct veil_source *veil_source_ref(struct veil_source *source);

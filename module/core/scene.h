@@ -381,6 +381,25 @@ void veil_scene_record_error(struct veil_scene *scene, const char *name, const c
 void veil_scene_apply_dark(struct veil_scene *scene, bool dark);
 /* Every output shows what the settings say now. */
 void veil_scene_update_outputs(struct veil_scene *scene);
+/*
+ * A new source of the same file for one the setting (or a dark picture) holds, with one
+ * reference; NULL to keep it.
+ */
+typedef struct veil_source *(*veil_source_again_func)(struct veil_scene *scene,
+	struct veil_setting *setting, struct veil_source *source);
+/*
+ * The settings (and dark pictures) whose source again() renews are replaced by copies with the
+ * new source, shown as a new wallpaper is: what each output shows stays until the new source's
+ * first frame, which comes in without a transition. Settings sharing a source share the new
+ * one. Wallpaper packages' pictures are left to the outputs that choose them.
+ */
+void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func again);
+/*
+ * The largest output grew: stills and animations shrunk to cover less than it (or a spanning
+ * setting's layout) are decoded again on the worker to cover it, through
+ * veil_scene_swap_sources().
+ */
+void veil_scene_grow(struct veil_scene *scene);
 /* Whether two workspace names (NULL: none) are the same. */
 bool veil_same_workspace(const char *a, const char *b);
 /* `output * veil transition` replaces the outputs' own defaults, as `output * veil off` does. */
@@ -432,7 +451,9 @@ void veil_setting_unref(struct veil_setting *setting);
 void veil_setting_remove(struct veil_setting *setting);
 /* Emits the scene's changed signal. */
 void veil_scene_changed(struct veil_scene *scene);
-/* Recomputes the largest output size stills are decoded for. */
+/*
+ * Recomputes the largest output size stills are decoded for; when it grew, veil_scene_grow().
+ */
 void veil_scene_update_max_size(struct veil_scene *scene);
 
 /* A public function's first word: veil is the compositor thread's alone (veil.h). */

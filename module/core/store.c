@@ -209,6 +209,152 @@ void veil_scene_apply_dark(struct veil_scene *scene, bool dark) {
 	veil_span_refresh(scene);
 }
 
+/* A copy of a setting (its dark picture aside) with another source (one reference taken). */
+static struct veil_setting *setting_with_source(const struct veil_setting *setting,
+		struct veil_source *source) {
+	struct veil_setting *copy = veil_setting_copy_words(setting);
+	if (copy == NULL) {
+		return NULL;
+	}
+	if ((setting->workspace != NULL &&
+			(copy->workspace = strdup(setting->workspace)) == NULL) ||
+			(setting->path != NULL && (copy->path = strdup(setting->path)) == NULL) ||
+			(setting->label != NULL &&
+			(copy->label = strdup(setting->label)) == NULL) ||
+			(setting->fd >= 0 &&
+			(copy->fd = fcntl(setting->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+		veil_setting_unref(copy);
+		return NULL;
+	}
+	copy->source = source != NULL ? veil_source_ref(source) : NULL;
+	return copy;
+}
+
+/* A source and what again() made of it (NULL: kept). */
+struct source_pair {
+	struct veil_source *old, *fresh;
+};
+
+/* What again() makes of source, asked once per source: settings that share it share that. */
+static struct veil_source *successor(struct veil_scene *scene, struct veil_setting *setting,
+		struct veil_source *source, veil_source_again_func again, struct source_pair *pairs,
+		size_t *n_pairs) {
+	if (source == NULL) {
+		return NULL;
+	}
+	size_t i = 0;
+	while (i < *n_pairs && pairs[i].old != source) {
+		i++;
+	}
+	if (i == *n_pairs) {
+		pairs[i].old = source;
+		pairs[i].fresh = again(scene, setting, source);
+		(*n_pairs)++;
+	}
+	return pairs[i].fresh;
+}
+
+void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func again) {
+	/* A setting's source and its dark picture's. */
+	struct source_pair *pairs = calloc(2 * (size_t)wl_list_length(&scene->settings) + 1,
+		sizeof(*pairs));
+	if (pairs == NULL) {
+		wlr_log(WLR_ERROR, "veil: out of memory: the outputs keep the pictures they show");
+		return;
+	}
+	size_t n_pairs = 0;
+	bool swapped = false;
+	struct veil_setting *setting, *tmp;
+	wl_list_for_each_safe(setting, tmp, &scene->settings, link) {
+		struct veil_setting *dark = setting->dark;
+		if (setting->n_choices > 0 || setting->failed) {
+			/* A package's pictures are opened by the outputs that choose them. */
+			continue;
+		}
+		struct veil_source *fresh = successor(scene, setting, setting->source, again,
+			pairs, &n_pairs);
+		struct veil_source *fresh_dark = dark != NULL ? successor(scene, dark,
+			dark->source, again, pairs, &n_pairs) : NULL;
+		if (fresh == NULL && fresh_dark == NULL) {
+			continue;
+		}
+		struct veil_setting *copy = setting_with_source(setting,
+			fresh != NULL ? fresh : setting->source);
+		if (copy == NULL) {
+			continue;
+		}
+		copy->dark = fresh_dark != NULL ? setting_with_source(dark, fresh_dark) :
+			dark != NULL ? veil_setting_ref(dark) : NULL;
+		if (dark != NULL && copy->dark == NULL) {
+			veil_setting_unref(copy);
+			continue;
+		}
+		wl_list_insert(&setting->link, &copy->link);
+		veil_setting_remove(setting);
+		swapped = true;
+	}
+	if (swapped) {
+		/* The same picture again: no reason to fade, whatever the setting's transition. */
+		const struct veil_transition_spec none = { .kind = VEIL_TRANSITION_NONE };
+		struct veil_output *output;
+		wl_list_for_each(output, &scene->outputs, link) {
+			veil_output_update_switch(output, &none);
+		}
+		veil_span_refresh(scene);
+	}
+	for (size_t i = 0; i < n_pairs; i++) {
+		veil_source_unref(pairs[i].fresh);
+	}
+	free(pairs);
+	if (swapped) {
+		veil_workspace_trim(scene);
+		veil_scene_changed(scene);
+	}
+}
+
+/*
+ * The size a still of the setting is decoded to cover: the largest output's, and with span the
+ * whole layout's where that is larger.
+ */
+static void cover_size(struct veil_scene *scene, const struct veil_look *look, int *width,
+		int *height) {
+	*width = scene->ctx.max_output_width;
+	*height = scene->ctx.max_output_height;
+	if (look->span) {
+		int w, h;
+		veil_span_max_size(scene, &w, &h);
+		*width = w > *width ? w : *width;
+		*height = h > *height ? h : *height;
+	}
+}
+
+/* veil_scene_grow()'s again(): a still or an animation shrunk for a smaller size, decoded anew. */
+static struct veil_source *open_larger(struct veil_scene *scene, struct veil_setting *setting,
+		struct veil_source *source) {
+	int width, height;
+	cover_size(scene, &setting->look, &width, &height);
+	if (veil_source_covers(source, width, height)) {
+		return NULL;
+	}
+	int max_width = scene->ctx.max_output_width;
+	int max_height = scene->ctx.max_output_height;
+	scene->ctx.max_output_width = width;
+	scene->ctx.max_output_height = height;
+	/* A client's file, which a workspace setting keeps open: its path names nothing. */
+	struct veil_source *fresh = veil_source_open_again(source, setting->fd);
+	scene->ctx.max_output_width = max_width;
+	scene->ctx.max_output_height = max_height;
+	if (fresh != NULL) {
+		wlr_log(WLR_INFO, "veil: %s: decoding again to cover %dx%d (it covered %dx%d)",
+			source->path, width, height, source->cover_width, source->cover_height);
+	}
+	return fresh;
+}
+
+void veil_scene_grow(struct veil_scene *scene) {
+	veil_scene_swap_sources(scene, open_larger);
+}
+
 int veil_scene_check_span(struct veil_scene *scene, const char *name,
 		const struct veil_command *cmd, char **message) {
 	if (cmd->kind != VEIL_COMMAND_SET || !cmd->look.span || scene->output_layout != NULL) {
@@ -229,12 +375,8 @@ int veil_scene_open(struct veil_scene *scene, const char *output_name,
 	/* Across outputs, a still is decoded for the whole layout rather than one output. */
 	int max_width = scene->ctx.max_output_width;
 	int max_height = scene->ctx.max_output_height;
-	if (cmd->look.span) {
-		int w, h;
-		veil_span_max_size(scene, &w, &h);
-		scene->ctx.max_output_width = w > max_width ? w : max_width;
-		scene->ctx.max_output_height = h > max_height ? h : max_height;
-	}
+	cover_size(scene, &cmd->look, &scene->ctx.max_output_width,
+		&scene->ctx.max_output_height);
 	if (fd >= 0) {
 		char *name = strdup(label != NULL ? label : "(file descriptor)");
 		*source = name != NULL ?

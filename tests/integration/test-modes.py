@@ -9,6 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
 import veiltest as vt  # noqa: E402
 
 t = vt.Test('modes')
@@ -27,6 +28,15 @@ quad = vt.quadrant_pixels(800, 600)              # 4:3, scaled up 2.4x / 1.8x
 quad_png = vt.make_png(os.path.join(media, 'quad-800x600.png'), quad)
 large_png = vt.make_png(os.path.join(media, 'quad-2560x1600.png'), vt.quadrant_pixels(2560, 1600))
 big_png = vt.make_png(os.path.join(media, 'quad-2400x1400.png'), vt.quadrant_pixels(2400, 1400))
+# A 1-pixel checker in one quadrant: it survives only a decode at the output's own size.
+fine = vt.quadrant_pixels(W, H).copy()
+fine[:H // 2, :W // 2] = (np.indices((H // 2, W // 2)).sum(axis=0) % 2)[..., None] * 255
+fine_png = vt.make_png(os.path.join(media, 'fine-1920x1080.png'), fine)
+fine_dark = 255 - fine
+fine_dark_png = vt.make_png(os.path.join(media, 'fine-dark-1920x1080.png'), fine_dark)
+anim_webp = vt.make_animated_webp(os.path.join(media, 'fine-1920x1080.webp'), fine)
+fine_ws = np.ascontiguousarray(fine[::-1])
+fine_ws_png = vt.make_png(os.path.join(media, 'fine-ws-1920x1080.png'), fine_ws)
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
@@ -173,6 +183,83 @@ with t.compositor(outputs=1) as c:
                 t.check(src.get('decoder') == decoder, f'decoded by {decoder}', str(src))
                 t.check(v.get('source_size') == {'width': 800, 'height': 600},
                         'source_size 800x600', str(v.get('source_size')))
+
+    # A still is decoded shrunk to cover the largest output: when the output grows it is
+    # decoded again for the new size (not the small picture scaled up), and so is a set again.
+    def grow(words, file, what, expected=None, after=()):
+        """
+        Sets `veil words` on the output at 1280x720 (then runs the commands after), checks
+        that file is kept at 1280x720, grows the output to 1920x1080 and waits until what is
+        decoded again for it. Meanwhile the old picture shows, scaled up: never the
+        compositor's background (checked in expected's yellow quadrant when given).
+        """
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        for command in (f'output {OUT} veil {words}',) + tuple(after):
+            ok, err = c.msg(command)
+            t.check(ok, f'`{command}` accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=file)
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                f'{what} kept at 1280x720 for the small output', str(v.get('source_size')))
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        if expected is not None:
+            box = (slice(H * 3 // 4 - 40, H * 3 // 4 + 40),
+                   slice(W * 3 // 4 - 40, W * 3 // 4 + 40))
+            shot = c.screenshot(OUT)
+            off = int(np.abs(shot[box].astype(int) - expected[box].astype(int)).max())
+            t.check(shot.shape == (H, W, 3) and off <= 8,
+                    'a picture shows while it is decoded again', f'worst {off}')
+        try:
+            return c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
+                'file') == file and v.get('source_size') == {'width': W, 'height': H} and v)(
+                c.veil(OUT)), f'{what} decoded again at 1920x1080', timeout=10)
+        except vt.Failure as e:
+            t.check(False, f'{what} decoded again after the output grew', str(e))
+            return None
+
+    with t.case('the output grows'):
+        v = grow(f'{vt.quote(fine_png)} fill', fine_png, 'the picture', fine)
+        t.check(v is None or v.get('error') is None, 'status has no error', str(v))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown', **EXACT)
+        ok, err = c.msg(f'output {OUT} veil {vt.quote(fine_png)} fill')
+        t.check(ok, 'the same file set again accepted', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        t.check(v.get('source_size') == {'width': W, 'height': H},
+                'set again on the grown output: source_size 1920x1080',
+                str(v.get('source_size')))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-set-again', **EXACT)
+
+    with t.case('the output grows: the dark picture'):
+        ok, err = c.msg(f'output {OUT} veil scheme dark')
+        t.check(ok, '`veil scheme dark`', err)
+        grow(f'{vt.quote(fine_png)} fill dark {vt.quote(fine_dark_png)}', fine_dark_png,
+             'the dark picture', fine_dark)
+        t.compare(c.settled_screenshot(OUT), fine_dark, 'grown-dark', **EXACT)
+        # The scheme's change shows the light picture exactly too.
+        ok, err = c.msg(f'output {OUT} veil scheme light')
+        t.check(ok, '`veil scheme light`', err)
+        v = c.wait_veil(OUT, 'shown', file=fine_png)
+        t.check(v.get('source_size') == {'width': W, 'height': H},
+                'the light picture at 1920x1080', str(v.get('source_size')))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-light', **EXACT)
+
+    with t.case('the output grows: a workspace\'s picture'):
+        grow(f'workspace 2 {vt.quote(fine_ws_png)} fill', fine_ws_png,
+             'the workspace\'s picture', fine_ws, after=['workspace 2'])
+        t.compare(c.settled_screenshot(OUT), fine_ws, 'grown-workspace', **EXACT)
+        ok, err = c.msg('workspace 1')
+        t.check(ok, 'workspace 1', err)
+        ok, err = c.msg(f'output {OUT} veil workspace 2 off')
+        t.check(ok, '`veil workspace 2 off`', err)
+
+    # An animation's frames are shrunk as a still is: decoded again the same way (its status).
+    with t.case('the output grows: an animation'):
+        v = grow(f'{vt.quote(anim_webp)} fill', anim_webp, 'the animation')
+        t.check(v is None or (v.get('source') or {}).get('animation') is not None,
+                'played as an animation', str(v))
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
