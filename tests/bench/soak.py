@@ -105,10 +105,10 @@ def check_levels(checks, args, xs, rows, keys, unit, where, span):
         return
     heap_key, fds_key, threads_key, names_key = keys
     heap = [r[heap_key] for r in rows]
-    first, second = bl.halves_rise(xs, heap)
-    rise, lo, hi = bl.bounds_rise(xs, heap)
     limit = args.max_rise if args.max_rise is not None else LIMITS[unit][0]
-    checks.check(first <= limit or second <= limit,
+    passed, first, second = bl.halves_pass(xs, heap, limit)
+    rise, lo, hi = bl.bounds_rise(xs, heap)
+    checks.check(passed,
                  f'heap (RssAnon){where} {span(rows)}: {first:+.3f} KiB a {unit} in the first '
                  f'half, {second:+.3f} in the second (a leak rises in both; limit {limit:g}); '
                  f'over the window {rise:+.3f} (low bound {lo:+d} KiB, high bound {hi:+d} KiB '
@@ -130,10 +130,10 @@ def check_fds(checks, xs, rows, key, limit, unit, where):
 def check_threads(checks, xs, rows, key, names_key, limit, unit, where):
     """Fails on a rise in both halves of the window: see the module's doc for why not one."""
     vals = [r[key] for r in rows]
-    first, second = bl.halves_rise(xs, vals)
+    passed, first, second = bl.halves_pass(xs, vals, limit)
     _, lo, hi = bl.bounds_rise(xs, vals)
     appeared, gone = bl.names_diff(rows[0][names_key], rows[-1][names_key])
-    checks.check(first <= limit or second <= limit,
+    checks.check(passed,
                  f'threads{where}: {min(vals)} to {max(vals)}; {first:+.4f} a {unit} in the '
                  f'first half, {second:+.4f} in the second (a leak rises in both; limit '
                  f'{limit:g}); over the window bounds {lo:+d}/{hi:+d}, least squares '

@@ -27,8 +27,7 @@ def halves_pass(ys, limit=0.05):
     fails when both halves of the window rise.
     """
     xs = [i / 60.0 for i in range(len(ys))]
-    first, second = bl.halves_rise(xs, ys)
-    return first <= limit or second <= limit
+    return bl.halves_pass(xs, ys, limit)[0]
 
 
 def steps(n, base, at):

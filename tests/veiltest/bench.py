@@ -131,6 +131,15 @@ def halves_rise(xs, ys):
     return first, second
 
 
+def halves_pass(xs, ys, limit):
+    """
+    The soaks' rule for a level a leak keeps raising (heap, threads): it fails when both halves
+    of the window rise past limit (halves_rise()). Returns (passed, first half's rise, second's).
+    """
+    first, second = halves_rise(xs, ys)
+    return first <= limit or second <= limit, first, second
+
+
 def fmt(v, digits=1, unit=''):
     if v is None:
         return 'n/a'
