@@ -213,9 +213,8 @@ with t.compositor(outputs=1) as c:
             t.check(shot.shape == (H, W, 3) and off <= 8,
                     'a picture shows while it is decoded again', f'worst {off}')
         try:
-            return c.wait_until(lambda: (lambda v: v.get('state') == 'shown' and v.get(
-                'file') == file and v.get('source_size') == {'width': W, 'height': H} and v)(
-                c.veil(OUT)), f'{what} decoded again at 1920x1080', timeout=10)
+            return c.wait_veil(OUT, 'shown', timeout=10, file=file,
+                               source_size={'width': W, 'height': H})
         except vt.Failure as e:
             t.check(False, f'{what} decoded again after the output grew', str(e))
             return None

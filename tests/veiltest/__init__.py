@@ -971,7 +971,7 @@ class Compositor:
         n, = self.wait_until(pred, f'{what} to settle', timeout=timeout, interval=1.0)
         return n
 
-    def wait_veil(self, output, state='shown', **fields):
+    def wait_veil(self, output, state='shown', timeout=WAIT_TIMEOUT, **fields):
         """Waits until the output's veil status has this state (and fields); returns it."""
         def pred():
             v = self.veil(output)
@@ -981,7 +981,8 @@ class Compositor:
                 if v.get(k) != want:
                     return None
             return v
-        return self.wait_until(pred, f'{output} veil state {state} {fields or ""}'.strip())
+        return self.wait_until(pred, f'{output} veil state {state} {fields or ""}'.strip(),
+                               timeout)
 
     def wait_mode(self, output, width, height, scale=None, transform=None):
         def pred():
