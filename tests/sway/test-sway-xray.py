@@ -514,19 +514,11 @@ def make_clip(t):
     blur of a picture of one colour is that colour, so the patch's colour says which second of
     the clip the blurred copy is of.
     """
-    path = t.path('media', 'colours.mp4')
-    inputs = []
-    for r, g, b in CLIP_COLOURS:
-        inputs += ['-f', 'lavfi', '-i', f'color=c=0x{r:02x}{g:02x}{b:02x}:s=320x180:r=30:d=1']
-    n = len(CLIP_COLOURS)
-    vt._ffmpeg(inputs + ['-filter_complex',
-                         ''.join(f'[{i}:v]' for i in range(n)) + f'concat=n={n}:v=1[v]',
-                         '-map', '[v]', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '8',
-                         '-g', '30', '-pix_fmt', 'yuv420p', '-colorspace', 'smpte170m',
-                         '-color_primaries', 'smpte170m', '-color_trc', 'smpte170m',
-                         '-color_range', 'tv', path])
-    os.chmod(path, 0o644)
-    return path
+    return vt.make_colour_clip(
+        t.path('media', 'colours.mp4'), [(str(i), c) for i, c in enumerate(CLIP_COLOURS)], 30,
+        1.0, ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '8', '-g', '30',
+              '-pix_fmt', 'yuv420p', '-colorspace', 'smpte170m', '-color_primaries', 'smpte170m',
+              '-color_trc', 'smpte170m', '-color_range', 'tv'], size=(320, 180))
 
 
 def clip_colour(colour, tolerance=16):
