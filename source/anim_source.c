@@ -468,7 +468,8 @@ static const struct veil_source_impl anim_source_impl = {
 
 struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
 		char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
-		bool full_size, enum veil_image_filter filter, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+		char **message) {
 	struct anim_source *anim = calloc(1, sizeof(*anim));
 	struct anim_decode *d = calloc(1, sizeof(*d));
 	if (anim == NULL || d == NULL) {
@@ -500,8 +501,8 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 	d->spare = ctx->decoder_spare;
 	veil_anim_helper_init(&d->helper);
 	if (!full_size) {
-		d->cover_width = ctx->max_output_width;
-		d->cover_height = ctx->max_output_height;
+		d->cover_width = cover.width;
+		d->cover_height = cover.height;
 		d->filter = filter;
 	}
 	anim->impl = impl;
@@ -510,8 +511,7 @@ struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	anim->base.shrunk = !full_size;
 	anim->base.filter = filter;
-	anim->base.cover_width = d->cover_width;
-	anim->base.cover_height = d->cover_height;
+	anim->base.cover = (struct veil_cover){ d->cover_width, d->cover_height };
 	/* Transparent pixels show the setting's colour (module/core/layout.c keeps the rect). */
 	anim->base.translucent = true;
 	schedule(anim);

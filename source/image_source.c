@@ -174,7 +174,8 @@ static const struct veil_source_impl image_source_impl = {
 
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
 		char *path, const struct stat *st, const struct veil_still_decoder *decoder, int item,
-		bool full_size, enum veil_image_filter filter, int *err, char **message) {
+		bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+		char **message) {
 	struct image_source *image = calloc(1, sizeof(*image));
 	struct image_load *load = calloc(1, sizeof(*load));
 	if (image == NULL || load == NULL) {
@@ -195,8 +196,8 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	load->item = item;
 	load->spare = ctx->decoder_spare;
 	if (!full_size) {
-		load->cover_width = ctx->max_output_width;
-		load->cover_height = ctx->max_output_height;
+		load->cover_width = cover.width;
+		load->cover_height = cover.height;
 		load->filter = filter;
 	}
 	image->load = load;
@@ -204,8 +205,7 @@ struct veil_source *veil_image_source_create(struct veil_source_context *ctx, in
 	/* Until the decode says otherwise: a request for every pixel must not share it. */
 	image->base.shrunk = !full_size;
 	image->base.filter = filter;
-	image->base.cover_width = load->cover_width;
-	image->base.cover_height = load->cover_height;
+	image->base.cover = (struct veil_cover){ load->cover_width, load->cover_height };
 	image->base.item = item;
 	veil_worker_submit(ctx->worker, &load->job, &load_impl);
 	return &image->base;

@@ -260,15 +260,15 @@ static bool same_file(const struct veil_source *source, const struct stat *st) {
 		source->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-bool veil_source_covers(const struct veil_source *source, int width, int height) {
-	if (!source->shrunk || source->cover_width <= 0 || source->cover_height <= 0) {
+bool veil_source_covers(const struct veil_source *source, struct veil_cover cover) {
+	if (!source->shrunk || source->cover.width <= 0 || source->cover.height <= 0) {
 		return true;
 	}
-	return source->cover_width >= width && source->cover_height >= height;
+	return source->cover.width >= cover.width && source->cover.height >= cover.height;
 }
 
 static struct veil_source *find_source(struct veil_source_context *ctx, const struct stat *st,
-		int item, bool full_size, enum veil_image_filter filter) {
+		int item, bool full_size, enum veil_image_filter filter, struct veil_cover cover) {
 	struct veil_source *source;
 	wl_list_for_each(source, &ctx->sources, link) {
 		if (!same_file(source, st) || source->item != item || source->error != NULL ||
@@ -282,8 +282,8 @@ static struct veil_source *find_source(struct veil_source_context *ctx, const st
 		if (!full_size && source->shrunk && source->filter != filter) {
 			continue;
 		}
-		/* Shrunk for a smaller output than the largest now: a blurred picture if shared. */
-		if (!veil_source_covers(source, ctx->max_output_width, ctx->max_output_height)) {
+		/* Shrunk to cover less than asked (a smaller output): blurred if shared. */
+		if (!veil_source_covers(source, cover)) {
 			continue;
 		}
 		return source;
@@ -407,15 +407,18 @@ int veil_source_check(const char *path, char **message) {
 }
 
 static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char *name,
-	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
+	int item, bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
-		bool full_size, enum veil_image_filter filter, int *err, char **message) {
-	return veil_source_open_item(ctx, path, 0, full_size, filter, err, message);
+		bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+		char **message) {
+	return veil_source_open_item(ctx, path, 0, full_size, filter, cover, err, message);
 }
 
 struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
-		int item, bool full_size, enum veil_image_filter filter, int *err, char **message) {
+		int item, bool full_size, enum veil_image_filter filter, struct veil_cover cover,
+		int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	int fd = open_file(path, message);
@@ -429,7 +432,8 @@ struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const
 		*err = -ENOMEM;
 		veil_message_set(message, "Out of memory");
 	} else {
-		source = open_fd(ctx, fd, shown_path, item, full_size, filter, err, message);
+		source = open_fd(ctx, fd, shown_path, item, full_size, filter, cover, err,
+			message);
 	}
 	close(fd);
 	return source;
@@ -483,11 +487,13 @@ struct veil_source *veil_video_reopen(struct veil_source *source, int file_fd) {
 }
 
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
-		bool full_size, enum veil_image_filter filter, int *err, char **message) {
-	return open_fd(ctx, fd, name, 0, full_size, filter, err, message);
+		bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+		char **message) {
+	return open_fd(ctx, fd, name, 0, full_size, filter, cover, err, message);
 }
 
-struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd) {
+struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd,
+		struct veil_cover cover) {
 	char *message = NULL;
 	struct veil_source *fresh = NULL;
 	int fd = file_fd >= 0 ? fcntl(file_fd, F_DUPFD_CLOEXEC, 0) :
@@ -499,7 +505,7 @@ struct veil_source *veil_source_open_again(struct veil_source *source, int file_
 		char *name = strdup(source->path);
 		int err = -ENOMEM;
 		fresh = name != NULL ? open_fd(source->ctx, fd, name, source->item, false,
-			source->filter, &err, &message) : NULL;
+			source->filter, cover, &err, &message) : NULL;
 		if (fresh == NULL && message == NULL) {
 			veil_message_set(&message, "%s", strerror(-err));
 		}
@@ -519,7 +525,8 @@ struct veil_source *veil_source_open_again(struct veil_source *source, int file_
 }
 
 static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char *name,
-		int item, bool full_size, enum veil_image_filter filter, int *err, char **message) {
+		int item, bool full_size, enum veil_image_filter filter, struct veil_cover cover,
+		int *err, char **message) {
 	*err = 0;
 	*message = NULL;
 	/* name is for people only (the status, messages): keep it valid UTF-8. */
@@ -527,7 +534,8 @@ static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char
 	struct stat st;
 	if (fstat(fd, &st) == 0) {
 		/* A file being decoded or shown already: its source, without reading it again. */
-		struct veil_source *source = find_source(ctx, &st, item, full_size, filter);
+		struct veil_source *source = find_source(ctx, &st, item, full_size, filter,
+			cover);
 		if (source != NULL) {
 			free(name);
 			return veil_source_ref(source);
@@ -567,11 +575,10 @@ static struct veil_source *open_fd(struct veil_source_context *ctx, int fd, char
 	struct veil_source *source;
 	if (anim != VEIL_ANIM_NONE) {
 		source = veil_anim_source_create(ctx, fd, name, &st, veil_anim_decoder_find(anim),
-			full_size, filter, err, message);
+			full_size, filter, cover, err, message);
 	} else if (decoder != NULL) {
 		source = veil_image_source_create(ctx, fd, name, &st, decoder, item, full_size,
-			filter,
-			err, message);
+			filter, cover, err, message);
 	} else {
 		source = veil_video_open(ctx, fd, name, &st, err, message);
 	}

@@ -22,6 +22,16 @@ struct veil_source;
 struct veil_still_decoder;
 struct veil_worker;
 
+/*
+ * The size a still or an animation is decoded to cover: shrunk (never enlarged) until it just
+ * covers it; 0x0 keeps every pixel. The caller computes it (module/core: the largest output, a
+ * span's layout, the outputs that chose a package's picture) and hands it to the open functions
+ * as one value, which a struct keeps from being taken apart or swapped on the way.
+ */
+struct veil_cover {
+	int width, height;
+};
+
 enum veil_source_kind {
 	VEIL_SOURCE_IMAGE,
 	VEIL_SOURCE_VIDEO,
@@ -114,8 +124,6 @@ struct veil_source_context {
 	/* Where decoding, prerolling and teardown run: never on the compositor thread. */
 	struct veil_worker *worker;
 	struct wlr_renderer *renderer; /* may be NULL while the compositor has none */
-	/* Largest physical output size known: stills are kept no larger than this covers. */
-	int max_output_width, max_output_height;
 	/*
 	 * Stills and animations are decoded in veil-decoder processes (source/remote/client.c,
 	 * anim_client.c), started ahead of need by this; NULL: in this process.
@@ -146,8 +154,8 @@ struct veil_source {
 	/* Whether frames were scaled down when decoded (stills for stretch/fill/fit), and how. */
 	bool shrunk;
 	enum veil_image_filter filter;
-	/* The size a still or an animation was asked to cover when opened; 0: every pixel kept. */
-	int cover_width, cover_height;
+	/* What a still or an animation was asked to cover when opened; 0x0: every pixel kept. */
+	struct veil_cover cover;
 	/* Made for a renderer the compositor replaced: new commands get a new source. */
 	bool stale;
 	/* Decoded in veil-decoder (else in the compositor's process). */
@@ -206,9 +214,9 @@ void veil_source_set_error(struct veil_source *source, int err, const char *fmt,
 /*
  * Finds the source of a file or opens one: a still image (PNG through libpng, others through
  * GStreamer) or a video. full_size keeps a still's every pixel (center and tile show them one
- * to one); otherwise a still is shrunk with filter to what covers the largest output (a source
- * shrunk with another filter is not shared). The returned source
- * holds one more reference. On failure returns NULL
+ * to one); otherwise a still is shrunk with filter to what covers cover (a source shrunk with
+ * another filter, or to cover less, is not shared). The returned source holds one more
+ * reference. On failure returns NULL
  * with a negative errno in *err and a sentence in *message (malloc()ed).
  *
  * Only what the file's first bytes tell is checked here (kind, header); decoding runs on the
@@ -216,33 +224,36 @@ void veil_source_set_error(struct veil_source *source, int err, const char *fmt,
  * then, or when decoding fails (error set), it emits frame.
  */
 struct veil_source *veil_source_open(struct veil_source_context *ctx, const char *path,
-	bool full_size, enum veil_image_filter filter, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 /*
  * The same for a file already open (a client's fd, for instance): fd stays the caller's. name is
  * what the status shows for it; it is taken over, also on failure.
  */
 struct veil_source *veil_source_open_fd(struct veil_source_context *ctx, int fd, char *name,
-	bool full_size, enum veil_image_filter filter, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 /*
  * The item-th top-level image (from 1) of a HEIF file, as veil_source_open() opens the file's
  * own picture (item 0: the same): an Apple dynamic wallpaper's pictures (module/show/dynamic.c).
  */
 struct veil_source *veil_source_open_item(struct veil_source_context *ctx, const char *path,
-	int item, bool full_size, enum veil_image_filter filter, int *err, char **message);
+	int item, bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 /*
  * Whether the source's frames cover width x height: kept whole, or shrunk (or being shrunk) to
  * cover that size at least. A source that does not is not shared with a new open, which wants
  * the larger picture.
  */
-bool veil_source_covers(const struct veil_source *source, int width, int height);
+bool veil_source_covers(const struct veil_source *source, struct veil_cover cover);
 /*
- * A new source of the same file as a still's or an animation's, shrunk to cover the context's
- * largest output now: for a source that no longer covers it (veil_source_covers()). The file is
- * file_fd when >= 0 (stays the caller's), else found again by the source's path; it must be the
- * file as it was opened. NULL with a sentence logged when it changed or went: the caller keeps
- * the old source then.
+ * A new source of the same file as a still's or an animation's, shrunk to cover cover: for a
+ * source that does not (veil_source_covers()). The file is file_fd when >= 0 (stays the
+ * caller's), else found again by the source's path; it must be the file as it was opened. NULL
+ * with a sentence logged when it changed or went: the caller keeps the old source then.
  */
-struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd);
+struct veil_source *veil_source_open_again(struct veil_source *source, int file_fd,
+	struct veil_cover cover);
 /* The checks of veil_source_open() without opening a source: 0 or a negative errno. */
 int veil_source_check(const char *path, char **message);
 struct veil_source *veil_source_ref(struct veil_source *source);
@@ -273,7 +284,8 @@ void veil_source_frame_event(struct veil_source *source);
  */
 struct veil_source *veil_image_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, const struct veil_still_decoder *decoder, int item,
-	bool full_size, enum veil_image_filter filter, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 struct veil_source *veil_video_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_anim_decoder_impl;
@@ -294,6 +306,7 @@ struct veil_source *veil_video_helper_source_create(struct veil_source_context *
 	char *path, const struct stat *st, int *err, char **message);
 struct veil_source *veil_anim_source_create(struct veil_source_context *ctx, int fd,
 	char *path, const struct stat *st, const struct veil_anim_decoder_impl *impl,
-	bool full_size, enum veil_image_filter filter, int *err, char **message);
+	bool full_size, enum veil_image_filter filter, struct veil_cover cover, int *err,
+	char **message);
 
 #endif

@@ -178,36 +178,39 @@ static int index_for(const struct veil_setting *setting, struct veil_output *out
 }
 
 /*
- * Opens the index-th choice's picture, decoded to cover the outputs that choose it (not the
- * largest output of all: an ultrawide's picture is not kept at a portrait output's height).
+ * What the index-th choice's picture is decoded to cover: the outputs that choose it (not the
+ * largest output of all: an ultrawide's picture is not kept at a portrait output's height);
+ * 0x0 when none does.
  */
-static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, int index,
-		char **message) {
-	struct veil_setting *choice = setting->choices[index];
-	int max_width = 0, max_height = 0;
+static struct veil_cover choice_cover(struct veil_scene *scene, struct veil_setting *setting,
+		size_t index) {
+	struct veil_cover cover = { 0, 0 };
 	struct veil_output *other;
 	wl_list_for_each(other, &scene->outputs, link) {
 		struct veil_setting *resolved = veil_scene_resolve(scene, other->output->name,
 			other->workspace);
-		if (resolved != setting || index_for(setting, other) != index) {
+		if (resolved != setting || index_for(setting, other) != (int)index) {
 			continue;
 		}
 		int width, height;
 		fit_size(setting, other, &width, &height);
-		max_width = width > max_width ? width : max_width;
-		max_height = height > max_height ? height : max_height;
+		cover.width = width > cover.width ? width : cover.width;
+		cover.height = height > cover.height ? height : cover.height;
 	}
-	int saved_width = scene->ctx.max_output_width;
-	int saved_height = scene->ctx.max_output_height;
-	if (max_width > 0 && max_height > 0) {
-		scene->ctx.max_output_width = max_width;
-		scene->ctx.max_output_height = max_height;
+	return cover;
+}
+
+/* Opens the index-th choice's picture, decoded to cover what choice_cover() says. */
+static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, int index,
+		char **message) {
+	struct veil_setting *choice = setting->choices[index];
+	struct veil_cover cover = choice_cover(scene, setting, (size_t)index);
+	if (cover.width <= 0 || cover.height <= 0) {
+		cover = veil_scene_cover(scene, &choice->look);
 	}
 	int err = 0;
 	choice->source = veil_source_open(&scene->ctx, choice->path, choice->full_size,
-		choice->look.filter, &err, message);
-	scene->ctx.max_output_width = saved_width;
-	scene->ctx.max_output_height = saved_height;
+		choice->look.filter, cover, &err, message);
 	return choice->source != NULL;
 }
 
@@ -255,8 +258,7 @@ int veil_package_ahead(struct veil_scene *scene, const struct veil_package *pack
 	for (size_t i = 0; i < n; i++) {
 		sizes[i] = pictures[i].size;
 	}
-	int index = veil_fit_choose(sizes, n, scene->ctx.max_output_width,
-		scene->ctx.max_output_height);
+	int index = veil_fit_choose(sizes, n, scene->max_output_width, scene->max_output_height);
 	int ret = 0;
 	if (index >= 0 && (*picture = strdup(pictures[index].path)) == NULL) {
 		veil_message_set(message, "Out of memory");

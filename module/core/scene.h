@@ -118,6 +118,8 @@ struct veil_scene {
 	struct wl_display *display;
 	struct wlr_renderer *renderer; /* NULL once destroyed */
 	struct veil_source_context ctx;
+	/* The largest output's size in buffer pixels (veil_scene_update_max_size()). */
+	int max_output_width, max_output_height;
 	struct wl_list outputs; /* veil_output.link */
 	struct wl_list settings; /* veil_setting.link */
 	/* `veil transition ...`: per output name or "*" (veil_transition_default.link, veil.c) */
@@ -357,6 +359,12 @@ int veil_scene_check_span(struct veil_scene *scene, const char *name,
  * outputs: from fd when >= 0 (label: what the status calls it), else cmd->path. 0, or a
  * negative errno with *message (logged, and on the status).
  */
+/*
+ * The size a still of a setting with these words is decoded to cover: the largest output's, and
+ * with span the whole layout's where that is larger. A package's choice covers the outputs that
+ * choose it instead (veil_package_cover()).
+ */
+struct veil_cover veil_scene_cover(struct veil_scene *scene, const struct veil_look *look);
 int veil_scene_open(struct veil_scene *scene, const char *name, const struct veil_command *cmd,
 	int fd, const char *label, struct veil_source **source, struct veil_source **dark,
 	char **message);

@@ -164,10 +164,9 @@ void veil_scene_update_max_size(struct veil_scene *scene) {
 		max_width = width > max_width ? width : max_width;
 		max_height = height > max_height ? height : max_height;
 	}
-	bool grew = max_width > scene->ctx.max_output_width ||
-		max_height > scene->ctx.max_output_height;
-	scene->ctx.max_output_width = max_width;
-	scene->ctx.max_output_height = max_height;
+	bool grew = max_width > scene->max_output_width || max_height > scene->max_output_height;
+	scene->max_output_width = max_width;
+	scene->max_output_height = max_height;
 	if (grew) {
 		/* Pictures shrunk for the smaller size would be shown blurred, scaled up. */
 		veil_scene_grow(scene);

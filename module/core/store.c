@@ -312,41 +312,30 @@ void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func ag
 	}
 }
 
-/*
- * The size a still of the setting is decoded to cover: the largest output's, and with span the
- * whole layout's where that is larger.
- */
-static void cover_size(struct veil_scene *scene, const struct veil_look *look, int *width,
-		int *height) {
-	*width = scene->ctx.max_output_width;
-	*height = scene->ctx.max_output_height;
+struct veil_cover veil_scene_cover(struct veil_scene *scene, const struct veil_look *look) {
+	struct veil_cover cover = { scene->max_output_width, scene->max_output_height };
 	if (look->span) {
 		int w, h;
 		veil_span_max_size(scene, &w, &h);
-		*width = w > *width ? w : *width;
-		*height = h > *height ? h : *height;
+		cover.width = w > cover.width ? w : cover.width;
+		cover.height = h > cover.height ? h : cover.height;
 	}
+	return cover;
 }
 
 /* veil_scene_grow()'s again(): a still or an animation shrunk for a smaller size, decoded anew. */
 static struct veil_source *open_larger(struct veil_scene *scene, struct veil_setting *setting,
 		struct veil_source *source) {
-	int width, height;
-	cover_size(scene, &setting->look, &width, &height);
-	if (veil_source_covers(source, width, height)) {
+	struct veil_cover cover = veil_scene_cover(scene, &setting->look);
+	if (veil_source_covers(source, cover)) {
 		return NULL;
 	}
-	int max_width = scene->ctx.max_output_width;
-	int max_height = scene->ctx.max_output_height;
-	scene->ctx.max_output_width = width;
-	scene->ctx.max_output_height = height;
 	/* A client's file, which a workspace setting keeps open: its path names nothing. */
-	struct veil_source *fresh = veil_source_open_again(source, setting->fd);
-	scene->ctx.max_output_width = max_width;
-	scene->ctx.max_output_height = max_height;
+	struct veil_source *fresh = veil_source_open_again(source, setting->fd, cover);
 	if (fresh != NULL) {
 		wlr_log(WLR_INFO, "veil: %s: decoding again to cover %dx%d (it covered %dx%d)",
-			source->path, width, height, source->cover_width, source->cover_height);
+			source->path, cover.width, cover.height, source->cover.width,
+			source->cover.height);
 	}
 	return fresh;
 }
@@ -373,30 +362,25 @@ int veil_scene_open(struct veil_scene *scene, const char *output_name,
 	bool full_size = cmd->look.mode == VEIL_MODE_CENTER || cmd->look.mode == VEIL_MODE_TILE ||
 		cmd->look.mode == VEIL_MODE_INTEGER;
 	/* Across outputs, a still is decoded for the whole layout rather than one output. */
-	int max_width = scene->ctx.max_output_width;
-	int max_height = scene->ctx.max_output_height;
-	cover_size(scene, &cmd->look, &scene->ctx.max_output_width,
-		&scene->ctx.max_output_height);
+	struct veil_cover cover = veil_scene_cover(scene, &cmd->look);
 	if (fd >= 0) {
 		char *name = strdup(label != NULL ? label : "(file descriptor)");
 		*source = name != NULL ?
 			veil_source_open_fd(&scene->ctx, fd, name, full_size, cmd->look.filter,
-			&ret, message) :
+			cover, &ret, message) :
 			NULL;
 	} else {
 		*source = veil_source_open_item(&scene->ctx, cmd->path, cmd->item, full_size,
-			cmd->look.filter, &ret, message);
+			cmd->look.filter, cover, &ret, message);
 	}
 	if (*source != NULL && cmd->look.dark_path != NULL) {
 		*dark = veil_source_open_item(&scene->ctx, cmd->look.dark_path, cmd->dark_item,
-			full_size, cmd->look.filter, &ret, message);
+			full_size, cmd->look.filter, cover, &ret, message);
 		if (*dark == NULL) {
 			veil_source_unref(*source);
 			*source = NULL;
 		}
 	}
-	scene->ctx.max_output_width = max_width;
-	scene->ctx.max_output_height = max_height;
 	if (*source == NULL) {
 		if (ret == 0) {
 			ret = -ENOMEM;

@@ -33,13 +33,14 @@ bool veil_workspace_load(struct veil_scene *scene, struct veil_setting *setting)
 		}
 		int err = 0;
 		char *message = NULL;
+		struct veil_cover cover = veil_scene_cover(scene, &setting->look);
 		if (s->fd >= 0) {
 			char *label = strdup(s->label);
 			s->source = label != NULL ? veil_source_open_fd(&scene->ctx, s->fd, label,
-				s->full_size, setting->look.filter, &err, &message) : NULL;
+				s->full_size, setting->look.filter, cover, &err, &message) : NULL;
 		} else {
 			s->source = veil_source_open(&scene->ctx, s->path, s->full_size,
-				setting->look.filter, &err, &message);
+				setting->look.filter, cover, &err, &message);
 		}
 		if (s->source == NULL) {
 			wlr_log(WLR_ERROR, "veil: workspace '%s': %s", setting->workspace,

@@ -125,6 +125,22 @@ static bool full_size(const struct veil_slideshow *show) {
 }
 
 /*
+ * Opens a slide's picture to cover what the show's outputs need now (for a package read by the
+ * scan, on a worker: its picture for the largest output); NULL with *message when it cannot be.
+ */
+static struct veil_source *open_slide(struct veil_slideshow *show, const char *path,
+		const struct veil_package *package, char **message) {
+	int err = 0;
+	char *picture = NULL;
+	struct veil_source *source = veil_package_ahead(show->scene, package, &picture,
+		message) == 0 ? veil_source_open(&show->scene->ctx,
+		picture != NULL ? picture : path, full_size(show), show->step.look.filter,
+		veil_scene_cover(show->scene, &show->step.look), &err, message) : NULL;
+	free(picture);
+	return source;
+}
+
+/*
  * Opens the picture after (or before) the one on screen: its source starts decoding on a
  * worker. Files whose header is wrong are marked and passed over. False when none is left.
  */
@@ -151,18 +167,9 @@ static bool prepare_ahead(struct veil_slideshow *show, int direction) {
 			return false;
 		}
 		struct veil_slide *slide = &show->slides[at];
-		int err = 0;
 		char *message = NULL;
-		/*
-		 * A wallpaper package (read by the scan, on a worker): its picture for the largest
-		 * output is opened ahead.
-		 */
-		char *picture = NULL;
-		struct veil_source *source = veil_package_ahead(show->scene, slide->package,
-			&picture, &message) == 0 ? veil_source_open(&show->scene->ctx,
-			picture != NULL ? picture : slide->path, full_size(show), show->step.look.filter,
-			&err, &message) : NULL;
-		free(picture);
+		struct veil_source *source = open_slide(show, slide->path, slide->package,
+			&message);
 		if (source == NULL) {
 			wlr_log(WLR_ERROR, "veil: slideshow %s: skipping: %s", show->dir,
 				message != NULL ? message : "out of memory");

@@ -73,7 +73,8 @@ bool veil_timed_hold(struct veil_timed_show *show, struct veil_timed_held *held,
 	int err = 0;
 	char *message = NULL;
 	struct veil_source *source = veil_source_open_item(&show->scene->ctx, path, item,
-		full_size(show), show->step.look.filter, &err, &message);
+		full_size(show), show->step.look.filter,
+		veil_scene_cover(show->scene, &show->step.look), &err, &message);
 	if (source == NULL) {
 		veil_timed_fail(show, message != NULL ? message : "out of memory");
 		free(message);

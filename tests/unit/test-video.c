@@ -169,7 +169,7 @@ static bool wait_loaded(struct wl_event_loop *loop, struct veil_source *source) 
 static struct veil_source *open_loaded(struct veil_source_context *ctx, const char *path,
 		int *err, char **message) {
 	struct veil_source *source = veil_source_open(ctx, path, false, VEIL_IMAGE_FILTER_LINEAR,
-		err, message);
+		(struct veil_cover){ 0, 0 }, err, message);
 	if (source == NULL || wait_loaded(ctx->loop, source)) {
 		return source;
 	}
@@ -315,7 +315,7 @@ static void test_playback(struct veil_source_context *ctx) {
 	/* Opening returns at once: no frame, no size, loading. */
 	double opened = now();
 	struct veil_source *loading = veil_source_open(ctx, media("colours.mp4"), false,
-		VEIL_IMAGE_FILTER_LINEAR, &err, &message);
+		VEIL_IMAGE_FILTER_LINEAR, (struct veil_cover){ 0, 0 }, &err, &message);
 	printf("colours.mp4: open returned in %.1f ms\n", (now() - opened) * 1000);
 	CHECK(loading != NULL && err == 0, "%d %s", err, message ? message : "");
 	free(message);
@@ -331,7 +331,7 @@ static void test_playback(struct veil_source_context *ctx) {
 		veil_source_unref(loading);
 	}
 	loading = veil_source_open(ctx, media("colours.mp4"), false,
-		VEIL_IMAGE_FILTER_LINEAR, &err, &message);
+		VEIL_IMAGE_FILTER_LINEAR, (struct veil_cover){ 0, 0 }, &err, &message);
 	CHECK(loading != NULL && loading->frame == NULL, "%d %s", err, message ? message : "");
 	free(message);
 	/* Let go while it loads: the job's discard frees it on the worker. */
