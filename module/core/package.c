@@ -200,6 +200,21 @@ static struct veil_cover choice_cover(struct veil_scene *scene, struct veil_sett
 	return cover;
 }
 
+struct veil_cover veil_package_cover(struct veil_scene *scene,
+		const struct veil_setting *choice) {
+	struct veil_setting *setting;
+	wl_list_for_each(setting, &scene->settings, link) {
+		for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
+			for (size_t i = 0; i < s->n_choices; i++) {
+				if (s->choices[i] == choice) {
+					return choice_cover(scene, s, i);
+				}
+			}
+		}
+	}
+	return (struct veil_cover){ 0, 0 };
+}
+
 /* Opens the index-th choice's picture, decoded to cover what choice_cover() says. */
 static bool open_choice(struct veil_scene *scene, struct veil_setting *setting, int index,
 		char **message) {

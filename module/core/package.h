@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include "module/core/package_read.h"
+#include "source/source.h"
 #include "module/words/command.h"
 
 struct json_object;
@@ -68,6 +69,12 @@ struct veil_setting *veil_package_choose(struct veil_output *output,
  */
 int veil_package_ahead(struct veil_scene *scene, const struct veil_package *package,
 	char **picture, char **message);
+/*
+ * What a package's choice (a setting in some setting's choices) is decoded to cover: the outputs
+ * that choose it now, 0x0 when none does (or it is no choice of the scene's settings).
+ */
+struct veil_cover veil_package_cover(struct veil_scene *scene,
+	const struct veil_setting *choice);
 /* The output's size, scale or transform changed: its picture is chosen again. */
 void veil_package_output_changed(struct veil_output *output);
 /* Lets go of the sources of choices no output shows or waits for. */

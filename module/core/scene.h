@@ -399,13 +399,14 @@ typedef struct veil_source *(*veil_source_again_func)(struct veil_scene *scene,
  * The settings (and dark pictures) whose source again() renews are replaced by copies with the
  * new source, shown as a new wallpaper is: what each output shows stays until the new source's
  * first frame, which comes in without a transition. Settings sharing a source share the new
- * one. Wallpaper packages' pictures are left to the outputs that choose them.
+ * one. A wallpaper package's pictures that outputs chose are replaced in its choices the same
+ * way; the others open when chosen.
  */
 void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func again);
 /*
- * The largest output grew: stills and animations shrunk to cover less than it (or a spanning
- * setting's layout) are decoded again on the worker to cover it, through
- * veil_scene_swap_sources().
+ * An output's size changed: stills and animations shrunk to cover less than they should now
+ * (veil_scene_cover(), veil_package_cover()) are decoded again on the worker to cover it,
+ * through veil_scene_swap_sources(); nothing else is touched.
  */
 void veil_scene_grow(struct veil_scene *scene);
 /* Whether two workspace names (NULL: none) are the same. */
@@ -460,7 +461,8 @@ void veil_setting_remove(struct veil_setting *setting);
 /* Emits the scene's changed signal. */
 void veil_scene_changed(struct veil_scene *scene);
 /*
- * Recomputes the largest output size stills are decoded for; when it grew, veil_scene_grow().
+ * Recomputes the largest output size stills are decoded for, then veil_scene_grow() (an output
+ * that grew need not be the largest); when the largest grew, the changed signal too.
  */
 void veil_scene_update_max_size(struct veil_scene *scene);
 

@@ -167,9 +167,15 @@ void veil_scene_update_max_size(struct veil_scene *scene) {
 	bool grew = max_width > scene->max_output_width || max_height > scene->max_output_height;
 	scene->max_output_width = max_width;
 	scene->max_output_height = max_height;
+	/*
+	 * Pictures shrunk for a smaller size would be shown blurred, scaled up: the largest
+	 * output's, a span's layout, or one output's that chose a package's picture, which can
+	 * grow while the largest does not. What covers its size stays as it is.
+	 */
+	veil_scene_grow(scene);
 	if (grew) {
-		/* Pictures shrunk for the smaller size would be shown blurred, scaled up. */
-		veil_scene_grow(scene);
+		/* Shows holding pictures ahead (module/show/slideshow.c) hear of it. */
+		veil_scene_changed(scene);
 	}
 }
 

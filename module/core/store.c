@@ -155,6 +155,11 @@ int veil_scene_store(struct veil_scene *scene, const char *name,
 	if (cmd->workspace != NULL && !workspace_origin(setting, cmd, fd, label)) {
 		veil_setting_unref(setting);
 		return -ENOMEM;
+	} else if (cmd->workspace == NULL && fd >= 0 && source != NULL &&
+			(setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		/* A client's file, kept to decode it again for a larger output. */
+		veil_setting_unref(setting);
+		return -ENOMEM;
 	}
 
 	/* Errors of the commands before are void; the layout below may record new ones. */
@@ -227,6 +232,9 @@ static struct veil_setting *setting_with_source(const struct veil_setting *setti
 		return NULL;
 	}
 	copy->source = source != NULL ? veil_source_ref(source) : NULL;
+	/* A package's choice: the same picture of the same package. */
+	copy->package = setting->package != NULL ? veil_package_ref(setting->package) : NULL;
+	copy->picture = setting->picture;
 	return copy;
 }
 
@@ -254,10 +262,45 @@ static struct veil_source *successor(struct veil_scene *scene, struct veil_setti
 	return pairs[i].fresh;
 }
 
+/*
+ * A package's choices (and its dark pictures') whose source again() renews are replaced in
+ * their parent by copies with the new source: outputs find the copy when they choose again.
+ */
+static bool swap_choices(struct veil_scene *scene, struct veil_setting *setting,
+		veil_source_again_func again, struct source_pair *pairs, size_t *n_pairs) {
+	bool swapped = false;
+	for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
+		for (size_t i = 0; i < s->n_choices; i++) {
+			struct veil_setting *choice = s->choices[i];
+			struct veil_source *fresh = successor(scene, choice, choice->source, again,
+				pairs, n_pairs);
+			struct veil_setting *copy = fresh != NULL ?
+				setting_with_source(choice, fresh) : NULL;
+			if (copy == NULL) {
+				continue;
+			}
+			s->choices[i] = copy;
+			veil_setting_unref(choice);
+			swapped = true;
+		}
+	}
+	return swapped;
+}
+
+/* How many sources the settings may hold: each one's, its dark picture's and their choices'. */
+static size_t count_sources(struct veil_scene *scene) {
+	size_t n = 0;
+	struct veil_setting *setting;
+	wl_list_for_each(setting, &scene->settings, link) {
+		for (struct veil_setting *s = setting; s != NULL; s = s->dark) {
+			n += 1 + s->n_choices;
+		}
+	}
+	return n;
+}
+
 void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func again) {
-	/* A setting's source and its dark picture's. */
-	struct source_pair *pairs = calloc(2 * (size_t)wl_list_length(&scene->settings) + 1,
-		sizeof(*pairs));
+	struct source_pair *pairs = calloc(count_sources(scene) + 1, sizeof(*pairs));
 	if (pairs == NULL) {
 		wlr_log(WLR_ERROR, "veil: out of memory: the outputs keep the pictures they show");
 		return;
@@ -267,8 +310,12 @@ void veil_scene_swap_sources(struct veil_scene *scene, veil_source_again_func ag
 	struct veil_setting *setting, *tmp;
 	wl_list_for_each_safe(setting, tmp, &scene->settings, link) {
 		struct veil_setting *dark = setting->dark;
-		if (setting->n_choices > 0 || setting->failed) {
-			/* A package's pictures are opened by the outputs that choose them. */
+		if (setting->failed) {
+			continue;
+		}
+		if (setting->n_choices > 0) {
+			/* A package: the pictures outputs chose (the others open when chosen). */
+			swapped = swap_choices(scene, setting, again, pairs, &n_pairs) || swapped;
 			continue;
 		}
 		struct veil_source *fresh = successor(scene, setting, setting->source, again,
@@ -326,11 +373,13 @@ struct veil_cover veil_scene_cover(struct veil_scene *scene, const struct veil_l
 /* veil_scene_grow()'s again(): a still or an animation shrunk for a smaller size, decoded anew. */
 static struct veil_source *open_larger(struct veil_scene *scene, struct veil_setting *setting,
 		struct veil_source *source) {
-	struct veil_cover cover = veil_scene_cover(scene, &setting->look);
-	if (veil_source_covers(source, cover)) {
+	struct veil_cover cover = setting->picture != NULL ? veil_package_cover(scene, setting) :
+		veil_scene_cover(scene, &setting->look);
+	if (cover.width <= 0 || cover.height <= 0 || veil_source_covers(source, cover)) {
+		/* Covered, or a package's picture no output chose: it is let go. */
 		return NULL;
 	}
-	/* A client's file, which a workspace setting keeps open: its path names nothing. */
+	/* A client's file, which the setting keeps open: its path names nothing. */
 	struct veil_source *fresh = veil_source_open_again(source, setting->fd, cover);
 	if (fresh != NULL) {
 		wlr_log(WLR_INFO, "veil: %s: decoding again to cover %dx%d (it covered %dx%d)",

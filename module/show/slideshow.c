@@ -404,8 +404,38 @@ static void schedule(struct veil_slideshow *show) {
 	show->idle = wl_event_loop_add_idle(loop, handle_idle, show);
 }
 
+/*
+ * The outputs grew: a picture ahead shrunk for the smaller size would be shown scaled up at the
+ * step, or decoded then. It is decoded again now to cover the new size (the same slide: the
+ * order is not disturbed), and the step stays at once; the old one is let go. When the file
+ * cannot be opened again the picture ahead is dropped, and the step opens the next one.
+ */
+static void grow_ahead(struct veil_slideshow *show) {
+	struct veil_source *old = show->ahead;
+	if (old == NULL || old->error != NULL ||
+			veil_source_covers(old, veil_scene_cover(show->scene, &show->step.look))) {
+		return;
+	}
+	char *message = NULL;
+	struct veil_source *fresh = open_slide(show, show->ahead_slide.path,
+		show->ahead_slide.package, &message);
+	if (fresh == NULL) {
+		wlr_log(WLR_ERROR, "veil: slideshow %s: the picture ahead is not decoded again "
+			"for the larger output: %s", show->dir,
+			message != NULL ? message : "out of memory");
+		free(message);
+		drop_ahead(show);
+		return;
+	}
+	wl_list_remove(&show->ahead_frame.link);
+	show->ahead = fresh;
+	wl_signal_add(&fresh->events.frame, &show->ahead_frame);
+	veil_source_unref(old);
+}
+
 static void handle_scene_changed(struct wl_listener *listener, void *data) {
 	struct veil_slideshow *show = wl_container_of(listener, show, scene_changed);
+	grow_ahead(show);
 	if (show->deferred && visible(show)) {
 		schedule(show);
 	}

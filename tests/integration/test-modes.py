@@ -5,7 +5,9 @@ veil-tinywl (headless, pixman), captured with grim and compared with a picture t
 numpy, for tile and solid_color) computed from the source on its own. Each screenshot is kept
 as <outdir>/shot-<label>.png.
 """
+import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +39,17 @@ fine_dark_png = vt.make_png(os.path.join(media, 'fine-dark-1920x1080.png'), fine
 anim_webp = vt.make_animated_webp(os.path.join(media, 'fine-1920x1080.webp'), fine)
 fine_ws = np.ascontiguousarray(fine[::-1])
 fine_ws_png = vt.make_png(os.path.join(media, 'fine-ws-1920x1080.png'), fine_ws)
+# A wallpaper package (test-package.py) whose one picture is the checker, and a slideshow of it
+# and the turned checker.
+fine_pkg = os.path.join(media, 'fine-package')
+os.makedirs(os.path.join(fine_pkg, 'contents', 'images'), exist_ok=True)
+with open(os.path.join(fine_pkg, 'metadata.json'), 'w') as f:
+    json.dump({'KPlugin': {'Name': 'Fine', 'Id': 'Fine'}}, f)
+fine_pkg_png = vt.make_png(os.path.join(fine_pkg, 'contents', 'images', '1920x1080.png'), fine)
+fine_show = os.path.join(media, 'fine-show')
+os.makedirs(fine_show, exist_ok=True)
+fine_show_pngs = [vt.make_png(os.path.join(fine_show, name), pixels)
+                  for name, pixels in (('1-fine.png', fine), ('2-fine-ws.png', fine_ws))]
 tile_px = vt.quadrant_pixels(250, 150)           # 7.68 x 7.2 tiles on 1920x1080
 tile_png = vt.make_png(os.path.join(media, 'quad-250x150.png'), tile_px)
 small_px = vt.quadrant_pixels(16, 16)            # a classic small pattern: 120 x 68 tiles
@@ -259,6 +272,57 @@ with t.compositor(outputs=1) as c:
         v = grow(f'{vt.quote(anim_webp)} fill', anim_webp, 'the animation')
         t.check(v is None or (v.get('source') or {}).get('animation') is not None,
                 'played as an animation', str(v))
+
+    # A package's picture is chosen for the output: when the same one fits the grown output, it
+    # is decoded again for it (on main it stayed at 1280x720).
+    with t.case('the output grows: a package\'s picture'):
+        v = grow(f'{vt.quote(fine_pkg)} fill', fine_pkg_png, 'the package\'s picture', fine)
+        t.check(v is None or (v.get('package') or {}).get('picture') == fine_pkg_png,
+                'shown as the package\'s picture', json.dumps((v or {}).get('package')))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-package', **EXACT)
+
+    # veilctl sends a descriptor of its file: the setting keeps one, and the picture is decoded
+    # again from it though the file's name is gone (on main: kept at 1280x720, the name reopened).
+    with t.case('the output grows: a client\'s file'):
+        client_png = t.path('client-fine.png')
+        shutil.copyfile(fine_png, client_png)
+        ok, err = c.msg(f'output {OUT} resolution 1280x720')
+        t.check(ok, f'output {OUT} resolution 1280x720', err)
+        c.wait_mode(OUT, 1280, 720)
+        rc, err = c.veilctl('-o', OUT, 'set', client_png, 'fill')
+        t.check(rc == 0, 'veilctl -o OUT set FILE fill', err)
+        v = c.wait_veil(OUT, 'shown', file=client_png)
+        t.check(v.get('source_size') == {'width': 1280, 'height': 720},
+                'the client\'s file kept at 1280x720 for the small output',
+                str(v.get('source_size')))
+        os.unlink(client_png)
+        ok, err = c.msg(f'output {OUT} resolution {W}x{H}')
+        t.check(ok, f'output {OUT} resolution {W}x{H}', err)
+        c.wait_mode(OUT, W, H)
+        try:
+            c.wait_veil(OUT, 'shown', timeout=10, file=client_png,
+                        source_size={'width': W, 'height': H})
+        except vt.Failure as e:
+            t.check(False, 'decoded again from the descriptor after the output grew', str(e))
+        t.compare(c.settled_screenshot(OUT), fine, 'grown-client-file', **EXACT)
+
+    # A slideshow's next picture is decoded ahead for the small output: decoded again when the
+    # output grows, so that the step is at once and exact (on main: decoded at the step).
+    with t.case('the output grows: a slideshow\'s picture ahead'):
+        first, second = fine_show_pngs
+        grow(f'{vt.quote(fine_show)} fill every 1h order name', first,
+             'the slideshow\'s picture', fine)
+        c.wait_until(lambda: (c.veil(OUT).get('slideshow') or {}).get('ahead') == second,
+                     'the next picture decoded ahead', timeout=10)
+        ok, err = c.msg(f'output {OUT} veil next')
+        t.check(ok, '`veil next` accepted', err)
+        v = c.veil(OUT)
+        t.check(v.get('file') == second and
+                v.get('source_size') == {'width': W, 'height': H},
+                'the next picture shows at 1920x1080 at once after the reply',
+                f'{v.get("file")} {v.get("source_size")}')
+        c.wait_veil(OUT, 'shown', file=second)
+        t.compare(c.settled_screenshot(OUT), fine_ws, 'grown-slideshow-next', **EXACT)
 
     with t.case('off'):
         ok, err = c.msg(f'output {OUT} veil off')
