@@ -123,3 +123,72 @@ int veil_blur_image(struct veil_image *image, double sigma) {
 	free(sum);
 	return 0;
 }
+
+/* v0 carried outwards by k of its difference to v1, within 0 and limit. */
+static inline uint8_t extrapolate(uint8_t v0, uint8_t v1, double k, int limit) {
+	long v = lround(v0 + k * ((double)v0 - v1));
+	return (uint8_t)(v < 0 ? 0 : (v > limit ? limit : v));
+}
+
+/* A pixel (premultiplied: no colour above alpha) carried out from p0, away from p1. */
+static void extrapolate_pixel(const uint8_t *p0, const uint8_t *p1, double k, uint8_t *out) {
+	out[3] = extrapolate(p0[3], p1[3], k, 255);
+	for (int c = 0; c < 3; c++) {
+		out[c] = extrapolate(p0[c], p1[c], k, out[3]);
+	}
+}
+
+int veil_blur_image_reduced(struct veil_image *image, double sigma, double reduction) {
+	int w = image->width, h = image->height;
+	if (reduction <= 1.0 || w < 2 || h < 2 || sigma <= 0.0) {
+		return veil_blur_image(image, sigma);
+	}
+	/* The reduced edge row's centre is (reduction - 1) / 2 full rows in from the edge's. */
+	double k = (reduction - 1.0) / (2.0 * reduction);
+	int pad = (int)ceil(3.0 * sigma);
+	struct veil_image padded = {
+		.width = w + 2 * pad, .height = h + 2 * pad, .stride = 4 * (w + 2 * pad),
+		.drm_format = image->drm_format,
+	};
+	padded.data = malloc((size_t)padded.stride * (size_t)padded.height);
+	if (padded.data == NULL) {
+		return -ENOMEM;
+	}
+	uint8_t *pd = padded.data;
+	const uint8_t *id = image->data;
+	size_t ps = (size_t)padded.stride, is = (size_t)image->stride;
+	for (int y = 0; y < h; y++) {
+		memcpy(pd + (size_t)(y + pad) * ps + 4 * (size_t)pad, id + (size_t)y * is,
+			4 * (size_t)w);
+	}
+	/* The top and bottom: each column's estimated edge, repeated. */
+	uint8_t *top = pd + (size_t)(pad - 1) * ps, *bottom = pd + (size_t)(pad + h) * ps;
+	for (int x = pad; x < pad + w; x++) {
+		extrapolate_pixel(top + ps + 4 * x, top + 2 * ps + 4 * x, k, top + 4 * x);
+		extrapolate_pixel(bottom - ps + 4 * x, bottom - 2 * ps + 4 * x, k, bottom + 4 * x);
+	}
+	for (int y = 0; y < pad - 1; y++) {
+		memcpy(pd + (size_t)y * ps + 4 * pad, top + 4 * pad, 4 * (size_t)w);
+		memcpy(bottom + (size_t)(y + 1) * ps + 4 * pad, bottom + 4 * pad, 4 * (size_t)w);
+	}
+	/* The sides, over every row (the corners from the rows above and below). */
+	for (int y = 0; y < padded.height; y++) {
+		uint8_t *row = pd + (size_t)y * ps;
+		uint8_t left[4], right[4];
+		extrapolate_pixel(row + 4 * pad, row + 4 * (pad + 1), k, left);
+		extrapolate_pixel(row + 4 * (pad + w - 1), row + 4 * (pad + w - 2), k, right);
+		for (int x = 0; x < pad; x++) {
+			memcpy(row + 4 * x, left, 4);
+			memcpy(row + 4 * (pad + w + x), right, 4);
+		}
+	}
+	int ret = veil_blur_image(&padded, sigma);
+	if (ret == 0) {
+		for (int y = 0; y < h; y++) {
+			memcpy((uint8_t *)image->data + (size_t)y * is,
+				pd + (size_t)(y + pad) * ps + 4 * (size_t)pad, 4 * (size_t)w);
+		}
+	}
+	free(padded.data);
+	return ret;
+}

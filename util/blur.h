@@ -26,4 +26,13 @@ int veil_blur_reduction(double sigma);
  */
 int veil_blur_image(struct veil_image *image, double sigma);
 
+/*
+ * veil_blur_image() of a picture reduced `reduction` times a side from the one it stands for:
+ * outside it, the blur reads the full picture's edge row (as ImageMagick's does) rather than
+ * the reduced picture's, whose edge row is the mean of `reduction` rows: the edge of the full
+ * picture is estimated from the reduced one's two outer rows (extrapolated to where its first
+ * row's centre is) and repeated outwards. A reduction of 1 or less is veil_blur_image().
+ */
+int veil_blur_image_reduced(struct veil_image *image, double sigma, double reduction);
+
 #endif

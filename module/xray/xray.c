@@ -323,11 +323,17 @@ struct json_object *veil_xray_status(struct veil_scene *scene, struct wlr_output
 	json_object_object_add(obj, "shown", json_object_new_int(shown));
 	if (out != NULL && out->picture != NULL) {
 		struct json_object *size = json_object_new_array();
-		json_object_array_add(size, json_object_new_int(out->picture->width -
-			2 * VEIL_XRAY_MARGIN));
-		json_object_array_add(size, json_object_new_int(out->picture->height -
-			2 * VEIL_XRAY_MARGIN));
+		json_object_array_add(size, json_object_new_int(out->blurred_width));
+		json_object_array_add(size, json_object_new_int(out->blurred_height));
 		json_object_object_add(obj, "size", size);
+		int width = out->picture->width - 2 * VEIL_XRAY_MARGIN;
+		int height = out->picture->height - 2 * VEIL_XRAY_MARGIN;
+		if (width != out->blurred_width || height != out->blurred_height) {
+			struct json_object *scaled = json_object_new_array();
+			json_object_array_add(scaled, json_object_new_int(width));
+			json_object_array_add(scaled, json_object_new_int(height));
+			json_object_object_add(obj, "scaled_to", scaled);
+		}
 	}
 	json_object_object_add(obj, "blurs", json_object_new_int64(
 		out != NULL ? (int64_t)out->blurs : 0));

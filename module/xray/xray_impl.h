@@ -28,6 +28,7 @@ struct look {
 	int logical_width, logical_height;
 	float scale;
 	int blur;
+	bool full; /* made at the output's logical size: the renderer rounds source boxes */
 };
 
 struct xray_job;
@@ -42,6 +43,7 @@ struct xray_output {
 	struct look look; /* what picture (or the running job) is of */
 	bool has_look;
 	int logical_width, logical_height; /* what picture covers */
+	int blurred_width, blurred_height; /* the size it was blurred at (before a scale-up) */
 	struct xray_job *job; /* running, NULL for none */
 	struct timespec started; /* the last job's start */
 	struct wl_event_source *timer; /* the next job, when no commit comes */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wlr/render/pixman.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_scene.h>
@@ -115,6 +116,8 @@ static void job_done(struct veil_job *base) {
 			wlr_buffer_drop(picture);
 			out->logical_width = (int)lround(job->request.logical_width);
 			out->logical_height = (int)lround(job->request.logical_height);
+			out->blurred_width = job->request.width;
+			out->blurred_height = job->request.height;
 			out->blurs++;
 			out->worker_ms = job->ms;
 			wlr_log(WLR_DEBUG, "veil: output %s: xray picture %dx%d blurred in %.1f ms",
@@ -146,6 +149,15 @@ static void read_look(struct xray_output *out, struct look *look) {
 	wlr_output_effective_resolution(output, &look->logical_width, &look->logical_height);
 	look->scale = output->scale;
 	look->blur = veil_xray_output_blur(out->room, output);
+	/*
+	 * wlroots' pixman renderer rounds a buffer's source box to whole pixels: a node's box in a
+	 * reduced copy (a fifth of 203 is 40.6) would show its patch 1 to 3 pixels off. Its copy is
+	 * scaled up on the worker to the output's logical size, where every box is whole (and the
+	 * renderer copies it rather than scaling it each frame). GPU renderers sample fractional
+	 * boxes: the reduced copy.
+	 */
+	struct wlr_renderer *renderer = out->room->scene->renderer;
+	look->full = renderer != NULL && wlr_renderer_is_pixman(renderer);
 	struct veil_output *shown = veil_output_find(out->room->scene, output);
 	if (shown == NULL || shown->tree == NULL || !shown->tree->node.enabled) {
 		return;
@@ -177,7 +189,7 @@ static bool same_look(const struct look *a, const struct look *b) {
 			a->fill_width != b->fill_width || a->fill_height != b->fill_height ||
 			a->logical_width != b->logical_width ||
 			a->logical_height != b->logical_height || a->scale != b->scale ||
-			a->blur != b->blur) {
+			a->blur != b->blur || a->full != b->full) {
 		return false;
 	}
 	for (int i = 0; i < a->n_pieces; i++) {
@@ -209,6 +221,11 @@ static void start_job(struct xray_output *out, const struct look *look) {
 	req->width = req->width < 1 ? 1 : req->width;
 	req->height = req->height < 1 ? 1 : req->height;
 	req->sigma = look->blur * look->scale / reduction;
+	req->reduction = reduction;
+	if (look->full) {
+		req->full_width = look->logical_width;
+		req->full_height = look->logical_height;
+	}
 	req->fill = look->fill;
 	req->color = look->color;
 	req->fill_width = look->fill_width;

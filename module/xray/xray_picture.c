@@ -1,7 +1,8 @@
 /*
  * xray's picture, on a worker: each wallpaper node's frame read back already reduced to about
  * the size it takes in the blurred picture (scene/frame_read.c, which maps dmabufs and converts
- * YUV), drawn where the node is with pixman's bilinear filter over the colour, then blurred.
+ * YUV), drawn where the node is with pixman's bilinear filter over the colour, then blurred,
+ * and for a renderer that rounds source boxes scaled up to the output's logical size.
  */
 #include <errno.h>
 #include <math.h>
@@ -77,30 +78,100 @@ static bool opaque(const struct veil_image *image) {
 	return true;
 }
 
-/* image with VEIL_XRAY_MARGIN pixels around it that repeat its edge, into out. */
-static int add_margin(const struct veil_image *image, struct veil_image *out, char **message) {
+/* A width x height picture with VEIL_XRAY_MARGIN pixels around it, into out (not cleared). */
+static int alloc_with_margin(int width, int height, uint32_t drm_format,
+		struct veil_image *out, char **message) {
 	const int m = VEIL_XRAY_MARGIN;
-	int w = image->width, h = image->height;
 	*out = (struct veil_image){
-		.width = w + 2 * m, .height = h + 2 * m, .stride = 4 * (w + 2 * m),
-		.drm_format = image->drm_format,
+		.width = width + 2 * m, .height = height + 2 * m, .stride = 4 * (width + 2 * m),
+		.drm_format = drm_format,
 	};
 	out->data = veil_pixels_alloc((size_t)out->stride * (size_t)out->height);
 	if (out->data == NULL) {
-		veil_message_set(message, "out of memory for a %dx%d blurred wallpaper", w, h);
+		veil_message_set(message, "out of memory for a %dx%d blurred wallpaper",
+			width, height);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The margin of out repeats the edge of the picture inside it. */
+static void fill_margin(struct veil_image *out) {
+	const int m = VEIL_XRAY_MARGIN;
+	int w = out->width - 2 * m, h = out->height - 2 * m;
 	for (int y = 0; y < out->height; y++) {
-		int from = y - m < 0 ? 0 : (y - m >= h ? h - 1 : y - m);
-		const uint32_t *src = (const uint32_t *)((const uint8_t *)image->data +
-			(size_t)from * image->stride);
+		int from = y < m ? m : (y >= m + h ? m + h - 1 : y);
+		const uint32_t *src = (const uint32_t *)((const uint8_t *)out->data +
+			(size_t)from * out->stride);
 		uint32_t *dst = (uint32_t *)((uint8_t *)out->data + (size_t)y * out->stride);
-		for (int x = 0; x < m; x++) {
-			dst[x] = src[0];
-			dst[m + w + x] = src[w - 1];
+		if (from != y) {
+			memcpy(dst + m, src + m, 4 * (size_t)w);
 		}
-		memcpy(dst + m, src, 4 * (size_t)w);
+		for (int x = 0; x < m; x++) {
+			dst[x] = src[m];
+			dst[m + w + x] = src[m + w - 1];
+		}
 	}
+}
+
+/* image with VEIL_XRAY_MARGIN pixels around it that repeat its edge, into out. */
+static int add_margin(const struct veil_image *image, struct veil_image *out, char **message) {
+	const int m = VEIL_XRAY_MARGIN;
+	int ret = alloc_with_margin(image->width, image->height, image->drm_format, out, message);
+	if (ret < 0) {
+		return ret;
+	}
+	for (int y = 0; y < image->height; y++) {
+		memcpy((uint8_t *)out->data + (size_t)(y + m) * out->stride + 4 * m,
+			(const uint8_t *)image->data + (size_t)y * image->stride,
+			4 * (size_t)image->width);
+	}
+	fill_margin(out);
+	return 0;
+}
+
+/*
+ * image scaled up to width x height with pixman's bilinear filter (a pixel's centre samples
+ * the image where a renderer's scaled source box would) and the margin around it, into out.
+ */
+static int scale_up(const struct veil_image *image, int width, int height,
+		struct veil_image *out, char **message) {
+	const int m = VEIL_XRAY_MARGIN;
+	int ret = veil_image_check_size((uint64_t)width, (uint64_t)height,
+		"the blurred wallpaper", message);
+	if (ret < 0) {
+		return ret;
+	}
+	ret = alloc_with_margin(width, height, image->drm_format, out, message);
+	if (ret < 0) {
+		return ret;
+	}
+	pixman_image_t *src = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, image->width,
+		image->height, image->data, image->stride);
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, out->width,
+		out->height, out->data, out->stride);
+	if (src == NULL || dst == NULL) {
+		if (src != NULL) {
+			pixman_image_unref(src);
+		}
+		if (dst != NULL) {
+			pixman_image_unref(dst);
+		}
+		veil_image_finish(out);
+		veil_message_set(message, "out of memory");
+		return -ENOMEM;
+	}
+	pixman_transform_t transform;
+	pixman_transform_init_scale(&transform,
+		pixman_double_to_fixed((double)image->width / width),
+		pixman_double_to_fixed((double)image->height / height));
+	pixman_image_set_transform(src, &transform);
+	pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
+	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
+	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, m, m, width, height);
+	pixman_image_unref(src);
+	pixman_image_unref(dst);
+	fill_margin(out);
 	return 0;
 }
 
@@ -155,7 +226,7 @@ int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_
 		}
 	}
 	pixman_image_unref(dst);
-	ret = veil_blur_image(&image, request->sigma);
+	ret = veil_blur_image_reduced(&image, request->sigma, request->reduction);
 	if (ret < 0) {
 		veil_image_finish(&image);
 		veil_message_set(message, "out of memory to blur the wallpaper");
@@ -164,7 +235,11 @@ int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_
 	if (opaque(&image)) {
 		image.drm_format = DRM_FORMAT_XRGB8888;
 	}
-	ret = add_margin(&image, out, message);
+	if (request->full_width > 0 && request->full_height > 0) {
+		ret = scale_up(&image, request->full_width, request->full_height, out, message);
+	} else {
+		ret = add_margin(&image, out, message);
+	}
 	veil_image_finish(&image);
 	return ret;
 }

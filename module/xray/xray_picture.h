@@ -32,14 +32,21 @@ struct veil_xray_request {
 	struct veil_xray_piece pieces[VEIL_XRAY_MAX_PIECES];
 	int n_pieces;
 	double sigma; /* in the blurred picture's pixels */
+	double reduction; /* output pixels a picture's pixel stands for, a side (1 or more) */
+	/*
+	 * When > 0, the blurred picture scaled up to this size (bilinear, as a renderer would) for
+	 * a renderer that rounds a node's source box to whole pixels (wlroots' pixman renderer):
+	 * at the output's logical size every node's source box is whole.
+	 */
+	int full_width, full_height;
 };
 
 /*
  * A worker: composes and blurs into out (DRM_FORMAT_XRGB8888 when every pixel is opaque, else
- * ARGB8888 premultiplied), width x height with a margin of VEIL_XRAY_MARGIN pixels all round
- * that repeats the edge: a renderer's bilinear filter at a node's edge reads it rather than
- * nothing (wlroots 0.19's pixman renderer faded a node at the output's edge to black by 2 or 3
- * pixels without it). 0, or a negative errno with a sentence in *message.
+ * ARGB8888 premultiplied), width x height (or full_width x full_height) with a margin of
+ * VEIL_XRAY_MARGIN pixels all round that repeats the edge: a renderer's bilinear filter at a
+ * node's edge reads it rather than nothing (wlroots 0.19's pixman renderer faded a node at the
+ * output's edge to black by 2 or 3 pixels without it). 0, or a negative errno with a sentence in *message.
  */
 #define VEIL_XRAY_MARGIN 1
 int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_image *out,

@@ -275,6 +275,8 @@ def main():
             t.check(c.responsive(), 'the compositor lives on')
             ok, err = c.msg('move position 100 80')
             t.check(ok, 'the window moved back', err)
+            # The output's copy went with its last node: a new one is made on the worker.
+            settle_blurs(c, 1, f'a blurred copy on {OUT} again')
             shot = c.settled_screenshot(OUT)
             check_patch(t, shot, blurred(second, 20, t, 'second'), (100, 80) + WIN, 'back')
 

@@ -33,8 +33,10 @@ window's box within tests/veiltest/xray.py's BLEND:
    the first's once the output is removed (other_output()).
 6. A reconfigure without xray="yes": the plain blend again (labwc sends `xray off`); with it
    again, the blurred blend; a reconfigure without the window rule: no node, the plain blend.
-7. The window closed: no node.
-8. Server-side decorations, in a labwc of its own (decorated()): the blurred patch under the
+7. A window that maps as veil-later (no xray) and then sets its app_id to veil-xray
+   (solid-window --app-id-shown): the blurred wallpaper under it at once, with no move.
+8. The window closed: no node.
+9. Server-side decorations, in a labwc of its own (decorated()): the blurred patch under the
    surface where it falls, the title bar over the node.
 """
 import importlib.util
@@ -65,6 +67,7 @@ VIRT = 'VIRT-1'  # the output that VirtualOutputAdd makes, right of OUT
 VW, VH = 1920, 1080
 XRAY_ID = 'veil-xray'
 PLAIN_ID = 'veil-plain'
+LATER_ID = 'veil-later'  # maps with this app_id, then takes XRAY_ID (solid-window --app-id-shown)
 WINDOW = (0x30, 0x60, 0xd0)
 PLAIN = (0xd0, 0xb0, 0x20)
 ALPHA = 0x80
@@ -76,6 +79,7 @@ MOVED_AT = (100, 100)
 SECOND_AT = (760, 60)
 RESIZED = (400, 300)
 OVER_AT = (700, 300)
+LATER_AT = (560, 60)
 # The keys (pressed by wtype) and their actions on the focused window.
 KEYS = {'moved': 'F5', 'resized': 'F6', 'over': 'F7', 'second': 'F8', 'add': 'F9',
         'remove': 'F10', 'to-virt': 'F11'}
@@ -101,7 +105,7 @@ def rc_xml(wall_png, virt_png, wallpaper_xray=True, rule_xray=True, ssd=False):
     xray = ' xray="yes"' if wallpaper_xray else ''
     # solid-window asks for no decorations: serverDecoration gives it labwc's.
     prop = (' xray="yes"' if rule_xray else '') + (' serverDecoration="yes"' if ssd else '')
-    rules = ((XRAY_ID, prop, XRAY_AT), (PLAIN_ID, '', PLAIN_AT))
+    rules = ((XRAY_ID, prop, XRAY_AT), (PLAIN_ID, '', PLAIN_AT), (LATER_ID, '', LATER_AT))
     rules = ''.join(f'''    <windowRule identifier="{app_id}"{prop}>
       <action name="MoveTo" x="{x}" y="{y}" />
     </windowRule>
@@ -149,9 +153,10 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png
         def xray():
             return c.veil(OUT).get('xray') or {}
 
-        def window(colour, app_id):
+        def window(colour, app_id, extra=()):
             w = wslib.Window(tools['solid-window'], c.client_env, colour, t.path(app_id + '.log'),
-                             size=SIZE, extra=['--app-id', app_id, '--alpha', f'{ALPHA:02x}'])
+                             size=SIZE, extra=['--app-id', app_id, '--alpha', f'{ALPHA:02x}',
+                                               *extra])
             windows.append(w)
             return w
 
@@ -269,6 +274,20 @@ def drive(t, labwc, veilctl, tools, sanitized, wall_png, wall, blurred, virt_png
                 reconfigure()
                 wait_box(t, c, box, over(WINDOW, crop(blurred, box)),
                          'the rule again: the blurred wallpaper')
+
+            with t.case('app_id after mapping'):
+                # Mapped as veil-later (no xray; its rule's MoveTo places it), then veil-xray:
+                # the rule applies at once, with no move (before, only at the next move).
+                later_box = LATER_AT + SIZE
+                later = window(WINDOW, LATER_ID, ['--app-id-shown', XRAY_ID])
+                wait_box(t, c, later_box, over(WINDOW, crop(blurred, later_box)),
+                         'a window whose app_id became veil-xray after mapping: the blurred '
+                         'wallpaper under it, unmoved')
+                t.check(xray().get('nodes') == 2, 'it has a node beside the first window\'s',
+                        str(xray()))
+                windows.remove(later)
+                later.stop()
+                c.wait_until(lambda: xray().get('nodes') == 1, 'its node to go with it')
 
             with t.case('closed'):
                 windows.pop().stop()

@@ -19,6 +19,11 @@ in the window's box is compared with that blend of C and the reference's pixels 
    the output recorded (tests/tools/frame-record) at a point of each: no frame may show the
    window over the plain wallpaper or the blurred patch without the window (a control with
    xray off shows that frames of the window over the plain wallpaper are seen).
+   `border normal 4` at 203,117: the patch covers the title bar and borders too, in place to
+   the pixel (the background recovered from screenshots with xray on and off matches the blur
+   best at no shift), and the plain wallpaper exactly around the box.
+   In the output's top left corner and its bottom right: the blurred blend along the output's
+   edges too.
 4. A tiled window under the floating one: xray shows the wallpaper, not the tiled window.
 5. A new wallpaper (`output * veil <file>`): the patch is the new picture's blur; on a second
    output (right of the first: its coordinates are not the layout's), that output's wallpaper's
@@ -33,7 +38,9 @@ in the window's box is compared with that blend of C and the reference's pixels 
    front shows the blurred wallpaper in exactly its content box (the tab bar is the same with
    xray on and off, the box's first row is already blurred); the opaque tab in front covers
    the box whole (the hidden tab's node waits in sway's disabled border tree); the floating
-   window over the opaque tab shows the wallpaper's blur, not the tab.
+   window over the opaque tab shows the wallpaper's blur, not the tab. `layout stacking`: the
+   same in the content box below two title bars. In both, the background recovered under the
+   tab matches ImageMagick's blur best at no shift (the patch is in place to the pixel).
 9. A video of six colours, a second each: the status's blur count follows veil's stated rate
    (at most 5 a second, veil(5) XRAY), and in screenshots over 6 s the patch's colour is the
    clip's, within a step of the plain wallpaper beside the window.
@@ -83,7 +90,7 @@ CLIP_COLOURS = [(0xc8, 0x28, 0x28), (0x28, 0xc8, 0x28), (0x28, 0x28, 0xc8),
 CAP = 5.0
 RATE_SECONDS = 4.0
 CLIP_SECONDS = 6.0
-BOTTOM = 10                     # the output's last rows, compared apart
+BOTTOM = 10                     # the output's last rows, checked apart too
 
 
 def window_box(c, colour):
@@ -123,18 +130,36 @@ class Probe:
         return trips[-1] if trips else None, trips[int(len(trips) * 0.99)] if trips else None
 
 
-def tree_box(c, app_id=APP_ID):
-    """The window's box (x, y, w, h) in sway's tree (its container's rect), or None."""
+def tree_node(c, app_id=APP_ID):
+    """The window's node in sway's tree (get_tree), or None."""
     def walk(node):
         if node.get('app_id') == app_id:
-            r = node['rect']
-            return (r['x'], r['y'], r['width'], r['height'])
+            return node
         for child in node.get('nodes', []) + node.get('floating_nodes', []):
             found = walk(child)
             if found:
                 return found
         return None
     return walk(c.query('get_tree'))
+
+
+def tree_box(c, app_id=APP_ID):
+    """The window's box (x, y, w, h) in sway's tree (its container's rect), or None."""
+    node = tree_node(c, app_id)
+    r = node and node['rect']
+    return r and (r['x'], r['y'], r['width'], r['height'])
+
+
+def container_box(c, app_id=APP_ID):
+    """
+    The window's container's whole box (x, y, w, h), its title bar with it: the tree's rect
+    begins below a floating window's title bar (deco_rect), or None.
+    """
+    node = tree_node(c, app_id)
+    if node is None:
+        return None
+    r, dh = node['rect'], (node.get('deco_rect') or {}).get('height', 0)
+    return (r['x'], r['y'] - dh, r['width'], r['height'] + dh)
 
 
 def xray(c):
@@ -288,6 +313,12 @@ def drive(t, tools):
             with t.case('no blur for a move'):
                 x = xray(c)
                 t.check(x.get('blurs') == blurs, 'a resize made no new blur', str(x))
+
+            with t.case('decorated'):
+                decorated(t, c, msg, wall, blurred, box)
+
+            with t.case("at the output's edges"):
+                edges(t, c, msg, blurred, box)
 
             with t.case('over a tiled window'):
                 window(TILED, TILED_ID, 'tiled')
@@ -451,35 +482,18 @@ def tabbed(t, c, msg, window, wall, blurred):
     top = box[1]
     t.check(box == (0, top, W, H - top) and top >= 10,
             'the tab covers the output below a tab bar', str(box))
-    want = blend(TAB, crop(blurred, box))
-    plain = blend(TAB, crop(wall, box))
-    # The output's last rows, apart: veil's copy is 3 to 6 levels off the blend with
-    # ImageMagick's there on average, 12 at most, growing to the edge (measured); the rest
-    # within BLEND.
-    above = (0, top, W, H - top - BOTTOM)
-    wait_box(t, c, above, crop(want, (0, 0, W, H - top - BOTTOM)),
-             "the translucent tab: its content box over the wallpaper's blur")
-    shot_on = c.settled_screenshot(OUT)
-    last = (mean_error(shot_on[H - BOTTOM:], want[-BOTTOM:]),
-            mean_error(shot_on[H - BOTTOM:], plain[-BOTTOM:]))
-    t.check(last[0] <= 4 * BLEND['mean_tolerance'] < last[1],
-            f"the output's last {BOTTOM} rows are nearer the blurred blend than the plain one",
-            f'mean {last[0]:.2f} off the blurred blend, {last[1]:.2f} off the plain one')
-    vt.write_png(t.path('xray-tabbed.png'), shot_on)
-    msg('output * veil xray off')
-    wait_box(t, c, box, plain, 'xray off: the tab over the plain wallpaper')
-    shot_off = c.settled_screenshot(OUT)
-    differ = int(np.count_nonzero((shot_on[:top] != shot_off[:top]).any(axis=2)))
-    t.check(differ == 0, f'the tab bar (rows 0 to {top - 1}) is the same with xray on and off',
-            f'{differ} pixels differ')
-    first, first_plain = (mean_error(shot_on[top:top + 1], want[:1]),
-                          mean_error(shot_on[top:top + 1], plain[:1]))
-    t.check(first <= 2 * BLEND['mean_tolerance'] < first_plain / 2,
-            f'row {top}, the box\'s first, is the blurred blend, not the plain one',
-            f'mean {first:.2f} off the blurred blend, {first_plain:.2f} off the plain one')
-    msg('output * veil xray on')
-    wait_box(t, c, above, crop(want, (0, 0, W, H - top - BOTTOM)),
-             'xray on again: the tab over the blurred wallpaper')
+    content_box(t, c, msg, box, wall, blurred, 'tabbed')
+
+    # Stacked: the same code path in the series (arrange_children()'s L_STACKED), two title
+    # bars above the tab's content box.
+    msg('layout stacking')
+    sbox = c.wait_until(lambda: (lambda b: b if b and b[1] > top else None)(
+        tree_box(c, TAB_ID)), 'the tab\'s content box below two title bars')
+    t.check(sbox == (0, 2 * top, W, H - 2 * top),
+            'stacked: the tab covers the output below two title bars', str(sbox))
+    content_box(t, c, msg, sbox, wall, blurred, 'stacked')
+    msg('layout tabbed')
+    c.wait_until(lambda: tree_box(c, TAB_ID) == box, 'the tab in its tabbed box again')
 
     msg(f'[app_id="^{TILED_ID}$"] focus')
     c.check_until(lambda: (crop(c.screenshot(OUT), box) == np.array(TILED, np.uint8)).all(),
@@ -506,6 +520,127 @@ def tabbed(t, c, msg, window, wall, blurred):
     wait_box(t, c, fbox, blend(WINDOW, crop(blurred, fbox)),
              'the tabs gone: the floating window over the blurred wallpaper')
     return fbox
+
+
+def content_box(t, c, msg, box, wall, blurred, layout):
+    """
+    The translucent tab in front of a tabbed or stacked container (layout), at box, its content
+    box below the title bars: the patch is that box to the pixel. Its pixels are the blend with
+    the wallpaper's blur, the output's last rows too, and the background recovered from them
+    matches ImageMagick's blur best where it is (at no shift); the title bars are the same with
+    xray on and off; the box's first row is already the blurred blend. Ends with xray on.
+    """
+    top = box[1]
+    want = blend(TAB, crop(blurred, box))
+    plain = blend(TAB, crop(wall, box))
+    wait_box(t, c, box, want,
+             f"{layout}: the translucent tab's content box over the wallpaper's blur")
+    shot_on = c.settled_screenshot(OUT)
+    # The output's last rows: veil's copy was 3 to 6 levels off the blend there on average, 12
+    # at most, before the edge of its reduced copy stood for the full picture's (util/blur.c).
+    last = (mean_error(shot_on[H - BOTTOM:], want[-BOTTOM:]),
+            mean_error(shot_on[H - BOTTOM:], plain[-BOTTOM:]))
+    t.check(last[0] <= BLEND['mean_tolerance'] < last[1] / 4,
+            f"{layout}: the output's last {BOTTOM} rows are the blurred blend, not the plain one",
+            f'mean {last[0]:.2f} off the blurred blend, {last[1]:.2f} off the plain one')
+    under = 2 * crop(shot_on, box).astype(np.float64) - np.array(TAB)
+    shift, errors = xr.best_shift(under, blurred, box)
+    t.check(shift == (0, 0), f'{layout}: the blurred patch in place to the pixel at row {top} '
+            '(the background under the tab matches the blur best at no shift)',
+            f'best at {shift}: {errors[shift]:.2f}; at (0, 0) {errors[(0, 0)]:.2f}')
+    vt.write_png(t.path(f'xray-{layout}.png'), shot_on)
+    msg('output * veil xray off')
+    wait_box(t, c, box, plain, f'{layout}, xray off: the tab over the plain wallpaper')
+    shot_off = c.settled_screenshot(OUT)
+    differ = int(np.count_nonzero((shot_on[:top] != shot_off[:top]).any(axis=2)))
+    t.check(differ == 0, f'{layout}: the title bars (rows 0 to {top - 1}) are the same with '
+            'xray on and off', f'{differ} pixels differ')
+    first, first_plain = (mean_error(shot_on[top:top + 1], want[:1]),
+                          mean_error(shot_on[top:top + 1], plain[:1]))
+    t.check(first <= 2 * BLEND['mean_tolerance'] < first_plain / 2,
+            f'{layout}: row {top}, the box\'s first, is the blurred blend, not the plain one',
+            f'mean {first:.2f} off the blurred blend, {first_plain:.2f} off the plain one')
+    msg('output * veil xray on')
+    wait_box(t, c, box, want, f'{layout}, xray on again: the tab over the blurred wallpaper')
+
+
+def decorated(t, c, msg, wall, blurred, box):
+    """
+    A decorated floating window (`border normal 4`: a title bar and 4-pixel borders) at
+    203,117, no multiple of veil's reduction (5 for blur 20): veil's node covers the
+    container's whole box, title bar and borders with it, and its blurred patch is in place
+    there to the pixel. The decorations and the title are the same with xray on and off, so
+    the background under the box is recovered from the two screenshots (2 (on - off) + wall)
+    and compared with ImageMagick's blur: best at no shift (pixman's renderer rounds a node's
+    fractional source box: the patch was 1 or 2 pixels off there), the box's outermost pixels
+    blurred too, the plain wallpaper exactly around the box. Then no border, back at box.
+    """
+    place = (203, 117)
+    msg(f'[app_id="^{APP_ID}$"] border normal 4')
+    msg(f'[app_id="^{APP_ID}$"] move position {place[0]} {place[1]}')
+    full = c.wait_until(lambda: (lambda b: b if b and b[:2] == place else None)(
+        container_box(c)), f'the decorated window at {place[0]},{place[1]}')
+    x, y, w, h = full
+    title = tree_box(c)[1] - y
+    t.check(title >= 10 and full[2:] == (box[2] + 8, box[3] + title + 4),
+            'the container is the window with a title bar and 4-pixel borders',
+            f'{full}, title bar {title}')
+    inner = (x + 6, y + title + 2, w - 12, h - title - 8)
+    msg('output * veil xray off')
+    wait_box(t, c, inner, blend(WINDOW, crop(wall, inner)),
+             'decorated, xray off: its surface over the plain wallpaper')
+    off = c.settled_screenshot(OUT).astype(np.int16)
+    msg('output * veil xray on')
+    wait_box(t, c, inner, blend(WINDOW, crop(blurred, inner)),
+             'decorated, xray on: its surface over the blurred wallpaper')
+    on = c.settled_screenshot(OUT)
+    vt.write_png(t.path('xray-decorated.png'), on)
+    under = 2 * (crop(on, full).astype(np.float64) - crop(off, full)) + crop(wall, full)
+    shift, errors = xr.best_shift(under, blurred, full)
+    t.check(shift == (0, 0) and errors[shift] <= 2 * BLEND['mean_tolerance'],
+            f'decorated at {place[0]},{place[1]}: the blurred patch under the title bar, the '
+            'borders and the surface in place to the pixel (best match at no shift)',
+            f'best at {shift}: {errors[shift]:.2f}; at (0, 0) {errors[(0, 0)]:.2f}')
+    ring = np.ones((h, w), bool)
+    ring[1:-1, 1:-1] = False
+    near = (float(np.abs(under[ring] - crop(blurred, full)[ring]).mean()),
+            float(np.abs(under[ring] - crop(wall, full)[ring]).mean()))
+    t.check(near[0] <= 2 * BLEND['mean_tolerance'] < near[1] / 2,
+            "the box's outermost pixels (the borders' outer edge) are over the blur",
+            f'mean {near[0]:.2f} off the blur, {near[1]:.2f} off the plain wallpaper')
+    around = np.zeros((H, W), bool)
+    around[y - 5:y + h + 5, x - 5:x + w + 5] = True
+    around[y:y + h, x:x + w] = False
+    t.check(np.array_equal(on[around], wall[around]),
+            'around the box (5 pixels), the plain wallpaper exactly')
+    msg(f'[app_id="^{APP_ID}$"] border none')
+    msg(f'[app_id="^{APP_ID}$"] move position {box[0]} {box[1]}')
+    c.wait_until(lambda: tree_box(c) == box, f'the window back at {box} without a border')
+    wait_box(t, c, box, blend(WINDOW, crop(blurred, box)),
+             'no border: the patch at the window\'s box again')
+
+
+def edges(t, c, msg, blurred, box):
+    """
+    The window in the output's top left corner, then in its bottom right: the patch is the
+    blurred blend there too, the 10 rows and columns along the output's edges within BLEND's
+    mean (veil's copy repeats its estimate of the full picture's edge outwards, as ImageMagick
+    repeats the picture's edge). Then back at box.
+    """
+    x, y, w, h = box
+    for place in ((0, 0), (W - w, H - h)):
+        msg(f'[app_id="^{APP_ID}$"] move position {place[0]} {place[1]}')
+        b = at_place(c, place)
+        want = blend(WINDOW, crop(blurred, b))
+        shot = crop(wait_box(t, c, b, want, f'at {place[0]},{place[1]}: the blurred patch'), b)
+        rows, cols = (slice(0, 10), slice(0, 10)) if place == (0, 0) else \
+            (slice(h - 10, h), slice(w - 10, w))
+        off = (mean_error(shot[rows], want[rows]), mean_error(shot[:, cols], want[:, cols]))
+        t.check(max(off) <= BLEND['mean_tolerance'],
+                f"at {place[0]},{place[1]}: the 10 rows and the 10 columns along the output's "
+                'edges are the blurred blend', f'mean {off[0]:.2f} and {off[1]:.2f} levels off')
+    msg(f'[app_id="^{APP_ID}$"] move position {x} {y}')
+    at_place(c, (x, y))
 
 
 def make_clip(t):

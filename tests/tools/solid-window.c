@@ -2,7 +2,8 @@
  * solid-window: an xdg-shell window of one opaque colour, for the tests that need a real
  * client's window of a known colour that does not cover its output.
  *
- *   solid-window --color RRGGBB [--alpha AA] [--size WxH] [--app-id ID] [--count]
+ *   solid-window --color RRGGBB [--alpha AA] [--size WxH] [--app-id ID] [--app-id-shown ID]
+ *       [--count]
  *
  * It draws its default size (--size, 320x240 unless given) when the compositor leaves the size
  * to it (a configure of 0x0, or a floating window on sway), else the size configured. It
@@ -12,6 +13,9 @@
  *
  * --alpha AA: a translucent window instead, ARGB8888 of that alpha (hex, premultiplied), for
  * the tests of what shows through a window (xray).
+ *
+ * --app-id-shown ID: once shown, the app_id (and title) become ID, as a client that sets its
+ * app_id after mapping does (the compositor's window rules on app_id apply late).
  *
  * --count: a new frame at each frame callback instead, its colour's green and blue channels a
  * counter (RR, then the counter's high and low byte), so that a recorder of the output can tell
@@ -44,6 +48,7 @@ struct window {
 	bool has_alpha;
 	uint32_t alpha;
 	bool count;
+	const char *app_id_shown; /* the app_id once shown, or NULL */
 	uint32_t counter;
 	struct wl_callback *next_frame;
 	int default_width, default_height;
@@ -125,6 +130,12 @@ static void first_frame_done(void *data, struct wl_callback *callback, uint32_t 
 	win->shown = true;
 	printf("shown %dx%d\n", win->width, win->height);
 	fflush(stdout);
+	if (win->app_id_shown != NULL) {
+		xdg_toplevel_set_app_id(win->toplevel, win->app_id_shown);
+		xdg_toplevel_set_title(win->toplevel, win->app_id_shown);
+		printf("app_id %s\n", win->app_id_shown);
+		fflush(stdout);
+	}
 	if (win->count) {
 		draw_next_count(win);
 	}
@@ -221,7 +232,7 @@ static const struct wl_registry_listener registry_listener = {
 
 static int usage(void) {
 	fprintf(stderr, "usage: solid-window --color RRGGBB [--alpha AA] [--size WxH] "
-		"[--app-id ID] [--count]\n");
+		"[--app-id ID] [--app-id-shown ID] [--count]\n");
 	return 2;
 }
 
@@ -261,6 +272,8 @@ int main(int argc, char **argv) {
 			}
 		} else if (strcmp(argv[i - 1], "--app-id") == 0) {
 			app_id = val;
+		} else if (strcmp(argv[i - 1], "--app-id-shown") == 0) {
+			win.app_id_shown = val;
 		} else {
 			return usage();
 		}

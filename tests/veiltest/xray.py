@@ -91,6 +91,25 @@ def settled_blurs(status, quiet=1.0, timeout=30.0):
     raise TimeoutError(f'the xray blur count still moved after {timeout:.0f} s')
 
 
+def best_shift(under, blurred, box, reach=3, inset=4):
+    """
+    Where the blurred patch is: under is the background recovered over box (x, y, w, h) of the
+    output (float pixels, box's size), blurred the reference of the whole output. Returns the
+    shift (dx, dy), each within reach, at which blurred matches under best inside box (inset
+    pixels in from its edges), and {shift: mean absolute error over the channels}. A patch in
+    its place is best at (0, 0); one whose source box a renderer rounded, 1 or 2 pixels off.
+    """
+    x, y, w, h = box
+    inner = under[inset:h - inset, inset:w - inset].astype(np.float64)
+    errors = {}
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            y0, x0 = y + inset + dy, x + inset + dx
+            ref = blurred[y0:y0 + h - 2 * inset, x0:x0 + w - 2 * inset].astype(np.float64)
+            errors[(dx, dy)] = float(np.abs(inner - ref).mean())
+    return min(errors, key=errors.get), errors
+
+
 def best_point(box, wall, blurred, inset=20):
     """The point of box (inset) where the wallpaper and its blur differ most."""
     x, y, w, h = box
