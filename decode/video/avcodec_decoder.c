@@ -393,8 +393,11 @@ static GstFlowReturn receive_pictures(VeilAvcodecDecoder *self) {
 		if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) {
 			return GST_FLOW_OK;
 		}
-		GstFlowReturn flow = ret < 0 ? decode_error(self, ret) :
-			push_picture(self, self->picture);
+		if (ret < 0) {
+			/* The next packet asks again: an error libav keeps returning cannot spin. */
+			return decode_error(self, ret);
+		}
+		GstFlowReturn flow = push_picture(self, self->picture);
 		av_frame_unref(self->picture);
 		if (flow != GST_FLOW_OK) {
 			return flow;
