@@ -10,12 +10,14 @@
 #include "decode/gst.h"
 #include "decode/sniff.h"
 #include "decode/task_pool.h"
+#include "decode/video/avcodec_decoder.h"
 #include "decode/video/choose.h"
 #include "decode/video/hardware.h"
 #include "decode/video/loop_guard.h"
 #include "decode/video/player.h"
 #include "decode/video/threads.h"
 #include "util/message.h"
+#include "veil-config.h"
 
 /*
  * The player (player.h): building the pipeline, then what its streaming threads run while they
@@ -465,6 +467,10 @@ void veil_player_init(struct veil_player *player) {
 }
 
 int veil_player_build(struct veil_player *player, char **message) {
+#if VEIL_HAVE_LIBAVCODEC
+	/* Before decodebin lists its factories: libav's codecs without gst-libav. */
+	veil_avcodec_decoder_register();
+#endif
 	player->pipeline = gst_pipeline_new(NULL);
 	GstElement *file = make_file_source(player);
 	player->decodebin = gst_element_factory_make("decodebin", NULL);

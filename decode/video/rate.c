@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "decode/video/avcodec_decoder.h"
 #include "decode/video/rate.h"
 
 /*
@@ -7,14 +8,15 @@
  * frame when its running time reaches the next due time and drops the others before they are
  * converted, shown or wake the compositor.
  *
- * Where the cap is at most half the stream's rate and the decoder is libav's (avdec_*), the
- * decoder is also told not to decode the frames no other frame refers to: a probe on its sink
- * pad marks the segment it receives as a trick mode (GST_SEGMENT_FLAG_TRICKMODE), for which
- * avdec sets AVDISCARD_NONREF (about half the frames of an H.264 stream with B-frames are
- * skipped, none of one without). avdec's own skip-frame property cannot do it: its values are
- * passed to libav as they are, all below AVDISCARD_NONREF. The flag is taken off again at
- * videoconvert's sink. Should the frames left be fewer than the cap (a stream with more
- * non-reference frames), skipping stops for good and the probe alone caps.
+ * Where the cap is at most half the stream's rate and the decoder is libav's (avdec_*, or veil's
+ * own over libavcodec, avcodec_decoder.c), the decoder is also told not to decode the frames no
+ * other frame refers to: a probe on its sink pad marks the segment it receives as a trick mode
+ * (GST_SEGMENT_FLAG_TRICKMODE), for which both set AVDISCARD_NONREF (about half the frames of
+ * an H.264 stream with B-frames are skipped, none of one without). avdec's own skip-frame
+ * property cannot do it: its values are passed to libav as they are, all below
+ * AVDISCARD_NONREF. The flag is taken off again at videoconvert's sink. Should the frames left
+ * be fewer than the cap (a stream with more non-reference frames), skipping stops for good and
+ * the probe alone caps.
  */
 
 /* Timestamps are rounded to the nanosecond: a frame this early is on time. */
@@ -77,8 +79,8 @@ static GstPadProbeReturn handle_decoder_probe(GstPad *pad, GstPadProbeInfo *info
 
 void veil_video_rate_watch_decoder(struct veil_video_rate *rate, GstElement *decoder) {
 	GstElementFactory *factory = gst_element_get_factory(decoder);
-	if (factory == NULL ||
-			strncmp(GST_OBJECT_NAME(factory), "avdec_", 6) != 0) {
+	if (factory == NULL || (strncmp(GST_OBJECT_NAME(factory), "avdec_", 6) != 0 &&
+			strcmp(GST_OBJECT_NAME(factory), VEIL_AVCODEC_DECODER_NAME) != 0)) {
 		return;
 	}
 	GstPad *pad = gst_element_get_static_pad(decoder, "sink");

@@ -18,7 +18,8 @@
  * gst-libav without thread-type, limited to two threads.
  *
  * The choice is set on the decoder's sink caps, which carry the stream's size and rate: avdec
- * reads thread-type and max-threads when it opens the codec for them.
+ * reads thread-type and max-threads when it opens the codec for them; veil's own decoder
+ * (avcodec_decoder.c) asks veil_video_slice_threads_suffice() when it opens its codec.
  *
  * videoconvert (to BGRx for pixman) works on one thread up to 1080p60's pixel rate and on two
  * beyond. Splitting a 1080p frame across two threads cost 0.25 ms of CPU a frame more than one
@@ -31,8 +32,7 @@
 
 #define PIXELS_1080P30 (1920LL * 1088 * 30)
 
-/* Whether the stream of these caps has a known size and rate within 1080p60's pixel rate. */
-static bool up_to_1080p60(const GstStructure *s) {
+bool veil_video_slice_threads_suffice(const GstStructure *s) {
 	int width = 0, height = 0, fps_n = 0, fps_d = 0;
 	if (s == NULL || !gst_structure_get_int(s, "width", &width) ||
 			!gst_structure_get_int(s, "height", &height) ||
@@ -45,7 +45,7 @@ static bool up_to_1080p60(const GstStructure *s) {
 
 guint veil_video_convert_thread_count(GstCaps *caps) {
 	const GstStructure *s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
-	return up_to_1080p60(s) ? 1u : 2u;
+	return veil_video_slice_threads_suffice(s) ? 1u : 2u;
 }
 
 void veil_video_set_convert_threads(GstElement *convert, GstCaps *caps) {
@@ -62,7 +62,7 @@ static GstPadProbeReturn handle_caps(GstPad *pad, GstPadProbeInfo *info, gpointe
 	GstCaps *caps;
 	gst_event_parse_caps(event, &caps);
 	const GstStructure *s = gst_caps_get_structure(caps, 0);
-	bool small = up_to_1080p60(s);
+	bool small = veil_video_slice_threads_suffice(s);
 	if (g_object_class_find_property(G_OBJECT_GET_CLASS(decoder), "thread-type") != NULL) {
 		/* GstLibAVVidDecThreadType: 0 auto (libav's choice), 2 slice. */
 		gst_util_set_object_arg(G_OBJECT(decoder), "thread-type", small ? "slice" : "auto");

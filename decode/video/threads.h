@@ -5,8 +5,14 @@
 #ifndef VEIL_DECODE_VIDEO_THREADS_H
 #define VEIL_DECODE_VIDEO_THREADS_H
 
+#include <stdbool.h>
 #include <gst/gst.h>
 
+/*
+ * Whether slice threads decode the stream of these caps (a known size and rate within 1080p60's
+ * pixel rate); else libav's frame threads.
+ */
+bool veil_video_slice_threads_suffice(const GstStructure *s);
 /* The thread that adds it: avdec decodes with fewer threads up to 1080p60. */
 void veil_video_limit_decoder_threads(GstElement *decoder);
 /* videoconvert's threads for the decoded stream of caps (decodebin's streaming thread). */

@@ -9,11 +9,14 @@ first over a still (a PNG in fill: deterministic), then over a good video that i
 - truncated MP4s with their index first (faststart), cut inside the index, and inside the first
   frame (cut points from ffprobe's packet positions);
 - random bytes named .mp4;
+- a pixel format veil's decoder does not output: a VP9 clip in 4:4:0 (libav's yuv440p, which
+  GStreamer has no format for), decoded by veilavdec, whose error names the format;
 - an unsupported codec: an MPEG-4 part 2 AVI whose FourCC is made "ZZZZ", which no GStreamer
   decoder takes (avidemux calls it video/x-avi-unknown);
 - a missing decoder plugin: a second compositor started with GST_PLUGIN_FEATURE_RANK setting
-  every H.264 decoder feature gst-inspect-1.0 lists (avdec_h264, openh264dec, ...) to rank NONE,
-  so that decodebin plugs none; a good H.264 MP4 must fail there and an MPEG-4 part 2 AVI still
+  every H.264 decoder feature gst-inspect-1.0 lists (avdec_h264, openh264dec, ...) and veil's
+  own veilavdec (registered inside veil, which reads its entry) to rank NONE, so that
+  decodebin plugs none; a good H.264 MP4 must fail there and an MPEG-4 part 2 AVI still
   play (only that decoder is missing);
 - 16384x16384 videos from a YUV4MPEG2 header and from an AVI header (a few KiB each, crafted
   here): they must fail fast (well inside the bound below) and without allocating a frame of
@@ -155,6 +158,10 @@ garbage = vt.make_random(m('garbage.mp4'))
 zzzz = vt.make_unknown_fourcc_avi(m('fourcc-zzzz.avi'), BLUE)
 y4m = huge_y4m(m(f'huge-{HUGE}x{HUGE}.y4m'), HUGE, HUGE)
 avi = huge_avi(m(f'huge-{HUGE}x{HUGE}.avi'), HUGE, HUGE)
+vp9_440 = m('vp9-yuv440p.webm')
+vt._ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=0.5', '-c:v', 'libvpx-vp9',
+            '-pix_fmt', 'yuv440p', vp9_440])
+os.chmod(vp9_440, 0o644)
 mpeg4_avi = colour_clip(m('mpeg4-yellow.avi'), [YELLOW, BLUE],
                         codec=['-c:v', 'mpeg4', '-q:v', '2', '-g', '10'])
 h264_a = colour_clip(m('part-red-64x48.h264'), [RED], size=(64, 48), fmt='h264')
@@ -180,6 +187,7 @@ BAD_FILES = [
     ('random bytes named .mp4', garbage,
      r'determine (the )?type|not (a|an) (video|image)|unsupported|unknown|format|recogni|decod'),
     ('unknown codec (AVI FourCC ZZZZ)', zzzz, MISSING_PATTERN),
+    ('a pixel format veil does not show (VP9 4:4:0)', vp9_440, r'pixel format, yuv440p'),
     (f'{HUGE}x{HUGE} YUV4MPEG2', y4m, rf'{HUGE}|too large|larger|limit'),
     (f'{HUGE}x{HUGE} AVI', avi, rf'{HUGE}|too large|larger|limit'),
 ]
@@ -483,7 +491,7 @@ with t.compositor(outputs=1) as c:
                   ignore_border=0)
 
 # --- a missing decoder plugin ---
-decoders = h264_decoders()
+decoders = h264_decoders() + ['veilavdec']
 rank_env = ','.join(f'{d}:NONE' for d in decoders)
 vt._say(f'# GST_PLUGIN_FEATURE_RANK={rank_env}')
 with t.compositor(outputs=1, name='compositor-no-h264',

@@ -59,6 +59,20 @@ with t.compositor(outputs=1) as c:
         src = v.get('source') or {}
         t.check(isinstance(src.get('decoder'), str) and src.get('decoder'),
                 'status names the decoder', str(src))
+        # veil's own decoder over libavcodec, ranked above avdec: the process that decodes
+        # (veil-decoder's, or the compositor in process) never loads gst-libav, nor the
+        # libavfilter and libavformat it links.
+        t.check(src.get('decoder') == 'veilavdec', 'decoded by veilavdec', str(src))
+        for pid in vt.decoding_pids(c.proc.pid) or [c.proc.pid]:
+            with open(f'/proc/{pid}/maps') as f:
+                libs = {os.path.basename(line.split()[-1]) for line in f
+                        if len(line.split()) >= 6}
+            loaded = sorted(n for n in libs if n.startswith(('libgstlibav', 'libavfilter',
+                                                               'libavformat')))
+            t.check(loaded == [], f'process {pid} maps no gst-libav, libavfilter, '
+                    'libavformat', ' '.join(loaded))
+            t.check(any(n.startswith('libavcodec') for n in libs),
+                    f'process {pid} maps libavcodec', '')
         f0 = counters(c)
         c.wait_until(lambda: counters(c)[1] >= f0[1] + 10, 'ten more decoded frames')
         c.wait_until(lambda: counters(c)[0] >= f0[0] + 10, 'ten more frames on the output')

@@ -67,6 +67,7 @@ static void test_families(void) {
 		{ "nvh265sldec", HW, VEIL_DECODER_NVDEC },
 		{ "msdkh264dec", HW, VEIL_DECODER_OTHER_HARDWARE },
 		{ "avdec_h264", SW, VEIL_DECODER_SOFTWARE },
+		{ "veilavdec", SW, VEIL_DECODER_SOFTWARE },
 		{ "vp9dec", SW, VEIL_DECODER_SOFTWARE },
 		{ "dav1ddec", SW, VEIL_DECODER_SOFTWARE },
 		/* Not decoders: never re-sorted, never skipped. */
@@ -88,8 +89,12 @@ static void test_families(void) {
 }
 
 static void test_order(void) {
-	/* decodebin's rank order: software primary first (libav), hardware below. */
+	/*
+	 * decodebin's rank order: software primary first (veil's own over libavcodec, ranked
+	 * above avdec, then libav), hardware below.
+	 */
 	const struct veil_decoder_candidate c[] = {
+		{ "veilavdec", SW, NULL, NULL },
 		{ "avdec_h264", SW, NULL, NULL },
 		{ "openh264dec", SW, NULL, NULL },
 		{ "vah264dec", HW, NODE_A, GPU_A },
@@ -98,7 +103,7 @@ static void test_order(void) {
 	};
 	size_t order[N(c)];
 	CHECK(veil_decoder_order(c, N(c), order), "a re-sort is needed");
-	const size_t want[] = { 2, 3, 4, 0, 1 };
+	const size_t want[] = { 3, 4, 5, 0, 1, 2 };
 	for (size_t i = 0; i < N(c); i++) {
 		CHECK(order[i] == want[i], "position %zu: %s, want %s", i, c[order[i]].name,
 			c[want[i]].name);
