@@ -85,9 +85,10 @@ def check_values(renderer, r):
     mode = (r.get('outputs') or {}).get('HEADLESS-1') or {}
     check((mode.get('width'), mode.get('height')) == (640, 360), f'{renderer}: the output',
           str(r.get('outputs')))
-    check(r.get('decoder') == 'avdec_h264' and r.get('hardware') is False,
+    # veil's own decoder over libavcodec (decode/video/avcodec_decoder.c), ranked above avdec.
+    check(r.get('decoder') == 'veilavdec' and r.get('hardware') is False,
           f'{renderer}: the software H.264 decoder', f'{r.get("decoder")} {r.get("hardware")}')
-    check('avdec_h264' in (r.get('elements') or []), f'{renderer}: the decoder is an element',
+    check('veilavdec' in (r.get('elements') or []), f'{renderer}: the decoder is an element',
           str(r.get('elements')))
     check((r.get('frames_per_s') or 0) > 1, f'{renderer}: frames are shown',
           str(r.get('frames_per_s')))
