@@ -79,9 +79,8 @@ static bool workspace_origin(struct veil_setting *setting, const struct veil_com
 	}
 	setting->video = setting->source->impl->kind == VEIL_SOURCE_VIDEO;
 	if (fd >= 0) {
-		setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		setting->label = strdup(label != NULL ? label : "(file descriptor)");
-		if (setting->fd < 0 || setting->label == NULL) {
+		/* The descriptor itself is kept by veil_scene_store(), for every setting. */
+		if ((setting->label = strdup(label != NULL ? label : "(file descriptor)")) == NULL) {
 			return false;
 		}
 	} else if ((setting->path = strdup(cmd->path)) == NULL) {
@@ -152,12 +151,12 @@ int veil_scene_store(struct veil_scene *scene, const char *name,
 			return -ENOMEM;
 		}
 	}
-	if (cmd->workspace != NULL && !workspace_origin(setting, cmd, fd, label)) {
-		veil_setting_unref(setting);
-		return -ENOMEM;
-	} else if (cmd->workspace == NULL && fd >= 0 && source != NULL &&
-			(setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		/* A client's file, kept to decode it again for a larger output. */
+	/*
+	 * A client's file, kept to decode it again: for a larger output, and for a workspace's
+	 * picture when its workspace comes back (workspace_origin()).
+	 */
+	if ((fd >= 0 && source != NULL && (setting->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
+			(cmd->workspace != NULL && !workspace_origin(setting, cmd, fd, label))) {
 		veil_setting_unref(setting);
 		return -ENOMEM;
 	}

@@ -46,7 +46,8 @@ struct veil_xray_request {
  * ARGB8888 premultiplied), width x height (or full_width x full_height) with a margin of
  * VEIL_XRAY_MARGIN pixels all round that repeats the edge: a renderer's bilinear filter at a
  * node's edge reads it rather than nothing (wlroots 0.19's pixman renderer faded a node at the
- * output's edge to black by 2 or 3 pixels without it). 0, or a negative errno with a sentence in *message.
+ * output's edge to black by 2 or 3 pixels without it). 0, or a negative errno with a sentence
+ * in *message.
  */
 #define VEIL_XRAY_MARGIN 1
 int veil_xray_picture_make(const struct veil_xray_request *request, struct veil_image *out,
